@@ -1,0 +1,62 @@
+// Holds the token endpoint's bundle to the description: four request formats, the token response,
+// RFC 6749 errors and the {auth_url} server variable.
+import { describe, expect, test } from 'vitest';
+import { deref, loadBundle, operations, type Json } from './bundles.js';
+
+const doc = loadBundle('auth');
+const [token] = operations(doc);
+const op = token!.op;
+
+describe('POST /oauth2/token', () => {
+  test('is the only operation', () => {
+    expect(operations(doc).map((o) => `${o.method} ${o.path}`)).toEqual(['post /oauth2/token']);
+  });
+
+  test('accepts the four formats: Basic header + form, JSON, form fields, multipart', () => {
+    const content = op.requestBody.content as Json;
+    expect(Object.keys(content).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+    const form = deref(doc, content['application/x-www-form-urlencoded'].schema);
+    expect(form.required).toEqual(['grant_type']);
+    expect(Object.keys(content['application/x-www-form-urlencoded'].examples).sort()).toEqual(['basicHeader', 'formFields']);
+    for (const type of ['application/json', 'multipart/form-data']) {
+      const schema = deref(doc, content[type].schema);
+      expect(schema.required.sort()).toEqual(['client_id', 'client_secret', 'grant_type']);
+    }
+    expect(deref(doc, form.properties.grant_type).const).toBe('client_credentials');
+    // Basic header is optional: credentials may come in the body instead.
+    expect(op.security).toEqual([{ ClientSecretBasic: [] }, {}]);
+    expect(doc.components.securitySchemes.ClientSecretBasic).toMatchObject({ type: 'http', scheme: 'basic' });
+  });
+
+  test('answers access_token, token_type bearer and expires_in', () => {
+    const schema = deref(doc, op.responses['200'].content['application/json'].schema);
+    expect(schema.required.sort()).toEqual(['access_token', 'expires_in', 'token_type']);
+    expect(schema.properties.access_token.type).toBe('string');
+    expect(schema.properties.token_type.enum).toEqual(['bearer']);
+    expect(schema.properties.expires_in.type).toBe('integer');
+    const example = deref(doc, op.responses['200'].content['application/json'].examples.token);
+    expect(example.value).toMatchObject({ token_type: 'bearer', expires_in: 3600 });
+  });
+
+  test('errors follow RFC 6749 section 5.2, with WWW-Authenticate on 401', () => {
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401']);
+    for (const status of ['400', '401']) {
+      const schema = deref(doc, op.responses[status].content['application/json'].schema);
+      expect(schema.required).toEqual(['error']);
+      expect(schema.properties.error.enum.sort()).toEqual([
+        'invalid_client', 'invalid_grant', 'invalid_request', 'invalid_scope', 'unauthorized_client', 'unsupported_grant_type',
+      ]);
+      expect(schema.properties.error_description.type).toBe('string');
+    }
+    expect(deref(doc, op.responses['401'].headers['WWW-Authenticate']).required).toBe(true);
+  });
+
+  test('{auth_url} is a server variable documenting every region', () => {
+    expect(doc.servers).toHaveLength(1);
+    expect(doc.servers[0].url).toBe('{auth_url}');
+    const variable = doc.servers[0].variables.auth_url;
+    expect(variable.default).toBe('http://127.0.0.1:4010');
+    const regions = variable['x-documented-values'].map((v: Json) => v.region);
+    expect(regions).toEqual(['us', 'eu', 'jp', 'sg', 'au', 'il', 'cn', 'kr', 'uk', 'self-service-and-sandbox', 'custom-domain']);
+  });
+});
