@@ -1,0 +1,114 @@
+/** The JSON body of one response object of the generated types (undefined when it has none). */
+type BodyOf<Response> = Response extends { content: infer Content } ? Content[keyof Content] : undefined;
+
+/**
+ * The error bodies of a generated operation, keyed by HTTP status (4xx and 5xx only),
+ * e.g. `ErrorBodies<operations['publish_message']>[413]` is the SizeLimitErrorResponse.
+ */
+export type ErrorBodies<Operation> = Operation extends { responses: infer Responses }
+  ? {
+      [Status in keyof Responses as Status extends number
+        ? `${Status}` extends `4${string}` | `5${string}`
+          ? Status
+          : never
+        : never]: BodyOf<Responses[Status]>;
+    }
+  : never;
+
+/** Status-to-body maps of several operations merged into one (the union of the bodies per status). */
+export type MergedErrorBodies<Operation> = {
+  [Status in Operation extends unknown ? keyof ErrorBodies<Operation> : never]: Operation extends unknown
+    ? Status extends keyof ErrorBodies<Operation>
+      ? ErrorBodies<Operation>[Status]
+      : never
+    : never;
+};
+
+/** Where a failed request went; used only to word the message (never the URL or headers). */
+export interface RequestLabel {
+  method: string;
+  /** The OpenAPI path template, e.g. `/api/v1/topics/{topic_id}/publish`. */
+  path: string;
+}
+
+/**
+ * An HTTP error answer of the API: the status, the parsed body typed per status, and for 429
+ * the wait the server asked for. `is(status)` narrows `body` to that status's schema.
+ *
+ * `Bodies` maps statuses to body types. The helpers throw the subclasses EventStreamsError
+ * (ErrorResponse, SizeLimitErrorResponse for 413, InternalServerErrorResponse for 500) and
+ * TokenError (OAuth errors of the token endpoint); `instanceof` picks the typed one.
+ * The message carries the method, the path template, the status and the body's code or text,
+ * never headers, tokens or secrets.
+ */
+export class ApiError<
+  Bodies extends object = Record<number, unknown>,
+  Status extends keyof Bodies & number = keyof Bodies & number,
+> extends Error {
+  override readonly name: string = 'ApiError';
+  readonly status: Status;
+  readonly body: Bodies[Status];
+  /** For 429: milliseconds the server asked to wait (RETRY-AFTER), when it sent a valid value. */
+  readonly retryAfterMs: number | undefined;
+
+  // Takes any status and body: they come from the wire; the class's type parameters describe them.
+  constructor(label: RequestLabel, status: number, body: unknown, retryAfterMs?: number) {
+    super(`${label.method} ${label.path} failed with ${status}${describe(body)}`);
+    this.status = status as Status;
+    this.body = body as Bodies[Status];
+    this.retryAfterMs = retryAfterMs;
+  }
+
+  /** True when the status is `status`; narrows `body` to that status's schema. */
+  is<Which extends Status>(status: Which): this is ApiError<Bodies, Which> {
+    return this.status === status;
+  }
+}
+
+// The code and text of the known error bodies: ErrorResponse / InternalServerErrorResponse
+// ({ error: { message, details: { code } } }), SizeLimitErrorResponse and OAuth errors
+// ({ error: string, details / error_description }).
+function describe(body: unknown): string {
+  if (typeof body === 'string') return body ? `: ${body.slice(0, 200)}` : '';
+  if (typeof body !== 'object' || body === null) return '';
+  const { error, details, error_description } = body as Record<string, unknown>;
+  if (typeof error === 'string') return `: ${[error, details ?? error_description].filter(Boolean).join(' - ')}`;
+  if (typeof error === 'object' && error !== null) {
+    const { message, details: inner } = error as { message?: unknown; details?: { code?: unknown } };
+    return `: ${[inner?.code, message].filter(Boolean).join(' - ')}`;
+  }
+  return '';
+}
+
+/** One message of a publishBatch call that was not stored. */
+export interface BatchFailure {
+  /** 0-based position in the `payloads` passed to publishBatch. */
+  position: number;
+  /** The server's reason, `no result entry`, an HTTP error, or `not sent` (a later batch). */
+  reason: string;
+}
+
+/**
+ * publishBatch gave up: `failures` lists every position without a stored message id (in input
+ * order) and `messageIds` has the ids of the positions that were stored, so that only the
+ * failed positions need to be sent again. `cause` is the ApiError when a request failed as a whole.
+ *
+ * After a 500 the positions of that request are listed with the 500 as reason, but the platform
+ * does not say whether they were stored (see the README).
+ */
+export class PublishBatchError extends Error {
+  override readonly name = 'PublishBatchError';
+  readonly failures: readonly BatchFailure[];
+  readonly messageIds: readonly (string | undefined)[];
+
+  constructor(failures: BatchFailure[], messageIds: (string | undefined)[], attempts: number, cause?: unknown) {
+    const listed = failures.slice(0, 5).map((f) => `#${f.position}: ${f.reason}`);
+    if (failures.length > listed.length) listed.push(`and ${failures.length - listed.length} more`);
+    super(
+      `${failures.length} of ${messageIds.length} messages were not stored (attempts per batch: ${attempts}): ${listed.join('; ')}`,
+      { cause },
+    );
+    this.failures = failures;
+    this.messageIds = messageIds;
+  }
+}

@@ -1,0 +1,21 @@
+import type { Client } from 'openapi-fetch';
+import { ApiError, type MergedErrorBodies } from './errors.js';
+import type { components, operations, paths } from './generated/event-streams.js';
+import type { eventStreamsServers } from './generated/servers.js';
+
+export type EventStreamsDataCenter = keyof typeof eventStreamsServers;
+export type Message = components['schemas']['Message'];
+export type Payload = components['schemas']['PublishMessageRequest'];
+export type EventStreamsRawClient = Client<paths>;
+
+/** Error bodies of the event-streams API by status: ErrorResponse, 413 SizeLimitErrorResponse, 500 InternalServerErrorResponse. */
+export type EventStreamsErrorBodies = MergedErrorBodies<operations[keyof operations]>;
+
+/** An error answer of the event-streams API; `is(413)` etc. narrow `body`. */
+export class EventStreamsError extends ApiError<EventStreamsErrorBodies> {
+  override readonly name: string = 'EventStreamsError';
+}
+
+export const CONSUME_PATH = '/api/v1/topics/{topic_id}/consume';
+export const PUBLISH_PATH = '/api/v1/topics/{topic_id}/publish';
+export const BATCH_PUBLISH_PATH = '/api/v1/batch/topics/{topic_id}/publish';

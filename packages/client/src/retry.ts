@@ -1,0 +1,53 @@
+/** How the client waits and retries; every field is optional. */
+export interface RetryOptions {
+  /** Attempts per request, the first one included (429, and 5xx or network errors of retry-safe requests). Default 4. */
+  maxAttempts?: number;
+  /** A 429 asking to wait longer than this is returned (thrown) instead of waited for. Default 60 000 ms. */
+  maxWaitMs?: number;
+  /** Wait before retry number `retry` (1, 2, ...) when the server gave no RETRY-AFTER. Default 250 ms doubling, at most 8 s. */
+  backoffMs?: (retry: number) => number;
+  /** Waits `ms`, rejecting with the signal's reason when it aborts. Injectable for tests. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Current time in ms since the epoch, for RETRY-AFTER dates. Default Date.now. */
+  now?: () => number;
+}
+
+export type RetryPolicy = Required<RetryOptions>;
+
+export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
+  return {
+    maxAttempts: 4,
+    maxWaitMs: 60_000,
+    backoffMs: (retry) => Math.min(250 * 2 ** (retry - 1), 8_000),
+    sleep: abortableSleep,
+    now: Date.now,
+    ...options,
+  };
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    signal?.throwIfAborted();
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * The wait a RETRY-AFTER header asks for, in ms: delay-seconds or an HTTP date (RFC 9110 10.2.3).
+ * Undefined when absent or unreadable; a date in the past means no wait.
+ */
+export function retryAfterMs(response: Response, now: () => number = Date.now): number | undefined {
+  const value = response.headers.get('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now());
+}
