@@ -1,0 +1,95 @@
+// What a handler gets: the request, its validated parameters, the caller's API key and the emulator's state.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody } from './body.js';
+import type { ApiKey, Credentials, Scope } from './credentials.js';
+import { ApiError } from './errors.js';
+import type { Faults } from './faults.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { Reply } from './reply.js';
+import type { Operation } from './spec.js';
+import type { MessageStore } from './store.js';
+import type { TopicEntry, Topics } from './topics.js';
+import { describeViolations, type RequestValidators, violations } from './validation.js';
+
+export interface Limits {
+  maxBatchSize: number;
+  defaultBatchSize: number;
+  maxMessageBytes: number;
+  maxBatchMessages: number;
+  rateLimitPerMinute: number | undefined;
+}
+
+export interface EmulatorState {
+  clock: () => number;
+  limits: Limits;
+  store: MessageStore;
+  topics: Topics;
+  credentials: Credentials;
+  faults: Faults;
+  validators: RequestValidators;
+  rateLimiter: RateLimiter;
+}
+
+export interface Context {
+  req: IncomingMessage;
+  res: ServerResponse;
+  operation: Operation;
+  /** Path and query parameters, validated and coerced to their schema types. */
+  params: Record<string, any>;
+  /** The caller's API key (operations that take a bearer token). */
+  key: ApiKey | undefined;
+}
+
+export interface RouteHandler {
+  /** The right the caller's API key needs (see ApiKey in the management spec). */
+  scope?: Scope;
+  /** undefined: the client went away and nothing is to be sent. */
+  handle(ctx: Context): Reply | undefined | Promise<Reply | undefined>;
+}
+
+/** Request bodies other than messages are small; this bounds what is read for them. */
+export const SMALL_BODY_LIMIT = 64 * 1024;
+
+export function isJsonContentType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const essence = contentType.split(';', 1)[0]!.trim().toLowerCase();
+  return essence === 'application/json';
+}
+
+/** Reads and parses a JSON body: 400 for a wrong Content-Type, an empty body or bad JSON; 413 past `limit`. */
+export async function parseJsonBody(ctx: Context, limit: number, what: string): Promise<{ value: unknown; text: string }> {
+  const contentType = ctx.req.headers['content-type'];
+  if (!isJsonContentType(contentType)) {
+    throw new ApiError(400, 'UNSUPPORTED_CONTENT_TYPE', `Content-Type must be application/json, not ${contentType ?? 'absent'}`);
+  }
+  const text = (await readBody(ctx.req, limit, what)).toString('utf8');
+  if (text.trim() === '') throw new ApiError(400, 'INVALID_REQUEST', 'A JSON request body is required');
+  try {
+    return { value: JSON.parse(text), text };
+  } catch (error) {
+    throw new ApiError(400, 'INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Checks a parsed body against the operation's request-body schema from the spec. */
+export function validateBody(state: EmulatorState, ctx: Context, value: unknown): void {
+  const validate = state.validators.for(ctx.operation).body;
+  if (validate && !validate(value)) {
+    const list = violations(validate.errors);
+    throw new ApiError(400, 'INVALID_REQUEST', describeViolations('Request body', list), { errors: list });
+  }
+}
+
+export async function readValidJson(state: EmulatorState, ctx: Context, limit = SMALL_BODY_LIMIT): Promise<any> {
+  const { value } = await parseJsonBody(ctx, limit, 'request body');
+  validateBody(state, ctx, value);
+  return value;
+}
+
+/** The topic named by the `topic_id` parameter, or 404. */
+export function topicOr404(state: EmulatorState, ctx: Context): TopicEntry {
+  const topicId = ctx.params.topic_id as number;
+  const entry = state.topics.get(topicId);
+  if (!entry) throw new ApiError(404, 'TOPIC_NOT_FOUND', `Topic ${topicId} was not found`);
+  return entry;
+}

@@ -1,0 +1,231 @@
+// API clients (v2), their API keys, and the access tokens issued for the keys.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { ApiError } from './errors.js';
+
+export type Scope = 'event_streams:publish' | 'event_streams:consume' | 'topics:manage' | 'api_clients:manage';
+export const ALL_SCOPES: Scope[] = ['event_streams:publish', 'event_streams:consume', 'topics:manage', 'api_clients:manage'];
+
+export interface ApiClient {
+  id: number;
+  name: string;
+  description: string | null;
+  project_id: number | null;
+  auth_type: 'token' | 'oauth2';
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKey {
+  id: number;
+  api_client_id: number;
+  name: string;
+  active: boolean;
+  active_since: string | null;
+  ip_allow_list: string[];
+  scopes: Scope[];
+  topic_ids: number[] | null;
+  client_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+interface KeyEntry {
+  key: ApiKey;
+  secret: string;
+  /** Access tokens issued with the current secret. */
+  tokens: Set<string>;
+}
+
+interface TokenEntry {
+  entry: KeyEntry;
+  expiresAt: number;
+}
+
+const randomToken = (bytes: number) => randomBytes(bytes).toString('base64url');
+
+export class Credentials {
+  private readonly clients = new Map<number, ApiClient>();
+  private readonly keys = new Map<number, KeyEntry>();
+  private readonly keysByClientId = new Map<string, KeyEntry>();
+  /** Bearer tokens: issued access tokens and, for `token` clients, the keys' static tokens. */
+  private readonly tokens = new Map<string, TokenEntry>();
+  private nextClientId = 1;
+  private nextKeyId = 1;
+
+  constructor(
+    private readonly clock: () => number,
+    private readonly tokenTtlSeconds: number,
+  ) {}
+
+  // --- API clients -------------------------------------------------------------------------------
+
+  listClients(): ApiClient[] {
+    return [...this.clients.values()];
+  }
+
+  getClient(id: number): ApiClient | undefined {
+    return this.clients.get(id);
+  }
+
+  createClient(input: Pick<ApiClient, 'name'> & Partial<Pick<ApiClient, 'description' | 'project_id' | 'auth_type'>>): ApiClient {
+    const now = this.now();
+    const client: ApiClient = {
+      id: this.nextClientId++,
+      name: input.name,
+      description: input.description ?? null,
+      project_id: input.project_id ?? null,
+      auth_type: input.auth_type ?? 'oauth2',
+      created_at: now,
+      updated_at: now,
+    };
+    this.clients.set(client.id, client);
+    return client;
+  }
+
+  updateClient(client: ApiClient, input: Partial<Pick<ApiClient, 'name' | 'description'>>): ApiClient {
+    Object.assign(client, definedOnly(input), { updated_at: this.now() });
+    return client;
+  }
+
+  deleteClient(client: ApiClient): void {
+    for (const key of this.listKeys(client.id)) this.deleteKey(key);
+    this.clients.delete(client.id);
+  }
+
+  // --- API keys ----------------------------------------------------------------------------------
+
+  listKeys(clientId: number): ApiKey[] {
+    return [...this.keys.values()].map((e) => e.key).filter((k) => k.api_client_id === clientId);
+  }
+
+  getKey(clientId: number, keyId: number): ApiKey | undefined {
+    const key = this.keys.get(keyId)?.key;
+    return key?.api_client_id === clientId ? key : undefined;
+  }
+
+  /** Returns the key and its secret (the only time, with refreshSecret, that the secret is shown). */
+  createKey(
+    client: ApiClient,
+    input: Pick<ApiKey, 'name'> & Partial<Pick<ApiKey, 'scopes' | 'topic_ids' | 'ip_allow_list'>>,
+    credentials: { clientId?: string; secret?: string } = {},
+  ): { key: ApiKey; secret: string } {
+    const now = this.now();
+    const key: ApiKey = {
+      id: this.nextKeyId++,
+      api_client_id: client.id,
+      name: input.name,
+      active: true,
+      active_since: now,
+      ip_allow_list: input.ip_allow_list ?? [],
+      scopes: input.scopes ?? [...ALL_SCOPES],
+      topic_ids: input.topic_ids ?? null,
+      client_id: credentials.clientId ?? randomBytes(10).toString('hex'),
+      created_at: now,
+      updated_at: now,
+    };
+    const entry: KeyEntry = { key, secret: credentials.secret ?? randomToken(24), tokens: new Set() };
+    this.keys.set(key.id, entry);
+    this.keysByClientId.set(key.client_id, entry);
+    this.registerStaticToken(entry);
+    return { key, secret: entry.secret };
+  }
+
+  updateKey(key: ApiKey, input: Partial<Pick<ApiKey, 'name' | 'scopes' | 'topic_ids' | 'ip_allow_list'>>): ApiKey {
+    Object.assign(key, definedOnly(input), { updated_at: this.now() });
+    return key;
+  }
+
+  deleteKey(key: ApiKey): void {
+    const entry = this.entry(key);
+    this.revokeTokens(entry);
+    this.keys.delete(key.id);
+    this.keysByClientId.delete(key.client_id);
+  }
+
+  setActive(key: ApiKey, active: boolean): ApiKey {
+    const entry = this.entry(key);
+    if (key.active !== active) {
+      key.active = active;
+      key.active_since = active ? this.now() : null;
+      key.updated_at = this.now();
+      // Disabling revokes the key's access tokens; enabling restores only its static token.
+      if (active) this.registerStaticToken(entry);
+      else this.revokeTokens(entry);
+    }
+    return key;
+  }
+
+  /** Replaces the secret and revokes every token issued with the old one. */
+  refreshSecret(key: ApiKey): string {
+    const entry = this.entry(key);
+    this.revokeTokens(entry);
+    entry.secret = randomToken(24);
+    key.updated_at = this.now();
+    if (key.active) this.registerStaticToken(entry);
+    return entry.secret;
+  }
+
+  // --- Tokens ------------------------------------------------------------------------------------
+
+  /** The key for a client ID and secret, or undefined when they do not authenticate an active key. */
+  authenticateClient(clientId: string, secret: string): ApiKey | undefined {
+    const entry = this.keysByClientId.get(clientId);
+    if (!entry || !entry.key.active || !sameSecret(entry.secret, secret)) return undefined;
+    return entry.key;
+  }
+
+  issueToken(key: ApiKey): { token: string; expiresIn: number } {
+    const entry = this.entry(key);
+    const token = randomToken(32);
+    entry.tokens.add(token);
+    this.tokens.set(token, { entry, expiresAt: this.clock() + this.tokenTtlSeconds * 1000 });
+    return { token, expiresIn: this.tokenTtlSeconds };
+  }
+
+  /** The key a bearer token belongs to; 401 ApiError when it is missing, unknown, revoked or expired. */
+  authenticateBearer(authorization: string | undefined): ApiKey {
+    const match = authorization ? /^Bearer +(\S+) *$/i.exec(authorization) : null;
+    if (!match) throw new ApiError(401, 'UNAUTHORIZED', 'The Authorization header must be "Bearer <ACCESS_TOKEN>"');
+    const token = match[1]!;
+    const found = this.tokens.get(token);
+    if (!found) throw new ApiError(401, 'INVALID_TOKEN', 'The access token is invalid or was revoked');
+    if (this.clock() >= found.expiresAt) {
+      this.tokens.delete(token);
+      found.entry.tokens.delete(token);
+      throw new ApiError(401, 'TOKEN_EXPIRED', 'The access token has expired; request a new one');
+    }
+    return found.entry.key;
+  }
+
+  private registerStaticToken(entry: KeyEntry): void {
+    const client = this.clients.get(entry.key.api_client_id);
+    if (client?.auth_type !== 'token') return;
+    entry.tokens.add(entry.secret);
+    this.tokens.set(entry.secret, { entry, expiresAt: Number.POSITIVE_INFINITY });
+  }
+
+  private revokeTokens(entry: KeyEntry): void {
+    for (const token of entry.tokens) this.tokens.delete(token);
+    entry.tokens.clear();
+  }
+
+  private entry(key: ApiKey): KeyEntry {
+    const entry = this.keys.get(key.id);
+    if (!entry) throw new Error(`API key ${key.id} is not registered`);
+    return entry;
+  }
+
+  private now(): string {
+    return new Date(this.clock()).toISOString();
+  }
+}
+
+function definedOnly<T extends object>(input: T): Partial<T> {
+  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function sameSecret(expected: string, given: string): boolean {
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

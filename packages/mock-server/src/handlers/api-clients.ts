@@ -1,0 +1,57 @@
+// API clients (v2) and their API keys: create, list, update, delete, enable, disable, refresh_secret.
+import type { ApiClient, ApiKey } from '../credentials.js';
+import { type Context, type EmulatorState, readValidJson, type RouteHandler } from '../context.js';
+import { ManagementFailure, reply } from '../reply.js';
+import { page } from './paging.js';
+
+export function apiClientHandlers(state: EmulatorState): Record<string, RouteHandler> {
+  const { credentials } = state;
+  const clientOr404 = (ctx: Context): ApiClient => {
+    const client = credentials.getClient(ctx.params.api_client_id);
+    if (!client) throw new ManagementFailure(404, `API client ${ctx.params.api_client_id} was not found`);
+    return client;
+  };
+  const keyOr404 = (ctx: Context): ApiKey => {
+    const key = credentials.getKey(clientOr404(ctx).id, ctx.params.api_key_id);
+    if (!key) throw new ManagementFailure(404, `API key ${ctx.params.api_key_id} was not found`);
+    return key;
+  };
+  const withSecret = (key: ApiKey, secret: string) => reply(200, { ...key, client_secret: secret });
+
+  const handlers: Record<string, RouteHandler['handle']> = {
+    list_api_clients: (ctx) => reply(200, page(credentials.listClients(), ctx)),
+    create_api_client: async (ctx) => reply(200, credentials.createClient(await readValidJson(state, ctx))),
+    get_api_client: (ctx) => reply(200, clientOr404(ctx)),
+    update_api_client: async (ctx) => {
+      const client = clientOr404(ctx);
+      return reply(200, credentials.updateClient(client, await readValidJson(state, ctx)));
+    },
+    delete_api_client: (ctx) => {
+      credentials.deleteClient(clientOr404(ctx));
+      return reply(200, { success: true });
+    },
+    list_api_keys: (ctx) => reply(200, page(credentials.listKeys(clientOr404(ctx).id), ctx)),
+    create_api_key: async (ctx) => {
+      const client = clientOr404(ctx);
+      const { key, secret } = credentials.createKey(client, await readValidJson(state, ctx));
+      return withSecret(key, secret);
+    },
+    update_api_key: async (ctx) => {
+      const key = keyOr404(ctx);
+      return reply(200, credentials.updateKey(key, await readValidJson(state, ctx)));
+    },
+    delete_api_key: (ctx) => {
+      credentials.deleteKey(keyOr404(ctx));
+      return reply(200, { success: true });
+    },
+    enable_api_key: (ctx) => reply(200, credentials.setActive(keyOr404(ctx), true)),
+    disable_api_key: (ctx) => reply(200, credentials.setActive(keyOr404(ctx), false)),
+    refresh_api_key_secret: (ctx) => {
+      const key = keyOr404(ctx);
+      return withSecret(key, credentials.refreshSecret(key));
+    },
+  };
+  return Object.fromEntries(
+    Object.entries(handlers).map(([operationId, handle]) => [operationId, { scope: 'api_clients:manage', handle }]),
+  );
+}

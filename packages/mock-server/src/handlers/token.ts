@@ -1,0 +1,99 @@
+// POST /oauth2/token: the client credentials grant in its four request formats (RFC 6749 errors).
+import { readBody } from '../body.js';
+import { type Context, type EmulatorState, isJsonContentType, type RouteHandler, SMALL_BODY_LIMIT } from '../context.js';
+import { OAuthError } from '../errors.js';
+import { reply } from '../reply.js';
+
+interface TokenParameters {
+  grant_type?: string;
+  client_id?: string;
+  client_secret?: string;
+}
+
+export function tokenHandlers(state: EmulatorState): Record<string, RouteHandler> {
+  return { request_access_token: { handle: (ctx) => requestToken(state, ctx) } };
+}
+
+async function requestToken(state: EmulatorState, ctx: Context) {
+  const body = await readBody(ctx.req, SMALL_BODY_LIMIT, 'request body');
+  const form = await parseTokenBody(ctx.req.headers['content-type'], body);
+  const basic = basicCredentials(ctx.req.headers.authorization);
+  if (form.grant_type === undefined) throw new OAuthError(400, 'invalid_request', 'grant_type is required');
+  if (form.grant_type !== 'client_credentials') {
+    throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
+  }
+  if (basic && (form.client_id !== undefined || form.client_secret !== undefined)) {
+    throw new OAuthError(400, 'invalid_request', 'Send the client credentials in the Authorization header or in the body, not both');
+  }
+  const clientId = basic?.clientId ?? form.client_id;
+  const secret = basic?.secret ?? form.client_secret;
+  if (!clientId || !secret) throw new OAuthError(400, 'invalid_request', 'client_id and client_secret are required');
+  const key = state.credentials.authenticateClient(clientId, secret);
+  // RFC 6749 5.2: 401 when the client authenticated with the Authorization header, 400 otherwise.
+  if (!key) throw new OAuthError(basic ? 401 : 400, 'invalid_client', 'Client authentication failed');
+  const { token, expiresIn } = state.credentials.issueToken(key);
+  return reply(200, { access_token: token, token_type: 'bearer', expires_in: expiresIn }, { 'cache-control': 'no-store' });
+}
+
+const mismatch = () => new OAuthError(400, 'invalid_request', 'The Content-Type header does not match the request body');
+
+/** The body's parameters by its Content-Type; a body that is not in that format is rejected. */
+async function parseTokenBody(contentType: string | undefined, body: Buffer): Promise<TokenParameters> {
+  if (!contentType) throw new OAuthError(400, 'invalid_request', 'The Content-Type header is required');
+  const text = body.toString('utf8');
+  const essence = contentType.split(';', 1)[0]!.trim().toLowerCase();
+  if (isJsonContentType(contentType)) return parseJsonParameters(text);
+  if (essence === 'application/x-www-form-urlencoded') {
+    // A JSON document or a multipart body sent as a form would otherwise parse as one odd field name.
+    if (/^\s*[{[]/.test(text) || text.startsWith('--')) throw mismatch();
+    return stringFields(Object.fromEntries(new URLSearchParams(text)));
+  }
+  if (essence === 'multipart/form-data') {
+    try {
+      const data = await new Response(new Uint8Array(body), { headers: { 'content-type': contentType } }).formData();
+      const field = (name: string) => data.get(name) ?? undefined;
+      return stringFields({ grant_type: field('grant_type'), client_id: field('client_id'), client_secret: field('client_secret') });
+    } catch {
+      throw mismatch();
+    }
+  }
+  throw new OAuthError(400, 'invalid_request', `Content-Type ${essence} is not accepted; use application/x-www-form-urlencoded, application/json or multipart/form-data`);
+}
+
+function parseJsonParameters(text: string): TokenParameters {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw mismatch();
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw mismatch();
+  return stringFields(value as Record<string, unknown>);
+}
+
+function stringFields(fields: Record<string, unknown>): TokenParameters {
+  const pick = (name: keyof TokenParameters) => {
+    const v = fields[name];
+    if (v !== undefined && typeof v !== 'string') throw new OAuthError(400, 'invalid_request', `${name} must be a string`);
+    return v;
+  };
+  return { grant_type: pick('grant_type'), client_id: pick('client_id'), client_secret: pick('client_secret') };
+}
+
+function basicCredentials(authorization: string | undefined): { clientId: string; secret: string } | undefined {
+  const match = authorization ? /^Basic +(\S+) *$/i.exec(authorization) : null;
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new OAuthError(400, 'invalid_request', 'The Basic credentials must be base64(client_id:client_secret)');
+  // RFC 6749 2.3.1: both parts are form-urlencoded before base64.
+  return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+}
+
+function formDecode(value: string): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    throw new OAuthError(400, 'invalid_request', 'The Basic credentials are not validly form-encoded');
+  }
+}

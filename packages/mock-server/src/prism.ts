@@ -1,0 +1,76 @@
+// Every management operation the emulator does not implement is answered by Prism (examples and
+// request validation from the bundled management spec). Prism runs in this process on an internal
+// loopback port and is started on first use, so it costs nothing at start-up.
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type Logger, pino } from 'pino';
+
+interface PrismServer {
+  close(): Promise<void>;
+  listen(port: number, address?: string): Promise<string>;
+}
+
+export class PrismBackend {
+  private started: Promise<{ server: PrismServer; port: number }> | undefined;
+
+  constructor(
+    private readonly specFile: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Forwards the request (body streamed, not buffered) and streams Prism's answer back. */
+  async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { port } = await this.start();
+    await new Promise<void>((resolve, reject) => {
+      const upstream = httpRequest(
+        { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+          answer.on('end', resolve);
+          answer.on('error', reject);
+        },
+      );
+      upstream.on('error', reject);
+      res.on('close', () => upstream.destroy());
+      req.pipe(upstream);
+    });
+  }
+
+  async close(): Promise<void> {
+    const started = this.started;
+    this.started = undefined;
+    if (started) await (await started).server.close();
+  }
+
+  private start() {
+    this.started ??= this.launch();
+    return this.started;
+  }
+
+  private async launch(): Promise<{ server: PrismServer; port: number }> {
+    const began = Date.now();
+    const [{ getHttpOperationsFromSpec }, { createServer }] = await Promise.all([
+      import('@stoplight/prism-http'),
+      import('@stoplight/prism-http-server'),
+    ]);
+    const operations = await getHttpOperationsFromSpec(this.specFile);
+    const server = createServer(operations, {
+      cors: false,
+      // Prism logs with its own extra levels (`success`, `start`); its lines are not ours to print.
+      components: { logger: pino({ level: 'silent', customLevels: { success: 11, start: 12 } }) as never },
+      config: {
+        isProxy: false,
+        validateRequest: true,
+        validateResponse: false,
+        checkSecurity: true,
+        errors: false,
+        upstreamProxy: undefined,
+        mock: { dynamic: false },
+      },
+    });
+    const address = await server.listen(0, '127.0.0.1');
+    const port = Number(new URL(address).port);
+    this.logger.debug({ port, ms: Date.now() - began }, 'Prism started for the other management operations');
+    return { server, port };
+  }
+}

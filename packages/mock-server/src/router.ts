@@ -1,0 +1,92 @@
+// Matches a method and path to an operation of the specs. Built from the path templates, so a route
+// exists exactly when a spec declares it. A segment tree prefers literal segments over `{param}` ones,
+// which keeps `/api/packages/export/{manifest_id}` apart from `/api/packages/{id}/download`.
+import type { Operation } from './spec.js';
+
+interface RouteNode {
+  literal: Map<string, RouteNode>;
+  param?: RouteNode;
+  /** Per HTTP method: the operation and its parameter names in path order. */
+  operations: Map<string, { operation: Operation; paramNames: string[] }>;
+}
+
+export interface RouteMatch {
+  operation: Operation;
+  params: Record<string, string>;
+}
+
+export type RouteResult = RouteMatch | 'method-not-allowed' | undefined;
+
+const newNode = (): RouteNode => ({ literal: new Map(), operations: new Map() });
+
+export class Router {
+  private readonly root = newNode();
+
+  constructor(operations: Operation[]) {
+    for (const operation of operations) this.add(operation);
+  }
+
+  private add(operation: Operation): void {
+    const paramNames: string[] = [];
+    let node = this.root;
+    for (const segment of splitPath(operation.path)) {
+      const param = /^\{(.+)\}$/.exec(segment);
+      if (param) {
+        paramNames.push(param[1]!);
+        node = node.param ??= newNode();
+      } else {
+        let next = node.literal.get(segment);
+        if (!next) node.literal.set(segment, (next = newNode()));
+        node = next;
+      }
+    }
+    if (node.operations.has(operation.method)) {
+      throw new Error(`Two operations at ${operation.method} ${operation.path}`);
+    }
+    node.operations.set(operation.method, { operation, paramNames });
+  }
+
+  /** `pathname` is the raw (still percent-encoded) path without the query string. */
+  match(method: string, pathname: string): RouteResult {
+    const values: string[] = [];
+    const node = find(this.root, splitPath(pathname), 0, values);
+    if (!node) return undefined;
+    const entry = node.operations.get(method);
+    if (!entry) return 'method-not-allowed';
+    const params: Record<string, string> = {};
+    for (let i = 0; i < values.length; i++) params[entry.paramNames[i]!] = safeDecode(values[i]!);
+    return { operation: entry.operation, params };
+  }
+}
+
+function find(node: RouteNode, segments: string[], index: number, values: string[]): RouteNode | undefined {
+  if (index === segments.length) return node.operations.size > 0 ? node : undefined;
+  const segment = segments[index]!;
+  const literal = node.literal.get(segment);
+  if (literal) {
+    const found = find(literal, segments, index + 1, values);
+    if (found) return found;
+  }
+  if (node.param && segment !== '') {
+    values.push(segment);
+    const found = find(node.param, segments, index + 1, values);
+    if (found) return found;
+    values.pop();
+  }
+  return undefined;
+}
+
+/** `/a/b/` and `/a/b` are the same route (the legacy `/pubsub/topics/` is often written with the slash). */
+function splitPath(path: string): string[] {
+  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return trimmed.split('/').slice(1);
+}
+
+/** A malformed escape stays as sent; parameter validation then rejects it with a clear message. */
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}

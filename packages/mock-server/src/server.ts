@@ -1,0 +1,241 @@
+// startMockServer: one node:http server for the event-streams API, the token endpoint, the stateful
+// management operations, Prism for the other management operations, and the docs.
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { abandonBody } from './body.js';
+import type { Context, EmulatorState, Limits, RouteHandler } from './context.js';
+import { Credentials } from './credentials.js';
+import { findDocsDir, serveDocs } from './docs.js';
+import { ApiError, InternalError, OAuthError, SizeLimitError } from './errors.js';
+import { faultError, faultProblem } from './fault-errors.js';
+import { Faults } from './faults.js';
+import { apiClientHandlers } from './handlers/api-clients.js';
+import { eventStreamHandlers } from './handlers/event-streams.js';
+import { faultsEndpoint } from './handlers/faults-endpoint.js';
+import { tokenHandlers } from './handlers/token.js';
+import { topicHandlers } from './handlers/topics.js';
+import { PrismBackend } from './prism.js';
+import { RateLimiter } from './rate-limit.js';
+import { ManagementFailure, renderError, send } from './reply.js';
+import { Router, type RouteMatch } from './router.js';
+import { deref, type JsonObject, loadSpecs, type Operation, platformLimits, specFilePath, type Specs } from './spec.js';
+import { MemoryStore, type MessageStore } from './store.js';
+import { Topics } from './topics.js';
+import { createAjv, describeViolations, RequestValidators, violations } from './validation.js';
+
+export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
+
+export interface MockServerOptions {
+  /** Default '127.0.0.1'. */
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+  /** Client ID of the bootstrap API key (every right); generated when absent. */
+  clientId?: string;
+  clientSecret?: string;
+  /** Lifetime of access tokens; default 3600. */
+  tokenTtlSeconds?: number;
+  limits?: {
+    /** Largest consume batch_size (larger requests are reduced to it); default 50. */
+    maxBatchSize?: number;
+    /** Largest message, in bytes of JSON; default 1048576. */
+    maxMessageBytes?: number;
+    /** Most messages in one batch publish; default 100. */
+    maxBatchMessages?: number;
+    /** Requests per minute per API key on the event-streams API; default off. */
+    rateLimitPerMinute?: number;
+  };
+  /** Milliseconds since the epoch; token expiry and retention use it. Default Date.now. */
+  clock?: () => number;
+  /** Default 'silent'. Per-request lines are logged at 'debug'. */
+  logLevel?: LogLevel;
+  /** Where messages are kept; default a new in-memory store using `clock`. */
+  store?: MessageStore;
+}
+
+export interface MockServer {
+  /** 'http://HOST:PORT' */
+  url: string;
+  port: number;
+  clientId: string;
+  clientSecret: string;
+  faults: Faults;
+  close(): Promise<void>;
+}
+
+export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
+  const clock = options.clock ?? Date.now;
+  const logger = pino({ level: options.logLevel ?? 'silent', base: undefined });
+  const specs = loadSpecs();
+  const limits = resolveLimits(specs, options.limits ?? {});
+  const bodyAjv = createAjv(specs);
+  const store = options.store ?? new MemoryStore(clock);
+  const operations = new Map(specs.operations.map((op) => [op.operationId, op]));
+  const state: EmulatorState = {
+    clock,
+    limits,
+    store,
+    topics: new Topics(store, bodyAjv, clock),
+    credentials: new Credentials(clock, positiveInteger('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600)),
+    faults: new Faults((operationId, fault) => faultProblem(operations.get(operationId), fault)),
+    validators: new RequestValidators(createAjv(specs, { coerceTypes: true }), bodyAjv, (operationId, schema) =>
+      operationId === 'publish_messages_batch' ? withBatchLimit(specs, schema, limits.maxBatchMessages) : schema,
+    ),
+    rateLimiter: new RateLimiter(limits.rateLimitPerMinute, clock),
+  };
+  const handlers: Record<string, RouteHandler> = {
+    ...eventStreamHandlers(state),
+    ...tokenHandlers(state),
+    ...topicHandlers(state),
+    ...apiClientHandlers(state),
+  };
+  assertEveryPublicOperationHandled(specs, handlers);
+  const bootstrap = bootstrapKey(state.credentials, options);
+  const router = new Router(specs.operations);
+  const prism = new PrismBackend(specFilePath('management'), logger);
+  const docsDir = findDocsDir();
+  const logRequests = logger.isLevelEnabled('debug');
+
+  const server = createServer(async (req, res) => {
+    const began = logRequests ? performance.now() : 0;
+    const url = req.url ?? '/';
+    const queryAt = url.indexOf('?');
+    const pathname = queryAt < 0 ? url : url.slice(0, queryAt);
+    const match = router.match(req.method ?? 'GET', pathname);
+    if (typeof match === 'object') {
+      await dispatch(match, req, res, queryAt < 0 ? '' : url.slice(queryAt + 1));
+    } else if (pathname === '/docs' || pathname.startsWith('/docs/')) {
+      await serveDocs(docsDir, pathname, res, req);
+    } else if (pathname === '/_emulator/faults') {
+      await faultsEndpoint(state.faults, req, res);
+    } else {
+      abandonBody(req, res);
+      send(res, 'event-streams', renderError('event-streams', new ApiError(404, 'NOT_FOUND', `No operation at ${req.method} ${pathname}`)));
+    }
+    if (logRequests) logger.debug({ method: req.method, url, status: res.statusCode, ms: performance.now() - began }, 'request');
+  });
+
+  async function dispatch(match: RouteMatch, req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
+    const { operation } = match;
+    try {
+      const handler = handlers[operation.operationId];
+      const key = operation.needsBearer ? state.credentials.authenticateBearer(req.headers.authorization) : undefined;
+      if (key && operation.api === 'event-streams') {
+        const wait = state.rateLimiter.hit(key.id);
+        if (wait) throw new ApiError(429, 'RATE_LIMITED', `Rate limit exceeded, retry in ${wait} seconds`, {}, { 'retry-after': String(wait) });
+      }
+      const fault = state.faults.takeFault(operation.operationId);
+      if (fault) throw faultError(operation, fault, limits);
+      if (!handler) return await prism.forward(req, res);
+      const params = validateParams(state, operation, match.params, query);
+      if (key && handler.scope) checkRights(key, handler.scope, operation, params);
+      const ctx: Context = { req, res, operation, params, key };
+      const result = await handler.handle(ctx);
+      if (result) finish(req, res, operation, result);
+    } catch (error) {
+      if (!isExpected(error)) logger.error({ err: error, operationId: operation.operationId }, 'request failed');
+      finish(req, res, operation, renderError(operation.api, error));
+    }
+  }
+
+  function finish(req: IncomingMessage, res: ServerResponse, operation: Operation, reply: ReturnType<typeof renderError>) {
+    abandonBody(req, res);
+    send(res, operation.api, reply);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  logger.info({ url: `http://${host}:${address.port}` }, 'emulator listening');
+
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    clientId: bootstrap.clientId,
+    clientSecret: bootstrap.secret,
+    faults: state.faults,
+    async close() {
+      // Waiting consumers get their (empty) batch instead of a cut connection.
+      state.topics.wakeAll();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), 1000);
+      await Promise.all([closed, prism.close()]);
+      clearTimeout(force);
+    },
+  };
+}
+
+function resolveLimits(specs: Specs, given: NonNullable<MockServerOptions['limits']>): Limits {
+  const spec = platformLimits(specs);
+  const maxBatchSize = positiveInteger('limits.maxBatchSize', given.maxBatchSize ?? spec.consumeBatchSizeMax);
+  return {
+    maxBatchSize,
+    defaultBatchSize: Math.min(spec.consumeBatchSizeDefault, maxBatchSize),
+    maxMessageBytes: positiveInteger('limits.maxMessageBytes', given.maxMessageBytes ?? spec.maxMessageBytes),
+    maxBatchMessages: positiveInteger('limits.maxBatchMessages', given.maxBatchMessages ?? spec.maxBatchMessages),
+    rateLimitPerMinute:
+      given.rateLimitPerMinute === undefined ? undefined : positiveInteger('limits.rateLimitPerMinute', given.rateLimitPerMinute),
+  };
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer, not ${value}`);
+  return value;
+}
+
+/** The batch body schema with `payloads.maxItems` set to the configured batch limit. */
+function withBatchLimit(specs: Specs, schema: JsonObject, maxItems: number): JsonObject {
+  const document = specs.documents['event-streams'];
+  const resolved = deref(document, schema);
+  const payloads = deref(document, resolved.properties.payloads);
+  return { ...resolved, properties: { ...resolved.properties, payloads: { ...payloads, maxItems } } };
+}
+
+function assertEveryPublicOperationHandled(specs: Specs, handlers: Record<string, RouteHandler>): void {
+  const missing = specs.operations.filter((op) => op.api !== 'management' && !handlers[op.operationId]);
+  if (missing.length > 0) throw new Error(`No emulator handler for ${missing.map((op) => op.operationId).join(', ')}`);
+}
+
+function bootstrapKey(credentials: Credentials, options: MockServerOptions) {
+  const client = credentials.createClient({ name: 'Local emulator', description: 'Created at start-up; its key has every right' });
+  const { key, secret } = credentials.createKey(
+    client,
+    { name: 'Bootstrap key' },
+    { clientId: options.clientId ?? randomBytes(10).toString('hex'), secret: options.clientSecret },
+  );
+  return { clientId: key.client_id, secret };
+}
+
+function validateParams(state: EmulatorState, operation: Operation, pathParams: Record<string, string>, query: string) {
+  const validate = state.validators.for(operation).params;
+  const params: Record<string, unknown> = query
+    ? { ...Object.fromEntries(new URLSearchParams(query)), ...pathParams }
+    : { ...pathParams };
+  if (validate && !validate(params)) {
+    const list = violations(validate.errors);
+    if (list.some((v) => v.pointer.startsWith('/topic_id'))) {
+      throw new ApiError(400, 'INVALID_TOPIC_ID', `topic_id must be an unsigned 32-bit integer, not '${pathParams.topic_id}'`);
+    }
+    throw new ApiError(400, 'INVALID_REQUEST', describeViolations('Parameters', list), { errors: list });
+  }
+  return params;
+}
+
+function checkRights(key: { scopes: string[]; topic_ids: number[] | null }, scope: string, operation: Operation, params: Record<string, any>) {
+  if (!key.scopes.includes(scope)) throw new ApiError(403, 'FORBIDDEN', `This API key has no ${scope} right`);
+  if (operation.api === 'event-streams' && key.topic_ids && !key.topic_ids.includes(params.topic_id)) {
+    throw new ApiError(403, 'FORBIDDEN', `This API key has no right on topic ${params.topic_id}`);
+  }
+}
+
+/** Failures that are answers to bad requests, not bugs worth an error log line. */
+function isExpected(error: unknown): boolean {
+  return [ApiError, SizeLimitError, OAuthError, ManagementFailure, InternalError].some((type) => error instanceof type);
+}
+

@@ -1,0 +1,112 @@
+// Topics of the workspace: their fields (spec schema Topic), compiled message validators and the
+// consumers waiting for their next message.
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type { MessageStore } from './store.js';
+import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from './topic-schema.js';
+
+export interface Topic {
+  id: number;
+  name: string;
+  description: string | null;
+  schema: TopicSchemaField[];
+  retention: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TopicInput {
+  name?: string;
+  description?: string | null;
+  schema?: TopicSchemaField[];
+  retention?: number;
+}
+
+/** A limit or uniqueness rule of the workspace was broken (422 in the management API). */
+export class TopicConflict extends Error {}
+
+interface TopicEntry {
+  topic: Topic;
+  validate: MessageValidator;
+  /** Called (and forgotten) on the next append: long-polling consumers. */
+  waiters: Set<() => void>;
+}
+
+export const MAX_TOPICS = 20;
+const DEFAULT_RETENTION_SECONDS = 604800;
+
+export class Topics {
+  private readonly entries = new Map<number, TopicEntry>();
+  private nextId = 1;
+
+  constructor(
+    private readonly store: MessageStore,
+    private readonly ajv: Ajv2020,
+    private readonly clock: () => number,
+  ) {}
+
+  list(): Topic[] {
+    return [...this.entries.values()].map((e) => e.topic);
+  }
+
+  get(id: number): TopicEntry | undefined {
+    return this.entries.get(id);
+  }
+
+  create(input: Required<Pick<TopicInput, 'name' | 'schema'>> & TopicInput): Topic {
+    if (this.entries.size >= MAX_TOPICS) throw new TopicConflict(`A workspace holds at most ${MAX_TOPICS} topics`);
+    this.assertNameFree(input.name);
+    const now = new Date(this.clock()).toISOString();
+    const topic: Topic = {
+      id: this.nextId++,
+      name: input.name,
+      description: input.description ?? null,
+      schema: input.schema,
+      retention: input.retention ?? DEFAULT_RETENTION_SECONDS,
+      created_at: now,
+      updated_at: now,
+    };
+    this.store.addTopic(topic.id, topic.retention * 1000);
+    this.entries.set(topic.id, { topic, validate: compileTopicSchema(this.ajv, topic.schema), waiters: new Set() });
+    return topic;
+  }
+
+  update(entry: TopicEntry, input: TopicInput): Topic {
+    if (input.name !== undefined && input.name !== entry.topic.name) this.assertNameFree(input.name);
+    const topic: Topic = {
+      ...entry.topic,
+      ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)),
+      updated_at: new Date(this.clock()).toISOString(),
+    };
+    if (input.schema) entry.validate = compileTopicSchema(this.ajv, topic.schema);
+    if (input.retention !== undefined) this.store.setRetention(topic.id, topic.retention * 1000);
+    entry.topic = topic;
+    return topic;
+  }
+
+  delete(entry: TopicEntry): void {
+    this.entries.delete(entry.topic.id);
+    this.store.removeTopic(entry.topic.id);
+    this.wake(entry);
+  }
+
+  /** Wakes every consumer waiting on the topic; each re-reads from its own offset. */
+  wake(entry: TopicEntry): void {
+    if (entry.waiters.size === 0) return;
+    const waiters = [...entry.waiters];
+    entry.waiters.clear();
+    for (const waiter of waiters) waiter();
+  }
+
+  /** At shutdown: every waiting consumer gets its answer now. */
+  wakeAll(): void {
+    for (const entry of this.entries.values()) this.wake(entry);
+  }
+
+  private assertNameFree(name: string): void {
+    for (const { topic } of this.entries.values()) {
+      if (topic.name === name) throw new TopicConflict(`A topic named '${name}' already exists`);
+    }
+  }
+}
+
+export type { TopicEntry };

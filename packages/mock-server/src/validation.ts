@@ -1,0 +1,111 @@
+// Request validators compiled with ajv from the operations' parameter and request-body schemas.
+import { createRequire } from 'node:module';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Violation } from './errors.js';
+import type { ApiName, JsonObject, Operation, Specs } from './spec.js';
+
+const require = createRequire(import.meta.url);
+// ajv-formats is CommonJS with a `default` property; createRequire sidesteps the interop typing.
+const addFormats = require('ajv-formats') as (ajv: Ajv2020) => Ajv2020;
+
+const UINT32_MAX = 4294967295;
+
+/** An ajv instance that knows the specs' components and the OpenAPI integer formats. */
+export function createAjv(specs: Specs, options: { coerceTypes?: boolean } = {}): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, ...options });
+  addFormats(ajv);
+  ajv.addFormat('uint32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 && n <= UINT32_MAX });
+  ajv.addFormat('uint64', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 });
+  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+  ajv.addFormat('password', true);
+  for (const [api, document] of Object.entries(specs.documents)) {
+    ajv.addSchema({ $id: schemaBase(api as ApiName), components: document.components ?? {} });
+  }
+  return ajv;
+}
+
+const schemaBase = (api: ApiName) => `urn:platform-api:${api}`;
+
+/** Rewrites the document-local `#/components/...` references so ajv resolves them in `api`'s document. */
+export function anchorRefs(api: ApiName, schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => anchorRefs(api, item));
+  if (schema === null || typeof schema !== 'object') return schema;
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [
+      key,
+      key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? schemaBase(api) + value : anchorRefs(api, value),
+    ]),
+  );
+}
+
+export interface OperationValidators {
+  /** Path and query parameters, coerced from strings in place. */
+  params?: ValidateFunction;
+  /** The JSON request body, when the operation takes one. */
+  body?: ValidateFunction;
+}
+
+/** Compiles each operation's validators on first use and keeps them. */
+export class RequestValidators {
+  private readonly cache = new Map<string, OperationValidators>();
+
+  constructor(
+    private readonly paramsAjv: Ajv2020,
+    private readonly bodyAjv: Ajv2020,
+    /** Adjusts a body schema copy before compiling, e.g. to apply a configured limit. */
+    private readonly adjustBodySchema: (operationId: string, schema: JsonObject) => JsonObject = (_, s) => s,
+  ) {}
+
+  for(operation: Operation): OperationValidators {
+    let validators = this.cache.get(operation.operationId);
+    if (!validators) {
+      validators = this.compile(operation);
+      this.cache.set(operation.operationId, validators);
+    }
+    return validators;
+  }
+
+  private compile(operation: Operation): OperationValidators {
+    const params = operation.parameters.filter((p) => p.in === 'path' || p.in === 'query');
+    const bodySchema = jsonBodySchema(operation);
+    return {
+      params:
+        params.length === 0
+          ? undefined
+          : this.paramsAjv.compile({
+              type: 'object',
+              properties: Object.fromEntries(params.map((p) => [p.name, anchorRefs(operation.api, p.schema ?? {})])),
+              required: params.filter((p) => p.required).map((p) => p.name),
+            }),
+      body: bodySchema
+        ? this.bodyAjv.compile(anchorRefs(operation.api, this.adjustBodySchema(operation.operationId, bodySchema)) as object)
+        : undefined,
+    };
+  }
+}
+
+/** The schema of the operation's JSON request body (any `application/json` media type). */
+function jsonBodySchema(operation: Operation): JsonObject | undefined {
+  const content: Record<string, JsonObject> = operation.requestBody?.content ?? {};
+  const entry = Object.entries(content).find(([mediaType]) => mediaType.startsWith('application/json'));
+  return entry?.[1].schema;
+}
+
+/** ajv's errors as JSON pointers into the validated value, with a short message each. */
+export function violations(errors: ErrorObject[] | null | undefined): Violation[] {
+  return (errors ?? []).map((error) => {
+    const params = error.params as Record<string, string>;
+    if (error.keyword === 'required') {
+      return { pointer: `${error.instancePath}/${params.missingProperty}`, message: 'is required' };
+    }
+    if (error.keyword === 'additionalProperties') {
+      return { pointer: `${error.instancePath}/${params.additionalProperty}`, message: 'is not allowed' };
+    }
+    return { pointer: error.instancePath || '/', message: error.message ?? 'is invalid' };
+  });
+}
+
+export function describeViolations(what: string, list: Violation[]): string {
+  return `${what} is invalid: ${list.map((v) => `${v.pointer} ${v.message}`).join('; ')}`;
+}
