@@ -48,6 +48,7 @@ export function retryAfterMs(response: Response, now: () => number = Date.now): 
   const value = response.headers.get('retry-after')?.trim();
   if (!value) return undefined;
   if (/^\d+$/.test(value)) return Number(value) * 1000;
-  const date = Date.parse(value);
+  // Every HTTP-date form starts with the day name; Date.parse alone would take "-5" as a year.
+  const date = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)/.test(value) ? Date.parse(value) : Number.NaN;
   return Number.isNaN(date) ? undefined : Math.max(0, date - now());
 }
