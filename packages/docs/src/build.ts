@@ -1,0 +1,119 @@
+// Renders the three bundled specs of @platform-api/spec into self-contained HTML pages with
+// `redocly build-docs --inlineBundle` (the default page loads Redoc from a CDN and stays blank
+// offline), and writes a landing page that links them and shows the quick start.
+// Every page must work without network: see offlineAssets for what Redoc still loads remotely.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, promisify } from 'node:util';
+import { parse as parseYaml } from 'yaml';
+
+const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const redoclyCli = join(dirname(require.resolve('@redocly/cli/package.json')), 'bin/cli.js');
+const defaultSpecDir = dirname(require.resolve('@platform-api/spec/event-streams.yaml'));
+
+/** The reference pages, in the order the landing page lists them. */
+export const API_PAGES = ['event-streams', 'auth', 'management'] as const;
+export type ApiPage = (typeof API_PAGES)[number];
+
+interface SpecInfo {
+  title: string;
+  version: string;
+  summary?: string;
+}
+
+export interface BuildOptions {
+  /** Directory holding the bundled {event-streams,auth,management}.yaml; default: @platform-api/spec's dist. */
+  specDir?: string;
+  /** Where the HTML files go; default: this package's dist. */
+  outDir?: string;
+}
+
+export async function buildDocs({ specDir = defaultSpecDir, outDir = join(packageDir, 'dist') }: BuildOptions = {}) {
+  const specPaths = API_PAGES.map((name) => join(specDir, `${name}.yaml`));
+  const missing = specPaths.filter((path) => !existsSync(path));
+  if (missing.length > 0) {
+    throw new Error(`Bundled spec missing: ${missing.join(', ')}. Bundle it first: npm run build -w @platform-api/spec`);
+  }
+  await mkdir(outDir, { recursive: true });
+  await Promise.all(API_PAGES.map((name, i) => renderReferencePage(specPaths[i]!, join(outDir, `${name}.html`))));
+  const infos = await Promise.all(specPaths.map(readSpecInfo));
+  await writeFile(join(outDir, 'index.html'), await renderLandingPage(infos));
+}
+
+const run = promisify(execFile);
+
+/**
+ * Redoc 3's sidebar shows the Redocly logo from its CDN whatever the options say; each such URL is
+ * replaced by an inline SVG. The build fails when a page still refers to a remote asset.
+ */
+const offlineAssets: Record<string, string> = {
+  'https://cdn.redoc.ly/redoc/logo-mini-full.svg': svgDataUri(56, 'Redocly'),
+  'https://cdn.redoc.ly/redoc/logo-mini.svg': svgDataUri(10, 'R'),
+};
+
+function svgDataUri(width: number, text: string) {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="14"><text x="0" y="11" font-family="sans-serif" font-size="12" font-weight="bold" fill="#0044d4">${text}</text></svg>`;
+  return `data:image/svg+xml,${encodeURIComponent(svg)}`;
+}
+
+async function renderReferencePage(specPath: string, outFile: string) {
+  const template = join(packageDir, 'src/reference.hbs');
+  await run(process.execPath, [redoclyCli, 'build-docs', specPath, '--inlineBundle', '--template', template, '--output', outFile], {
+    cwd: packageDir,
+    // Also switches off the telemetry that the rendered page would otherwise send from the browser.
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  let html = await readFile(outFile, 'utf8');
+  for (const [url, inline] of Object.entries(offlineAssets)) html = html.replaceAll(url, inline);
+  const remote = remoteAssetUrls(html);
+  if (remote.length > 0) {
+    throw new Error(`${outFile} would load ${remote.join(', ')} from the network; inline it in offlineAssets (src/build.ts)`);
+  }
+  await writeFile(outFile, html);
+}
+
+const remoteAssetPatterns = [
+  // The address of a script, style sheet, font or image file, in markup or in bundled code.
+  /https?:\/\/[^\s"'`()<>]+?\.(?:m?js|css|woff2?|ttf|otf|eot|svg|png|jpe?g|gif|webp|ico)(?=[\s"'`()<>?#]|$)/gi,
+  // An element that loads its remote address, whatever the file name (e.g. a Google Fonts style sheet).
+  /<(?:script|link|img|iframe|source)\b[^>]*?\b(?:src|href)\s*=\s*["']?(https?:\/\/[^\s"'>]+)/gi,
+  // A remote CSS import or url(), e.g. a web font.
+  /(?:@import\s+|url\(\s*)["']?(https?:\/\/[^\s"')]+)/gi,
+];
+
+/** Remote URLs a page would load by itself (links the reader may follow are not counted). */
+export function remoteAssetUrls(html: string): string[] {
+  const urls = remoteAssetPatterns.flatMap((pattern) => [...html.matchAll(pattern)].map((match) => match[1] ?? match[0]));
+  return [...new Set(urls)];
+}
+
+async function readSpecInfo(specPath: string): Promise<SpecInfo> {
+  const document = parseYaml(await readFile(specPath, 'utf8')) as { info: SpecInfo };
+  return document.info;
+}
+
+async function renderLandingPage(infos: SpecInfo[]) {
+  const template = await readFile(join(packageDir, 'src/index.html'), 'utf8');
+  const items = API_PAGES.map((name, i) => {
+    const { title, version, summary = '' } = infos[i]!;
+    return `      <li><a href="${name}.html">${escapeHtml(title)}</a> <span class="version">v${escapeHtml(version)}</span><br>${escapeHtml(summary)}</li>`;
+  });
+  return template.replace('<!-- api-pages -->', items.join('\n'));
+}
+
+function escapeHtml(text: string) {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { 'spec-dir': { type: 'string' }, 'out-dir': { type: 'string' } } });
+  const started = Date.now();
+  await buildDocs({ specDir: values['spec-dir'], outDir: values['out-dir'] });
+  console.log(`docs: wrote ${[...API_PAGES, 'index'].map((name) => `${name}.html`).join(', ')} in ${Date.now() - started} ms`);
+}
