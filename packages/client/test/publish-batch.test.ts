@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { PublishBatchError, type Message } from '../src/index.js';
+import { createTopic, numbered, startPlatform, type Platform } from './support/emulator.js';
+
+let platform: Platform;
+afterEach(() => platform?.close());
+
+/** The `n` of each payload of each batch publish request, in the order they were sent. */
+const sentBatches = () =>
+  platform.sent
+    .filter((s) => s.path.startsWith('/api/v1/batch/'))
+    .map((s) => (JSON.parse(s.body) as { payloads: { n: number }[] }).payloads.map((p) => p.n));
+
+async function stored(topic: number): Promise<Message[]> {
+  const messages: Message[] = [];
+  for await (const m of platform.events.consume(topic, { timeoutSecs: 0, stopAtEnd: true })) messages.push(m);
+  return messages;
+}
+
+/** Checks that every payload is stored exactly once, under the id publishBatch returned for its position. */
+async function expectStoredOnce(topic: number, ids: readonly (string | undefined)[]) {
+  const byId = new Map((await stored(topic)).map((m) => [m.message_id, m.payload.n]));
+  expect(byId.size).toBe(ids.filter(Boolean).length);
+  ids.forEach((id, position) => {
+    if (id !== undefined) expect(byId.get(id)).toBe(position);
+  });
+}
+
+describe('publishBatch', () => {
+  it('splits more than 100 messages into batches of at most 100 and returns ids in input order', async () => {
+    platform = await startPlatform();
+    const topic = await createTopic(platform);
+    const ids = await platform.events.publishBatch(topic, numbered(250));
+    expect(sentBatches().map((b) => b.length)).toEqual([100, 100, 50]);
+    expect(sentBatches().flat()).toEqual(numbered(250).map((p) => p.n));
+    expect(ids).toHaveLength(250);
+    await expectStoredOnce(topic, ids);
+  });
+
+  it('resends exactly the positions that failed or got no entry', async () => {
+    platform = await startPlatform();
+    const topic = await createTopic(platform);
+    platform.emulator.faults.failBatchPositions([1, 3]);
+    platform.emulator.faults.failBatchPositions([0], { omit: true }); // second request: its first message
+    const ids = await platform.events.publishBatch(topic, numbered(5));
+    expect(sentBatches()).toEqual([[0, 1, 2, 3, 4], [1, 3], [1]]);
+    expect(ids.every((id) => typeof id === 'string')).toBe(true);
+    await expectStoredOnce(topic, ids);
+  });
+
+  it('uses a smaller batch limit when asked', async () => {
+    platform = await startPlatform({ maxBatchMessages: 3 });
+    const topic = await createTopic(platform);
+    await platform.events.publishBatch(topic, numbered(7), { maxBatchMessages: 3 });
+    expect(sentBatches()).toEqual([[0, 1, 2], [3, 4, 5], [6]]);
+  });
+
+  it('lists each position that was not stored when the attempts run out', async () => {
+    platform = await startPlatform();
+    const topic = await createTopic(platform);
+    platform.emulator.faults.failBatchPositions([2, 4]);
+    platform.emulator.faults.failBatchPositions([0, 1], { times: 2 }); // the resends carry only those two
+    const error = await platform.events
+      .publishBatch(topic, numbered(105), { maxAttempts: 3 })
+      .catch((e: unknown) => e as PublishBatchError);
+
+    expect(error).toBeInstanceOf(PublishBatchError);
+    expect(sentBatches().map((b) => b.length)).toEqual([100, 2, 2]);
+    expect(error.failures.slice(0, 2)).toEqual([
+      { position: 2, reason: expect.any(String) },
+      { position: 4, reason: expect.any(String) },
+    ]);
+    expect(error.failures.slice(2)).toEqual([100, 101, 102, 103, 104].map((position) => ({ position, reason: 'not sent' })));
+    expect(error.message).toMatch(/^7 of 105 messages were not stored/);
+    expect(error.messageIds.filter(Boolean)).toHaveLength(98);
+    await expectStoredOnce(topic, error.messageIds);
+  });
+
+  it('stops at a refused request and keeps the ids stored before it', async () => {
+    platform = await startPlatform();
+    const topic = await createTopic(platform);
+    await platform.events.publishBatch(topic, numbered(1)); // the next batch request is the second
+    platform.sent.length = 0;
+    platform.emulator.faults.failNext('publish_messages_batch', { status: 500, code: 'INTERNAL_SERVER_ERROR' });
+    const error = await platform.events.publishBatch(topic, numbered(3)).catch((e: unknown) => e as PublishBatchError);
+    expect(sentBatches()).toHaveLength(1); // a 500 is not resent: the messages may be stored
+    expect(error.failures.map((f) => f.position)).toEqual([0, 1, 2]);
+    expect(error.failures[0]!.reason).toMatch(/failed with 500: INTERNAL_SERVER_ERROR/);
+    expect(error.cause).toMatchObject({ status: 500 });
+  });
+
+  it('sends nothing for no payloads', async () => {
+    platform = await startPlatform();
+    await expect(platform.events.publishBatch(1, [])).resolves.toEqual([]);
+    expect(sentBatches()).toEqual([]);
+  });
+});
