@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryStore } from '../src/index.js';
+import { call, createTopic, start, token, withTopic } from './helpers.js';
+
+describe('consume offsets', () => {
+  it('starts at the oldest message without an offset, and after_message_id is exclusive', async () => {
+    const { publish, consume } = await withTopic();
+    const ids: string[] = [];
+    for (const order_id of ['A', 'B', 'C']) ids.push((await publish({ order_id })).body.message_id);
+    expect([...ids].sort()).toEqual(ids);
+
+    const all = await consume();
+    expect(all.status).toBe(200);
+    expect(all.body.messages.map((m: any) => m.payload.order_id)).toEqual(['A', 'B', 'C']);
+    expect(all.body.messages.map((m: any) => m.message_id)).toEqual(ids);
+
+    const after = await consume({ after_message_id: ids[0] });
+    expect(after.body.messages.map((m: any) => m.message_id)).toEqual(ids.slice(1));
+  });
+
+  it('since_time is inclusive, and a time in the future means now', async () => {
+    let now = Date.parse('2026-11-22T09:00:00.000Z');
+    const { publish, consume } = await withTopic({ clock: () => now });
+    await publish({ order_id: 'A' });
+    now += 1000;
+    await publish({ order_id: 'B' });
+    now += 1000;
+    await publish({ order_id: 'C' });
+
+    const since = await consume({ since_time: '2026-11-22T09:00:01.000Z' });
+    expect(since.body.messages.map((m: any) => m.payload.order_id)).toEqual(['B', 'C']);
+    expect(since.body.messages[0].time).toBe('2026-11-22T09:00:01.000Z');
+
+    now += 1000;
+    const future = await consume({ since_time: '2030-01-01T00:00:00Z' });
+    expect(future.body).toEqual({ messages: [], has_more: false });
+    const waiting = consume({ since_time: '2030-01-01T00:00:00Z', timeout_secs: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await publish({ order_id: 'D' });
+    expect((await waiting).body.messages.map((m: any) => m.payload.order_id)).toEqual(['D']);
+  });
+
+  it('rejects an unknown after_message_id and sending both offsets', async () => {
+    const { publish, consume } = await withTopic();
+    const { message_id } = (await publish({ order_id: 'A' })).body;
+    for (const unknown of ['zzzzzzzzzzz', 'not-an-id', message_id.replace(/.$/, '9')]) {
+      const answer = await consume({ after_message_id: unknown });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.details.code).toBe('UNKNOWN_MESSAGE_ID');
+    }
+    const both = await consume({ after_message_id: message_id, since_time: '2026-01-01T00:00:00Z' });
+    expect(both.status).toBe(400);
+    expect(both.body.error.details.code).toBe('CONFLICTING_OFFSETS');
+  });
+
+  it('reduces batch_size to the configured maximum, which is also the default', async () => {
+    const { publish, consume } = await withTopic({ limits: { maxBatchSize: 3 } });
+    for (let i = 0; i < 5; i++) await publish({ order_id: `O${i}` });
+    expect((await consume({ batch_size: 100 })).body.messages).toHaveLength(3);
+    expect((await consume()).body.messages).toHaveLength(3);
+    expect((await consume({ batch_size: 2 })).body.messages).toHaveLength(2);
+  });
+
+  it('has_more is true exactly when more messages follow the batch', async () => {
+    const { publish, consume } = await withTopic();
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await publish({ order_id: `O${i}` })).body.message_id);
+    expect((await consume({ batch_size: 4 })).body.has_more).toBe(false);
+    expect((await consume({ batch_size: 3 })).body.has_more).toBe(true);
+    const rest = await consume({ batch_size: 3, after_message_id: ids[2] });
+    expect(rest.body).toMatchObject({ has_more: false });
+    expect(rest.body.messages.map((m: any) => m.message_id)).toEqual([ids[3]]);
+    expect((await consume({ after_message_id: ids[3] })).body).toEqual({ messages: [], has_more: false });
+  });
+
+  it('validates the consume body against the spec', async () => {
+    const { consume } = await withTopic();
+    const answer = await consume({ timeout_secs: 61, extra: true });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.details.code).toBe('INVALID_REQUEST');
+    expect(answer.body.error.details.errors).toEqual(
+      expect.arrayContaining([
+        { pointer: '/timeout_secs', message: 'must be <= 60' },
+        { pointer: '/extra', message: 'is not allowed' },
+      ]),
+    );
+  });
+});
+
+describe('long polling', () => {
+  it('answers within milliseconds of a publish', async () => {
+    const { publish, consume } = await withTopic();
+    const waiting = consume({ timeout_secs: 2 }).then((answer) => ({ answer, at: performance.now() }));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const published = await publish({ order_id: 'late' });
+    const publishedAt = performance.now();
+    const { answer, at } = await waiting;
+    expect(answer.body.messages.map((m: any) => m.message_id)).toEqual([published.body.message_id]);
+    expect(at - publishedAt).toBeLessThan(250);
+  });
+
+  it('answers 200 with an empty batch when timeout_secs passes', async () => {
+    const { consume } = await withTopic();
+    const began = performance.now();
+    const answer = await consume({ timeout_secs: 1 });
+    expect(performance.now() - began).toBeGreaterThanOrEqual(950);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ messages: [], has_more: false });
+  });
+
+  it('frees the waiter of a client that disconnects', async () => {
+    // A store that counts reads shows whether a publish still wakes the departed consumer.
+    const store = new MemoryStore();
+    let reads = 0;
+    const readOldest = store.readOldest.bind(store);
+    store.readOldest = (topicId, limit) => {
+      reads += 1;
+      return readOldest(topicId, limit);
+    };
+    const server = await start({ store });
+    const accessToken = await token(server);
+    const topicId = await createTopic(server, accessToken);
+    const aborted = new AbortController();
+    const request = fetch(`${server.url}/api/v1/topics/${topicId}/consume`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ timeout_secs: 2 }),
+      signal: aborted.signal,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(reads).toBe(1);
+    aborted.abort();
+    await expect(request).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await call(server, 'publish_message', { token: accessToken, params: { topic_id: topicId }, body: { order_id: 'A' } });
+    expect(reads).toBe(1);
+  });
+});
+
+describe('retention and purge', () => {
+  it('does not return messages older than the topic retention', async () => {
+    let now = Date.parse('2026-11-22T09:00:00Z');
+    const server = await start({ clock: () => now });
+    const accessToken = await token(server);
+    const topicId = await createTopic(server, accessToken, { retention: 60 });
+    const publish = (order_id: string) => call(server, 'publish_message', { token: accessToken, params: { topic_id: topicId }, body: { order_id } });
+    const consume = (body = {}) => call(server, 'consume_messages', { token: accessToken, params: { topic_id: topicId }, body });
+    const old = (await publish('old')).body.message_id;
+    now += 30_000;
+    await publish('recent');
+    now += 30_000; // `old` is now exactly 60 s old
+    expect((await consume()).body.messages.map((m: any) => m.payload.order_id)).toEqual(['recent']);
+    const expired = await consume({ after_message_id: old });
+    expect(expired.body.error.details.code).toBe('UNKNOWN_MESSAGE_ID');
+    now += 30_000;
+    expect((await consume()).body.messages).toEqual([]);
+  });
+
+  it('purge removes every message, and later ids keep increasing', async () => {
+    const { server, accessToken, topicId, publish, consume } = await withTopic();
+    const first = (await publish({ order_id: 'A' })).body.message_id;
+    await publish({ order_id: 'B' });
+    const purged = await call(server, 'purge_topic', { token: accessToken, params: { topic_id: topicId } });
+    expect(purged.body).toEqual({ success: true });
+    expect((await consume()).body.messages).toEqual([]);
+    expect((await consume({ after_message_id: first })).body.error.details.code).toBe('UNKNOWN_MESSAGE_ID');
+    const next = (await publish({ order_id: 'C' })).body.message_id;
+    expect(next > first).toBe(true);
+    expect((await consume()).body.messages.map((m: any) => m.payload.order_id)).toEqual(['C']);
+  });
+});

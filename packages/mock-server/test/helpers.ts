@@ -1,0 +1,130 @@
+// Shared by the tests: starts emulators and calls operations by operationId, checking every response
+// against the bundled spec's schema for that operation and status.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { afterEach, expect } from 'vitest';
+import { type MockServer, type MockServerOptions, startMockServer } from '../src/index.js';
+import { deref, loadSpecs, type Operation } from '../src/spec.js';
+import { anchorRefs, createAjv } from '../src/validation.js';
+
+export const specs = loadSpecs();
+const ajv: Ajv2020 = createAjv(specs);
+const operations = new Map(specs.operations.map((op) => [op.operationId, op]));
+const validators = new Map<string, ValidateFunction>();
+
+const running: MockServer[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((server) => server.close()));
+});
+
+/** Starts an emulator that is closed after the current test. */
+export async function start(options: MockServerOptions = {}): Promise<MockServer> {
+  const server = await startMockServer(options);
+  running.push(server);
+  return server;
+}
+
+export function operation(operationId: string): Operation {
+  const op = operations.get(operationId);
+  if (!op) throw new Error(`No operation ${operationId} in the specs`);
+  return op;
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/** Asserts that the response is one the spec declares for the operation, with a conforming body. */
+export function assertConforms(operationId: string, answer: Answer): void {
+  const op = operation(operationId);
+  const document = specs.documents[op.api];
+  const declared = op.responses[String(answer.status)];
+  expect(declared, `${operationId} declares no ${answer.status} response (body ${JSON.stringify(answer.body)})`).toBeDefined();
+  const content: Record<string, { schema: object }> | undefined = deref(document, declared).content;
+  if (!content) return;
+  const [mediaType, media] = Object.entries(content)[0]!;
+  expect(answer.headers.get('content-type')?.split(';')[0]).toBe(mediaType.split(';')[0]);
+  const key = `${operationId} ${answer.status}`;
+  let validate = validators.get(key);
+  if (!validate) {
+    validate = ajv.compile(anchorRefs(op.api, media.schema) as object);
+    validators.set(key, validate);
+  }
+  const valid = validate(answer.body);
+  expect(valid, `${key} body ${JSON.stringify(answer.body)} violates the spec: ${ajv.errorsText(validate.errors)}`).toBe(true);
+}
+
+export interface CallOptions {
+  params?: Record<string, string | number>;
+  query?: Record<string, string | number>;
+  /** JSON-encoded unless `rawBody` is given. */
+  body?: unknown;
+  rawBody?: string | Buffer;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+/** Calls an operation of the specs by operationId and validates the answer against the spec. */
+export async function call(server: MockServer, operationId: string, options: CallOptions = {}): Promise<Answer> {
+  const op = operation(operationId);
+  const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(options.params?.[name])));
+  const query = options.query ? `?${new URLSearchParams(Object.entries(options.query).map(([k, v]) => [k, String(v)]))}` : '';
+  const headers: Record<string, string> = { ...options.headers };
+  const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+  if (options.body !== undefined) headers['content-type'] ??= 'application/json';
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const response = await fetch(`${server.url}${path}${query}`, { method: op.method, headers, body });
+  const answer = await toAnswer(response);
+  assertConforms(operationId, answer);
+  return answer;
+}
+
+export async function toAnswer(response: Response): Promise<Answer> {
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/** An access token of the bootstrap key (or of the given credentials), JSON format. */
+export async function token(server: MockServer, clientId = server.clientId, clientSecret = server.clientSecret): Promise<string> {
+  const answer = await call(server, 'request_access_token', {
+    body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
+  });
+  expect(answer.status).toBe(200);
+  return answer.body.access_token;
+}
+
+export const ORDER_SCHEMA = [
+  { name: 'order_id', type: 'string' },
+  { name: 'total', type: 'number', optional: true },
+  {
+    name: 'customer',
+    type: 'object',
+    optional: true,
+    properties: [
+      { name: 'id', type: 'integer' },
+      { name: 'email', type: 'string', optional: true },
+    ],
+  },
+  { name: 'lines', type: 'array', of: 'object', optional: true, properties: [{ name: 'sku', type: 'string' }] },
+  { name: 'placed_on', type: 'date', optional: true },
+];
+
+export async function createTopic(server: MockServer, accessToken: string, fields: Record<string, unknown> = {}): Promise<number> {
+  const answer = await call(server, 'create_topic', {
+    token: accessToken,
+    body: { name: `topic-${Math.random().toString(36).slice(2)}`, schema: ORDER_SCHEMA, ...fields },
+  });
+  expect(answer.status).toBe(200);
+  return answer.body.id;
+}
+
+/** A started emulator with a token of its bootstrap key and one topic. */
+export async function withTopic(options: MockServerOptions = {}) {
+  const server = await start(options);
+  const accessToken = await token(server);
+  const topicId = await createTopic(server, accessToken);
+  const publish = (payload: unknown) => call(server, 'publish_message', { token: accessToken, params: { topic_id: topicId }, body: payload });
+  const consume = (body: unknown = {}) => call(server, 'consume_messages', { token: accessToken, params: { topic_id: topicId }, body });
+  return { server, accessToken, topicId, publish, consume };
+}
