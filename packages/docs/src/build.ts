@@ -42,7 +42,7 @@ export async function buildDocs({ specDir = defaultSpecDir, outDir = join(packag
   await mkdir(outDir, { recursive: true });
   await Promise.all(API_PAGES.map((name, i) => renderReferencePage(specPaths[i]!, join(outDir, `${name}.html`))));
   const infos = await Promise.all(specPaths.map(readSpecInfo));
-  await writeFile(join(outDir, 'index.html'), await renderLandingPage(infos));
+  await writeOfflinePage(join(outDir, 'index.html'), await renderLandingPage(infos));
 }
 
 const run = promisify(execFile);
@@ -71,11 +71,15 @@ async function renderReferencePage(specPath: string, outFile: string) {
   });
   let html = await readFile(outFile, 'utf8');
   for (const [url, inline] of Object.entries(offlineAssets)) html = html.replaceAll(url, inline);
+  await writeOfflinePage(outFile, html);
+}
+
+async function writeOfflinePage(file: string, html: string) {
   const remote = remoteAssetUrls(html);
   if (remote.length > 0) {
-    throw new Error(`${outFile} would load ${remote.join(', ')} from the network; inline it in offlineAssets (src/build.ts)`);
+    throw new Error(`${file} would load ${remote.join(', ')} from the network; inline it (see offlineAssets in src/build.ts)`);
   }
-  await writeFile(outFile, html);
+  await writeFile(file, html);
 }
 
 const remoteAssetPatterns = [
