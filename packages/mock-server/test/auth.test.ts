@@ -1,0 +1,204 @@
+import { describe, expect, it } from 'vitest';
+import type { MockServer } from '../src/index.js';
+import { type Answer, call, createTopic, start, toAnswer, token, assertConforms } from './helpers.js';
+
+async function tokenRequest(server: MockServer, init: { headers?: Record<string, string>; body?: BodyInit }): Promise<Answer> {
+  const answer = await toAnswer(await fetch(`${server.url}/oauth2/token`, { method: 'POST', ...init }));
+  assertConforms('request_access_token', answer);
+  return answer;
+}
+
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+
+describe('token endpoint', () => {
+  it('accepts the four request formats, each giving a new token', async () => {
+    const server = await start();
+    const { clientId, clientSecret } = server;
+    const form = 'application/x-www-form-urlencoded';
+    const multipart = new FormData();
+    multipart.set('grant_type', 'client_credentials');
+    multipart.set('client_id', clientId);
+    multipart.set('client_secret', clientSecret);
+    const answers = [
+      await tokenRequest(server, { headers: { authorization: basic(clientId, clientSecret), 'content-type': form }, body: 'grant_type=client_credentials' }),
+      await tokenRequest(server, {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
+      }),
+      await tokenRequest(server, {
+        headers: { 'content-type': form },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString(),
+      }),
+      await tokenRequest(server, { body: multipart }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ token_type: 'bearer', expires_in: 3600 });
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+      const topics = await call(server, 'list_topics', { token: answer.body.access_token });
+      expect(topics.status).toBe(200);
+    }
+    expect(new Set(answers.map((a) => a.body.access_token)).size).toBe(4);
+  });
+
+  it('rejects a Content-Type that does not match the body, and bad parameters, with RFC 6749 errors', async () => {
+    const server = await start();
+    const json = JSON.stringify({ grant_type: 'client_credentials', client_id: server.clientId, client_secret: server.clientSecret });
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: server.clientId, client_secret: server.clientSecret }).toString();
+    const cases: Array<[{ headers?: Record<string, string>; body?: string }, number, string]> = [
+      [{ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: json }, 400, 'invalid_request'],
+      [{ headers: { 'content-type': 'application/json' }, body: form }, 400, 'invalid_request'],
+      [{ headers: { 'content-type': 'multipart/form-data; boundary=xyz' }, body: form }, 400, 'invalid_request'],
+      [{ headers: { 'content-type': 'text/plain' }, body: form }, 400, 'invalid_request'],
+      [{ headers: { 'content-type': 'application/json' }, body: json.replace('client_credentials', 'password') }, 400, 'unsupported_grant_type'],
+      [{ headers: { 'content-type': 'application/json' }, body: json.replace(server.clientSecret, 'wrong') }, 400, 'invalid_client'],
+      [{ headers: { 'content-type': 'application/json' }, body: '{"grant_type":"client_credentials"}' }, 400, 'invalid_request'],
+      [
+        { headers: { authorization: basic(server.clientId, 'wrong'), 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' },
+        401,
+        'invalid_client',
+      ],
+    ];
+    for (const [init, status, error] of cases) {
+      const answer = await tokenRequest(server, init);
+      expect([answer.status, answer.body.error], JSON.stringify(init)).toEqual([status, error]);
+    }
+    const unauthorized = await tokenRequest(server, cases.at(-1)![0]);
+    expect(unauthorized.headers.get('www-authenticate')).toMatch(/^Basic/);
+  });
+
+  it('expires each token after its own TTL on the injected clock', async () => {
+    let now = 1_800_000_000_000;
+    const server = await start({ clock: () => now, tokenTtlSeconds: 60 });
+    const first = await token(server);
+    now += 30_000;
+    const second = await token(server);
+    now += 30_000;
+    const expired = await call(server, 'list_topics', { token: first });
+    expect([expired.status, expired.body.message]).toEqual([401, 'The access token has expired; request a new one']);
+    expect((await call(server, 'list_topics', { token: second })).status).toBe(200);
+    now += 30_000;
+    expect((await call(server, 'list_topics', { token: second })).status).toBe(401);
+  });
+});
+
+describe('bearer tokens on the event-streams API', () => {
+  it('answers 401 UNAUTHORIZED, INVALID_TOKEN or TOKEN_EXPIRED', async () => {
+    let now = 1_800_000_000_000;
+    const server = await start({ clock: () => now, tokenTtlSeconds: 10 });
+    const accessToken = await token(server);
+    const topicId = await createTopic(server, accessToken);
+    const consume = (headers: Record<string, string>) =>
+      call(server, 'consume_messages', { params: { topic_id: topicId }, body: {}, headers });
+    const code = (answer: Answer) => [answer.status, answer.body.error.details.code];
+    expect(code(await consume({}))).toEqual([401, 'UNAUTHORIZED']);
+    expect(code(await consume({ authorization: `Basic ${accessToken}` }))).toEqual([401, 'UNAUTHORIZED']);
+    expect(code(await consume({ authorization: 'Bearer not-a-token' }))).toEqual([401, 'INVALID_TOKEN']);
+    expect((await consume({ authorization: `Bearer ${accessToken}` })).status).toBe(200);
+    now += 10_000;
+    expect(code(await consume({ authorization: `Bearer ${accessToken}` }))).toEqual([401, 'TOKEN_EXPIRED']);
+  });
+});
+
+/** Creates an API client and a key with the given rights; returns the key, its secret and a token. */
+async function keyWith(server: MockServer, adminToken: string, rights: Record<string, unknown>) {
+  const client = await call(server, 'create_api_client', { token: adminToken, body: { name: 'order-sync' } });
+  expect(client.status).toBe(200);
+  const key = await call(server, 'create_api_key', {
+    token: adminToken,
+    params: { api_client_id: client.body.id },
+    body: { name: 'publisher', ...rights },
+  });
+  expect(key.status).toBe(200);
+  return { clientId: client.body.id, key: key.body, accessToken: await token(server, key.body.client_id, key.body.client_secret) };
+}
+
+describe('API keys and rights', () => {
+  it('answers 403 FORBIDDEN without the scope or outside topic_ids', async () => {
+    const server = await start();
+    const admin = await token(server);
+    const allowed = await createTopic(server, admin);
+    const other = await createTopic(server, admin);
+    const { accessToken } = await keyWith(server, admin, { scopes: ['event_streams:publish'], topic_ids: [allowed] });
+    const publish = (topic_id: number) => call(server, 'publish_message', { token: accessToken, params: { topic_id }, body: { order_id: 'A' } });
+    expect((await publish(allowed)).status).toBe(201);
+    const wrongTopic = await publish(other);
+    expect([wrongTopic.status, wrongTopic.body.error.details.code]).toEqual([403, 'FORBIDDEN']);
+    const noConsume = await call(server, 'consume_messages', { token: accessToken, params: { topic_id: allowed }, body: {} });
+    expect([noConsume.status, noConsume.body.error.details.code]).toEqual([403, 'FORBIDDEN']);
+    const noManage = await call(server, 'create_topic', { token: accessToken, body: { name: 'x', schema: [{ name: 'a', type: 'string' }] } });
+    expect(noManage.status).toBe(403);
+    expect((await call(server, 'list_api_clients', { token: accessToken })).status).toBe(403);
+  });
+
+  it('refresh_secret invalidates the old secret and revokes its tokens; disable refuses tokens; enable allows new ones', async () => {
+    const server = await start();
+    const admin = await token(server);
+    const { clientId, key, accessToken } = await keyWith(server, admin, {});
+    const keyParams = { api_client_id: clientId, api_key_id: key.id };
+
+    const refreshed = await call(server, 'refresh_api_key_secret', { token: admin, params: keyParams });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.client_secret).not.toBe(key.client_secret);
+    const revoked = await call(server, 'list_topics', { token: accessToken });
+    expect(revoked.status).toBe(401);
+    const oldSecret = await tokenRequest(server, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: key.client_id, client_secret: key.client_secret }),
+    });
+    expect([oldSecret.status, oldSecret.body.error]).toEqual([400, 'invalid_client']);
+    const fresh = await token(server, key.client_id, refreshed.body.client_secret);
+
+    const disabled = await call(server, 'disable_api_key', { token: admin, params: keyParams });
+    expect(disabled.body).toMatchObject({ active: false, active_since: null });
+    expect((await call(server, 'list_topics', { token: fresh })).status).toBe(401);
+    const refused = await tokenRequest(server, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: key.client_id, client_secret: refreshed.body.client_secret }),
+    });
+    expect(refused.body.error).toBe('invalid_client');
+
+    const enabled = await call(server, 'enable_api_key', { token: admin, params: keyParams });
+    expect(enabled.body.active).toBe(true);
+    expect((await call(server, 'list_topics', { token: await token(server, key.client_id, refreshed.body.client_secret) })).status).toBe(200);
+  });
+
+  it('manages API clients and keys', async () => {
+    const server = await start();
+    const admin = await token(server);
+    const { clientId, key } = await keyWith(server, admin, { topic_ids: [1] });
+    expect((await call(server, 'list_api_clients', { token: admin })).body.count).toBe(2);
+    const updated = await call(server, 'update_api_client', { token: admin, params: { api_client_id: clientId }, body: { name: 'renamed' } });
+    expect(updated.body.name).toBe('renamed');
+    expect((await call(server, 'get_api_client', { token: admin, params: { api_client_id: clientId } })).body.name).toBe('renamed');
+    const keys = await call(server, 'list_api_keys', { token: admin, params: { api_client_id: clientId } });
+    expect(keys.body).toMatchObject({ count: 1, data: [{ id: key.id, topic_ids: [1] }] });
+    expect(keys.body.data[0].client_secret).toBeUndefined();
+    const keyParams = { api_client_id: clientId, api_key_id: key.id };
+    const changed = await call(server, 'update_api_key', { token: admin, params: keyParams, body: { scopes: ['event_streams:consume'] } });
+    expect(changed.body.scopes).toEqual(['event_streams:consume']);
+    const invalid = await call(server, 'update_api_key', { token: admin, params: keyParams, body: { scopes: ['everything'] } });
+    expect(invalid.status).toBe(400);
+    expect((await call(server, 'delete_api_key', { token: admin, params: keyParams })).body).toEqual({ success: true });
+    expect((await call(server, 'enable_api_key', { token: admin, params: keyParams })).status).toBe(404);
+    expect((await call(server, 'delete_api_client', { token: admin, params: { api_client_id: clientId } })).status).toBe(200);
+    expect((await call(server, 'get_api_client', { token: admin, params: { api_client_id: clientId } })).status).toBe(404);
+  });
+});
+
+describe('rate limit', () => {
+  it('answers 429 with RETRY-AFTER past the per-key limit, until the next minute', async () => {
+    let now = Date.parse('2026-11-22T09:00:10Z');
+    const server = await start({ clock: () => now, limits: { rateLimitPerMinute: 2 } });
+    const accessToken = await token(server);
+    const topicId = await createTopic(server, accessToken);
+    const publish = () => call(server, 'publish_message', { token: accessToken, params: { topic_id: topicId }, body: { order_id: 'A' } });
+    expect((await publish()).status).toBe(201);
+    expect((await publish()).status).toBe(201);
+    const limited = await publish();
+    expect([limited.status, limited.body.error.details.code]).toEqual([429, 'RATE_LIMITED']);
+    expect(limited.headers.get('retry-after')).toBe('50');
+    now += 50_000;
+    expect((await publish()).status).toBe(201);
+  });
+});

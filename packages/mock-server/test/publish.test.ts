@@ -1,0 +1,182 @@
+import { request } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { type Answer, assertConforms, call, toAnswer, withTopic } from './helpers.js';
+
+describe('publish', () => {
+  it('rejects a message that does not match the topic schema, naming the field', async () => {
+    const { publish, consume } = await withTopic();
+    const cases: Array<[unknown, string]> = [
+      [{ total: 3 }, 'order_id'],
+      [{ order_id: 7 }, 'order_id'],
+      [{ order_id: 'A', customer: { id: 'x' } }, 'customer.id'],
+      [{ order_id: 'A', customer: {} }, 'customer.id'],
+      [{ order_id: 'A', lines: [{ sku: 'S' }, { sku: 5 }] }, 'lines[1].sku'],
+      [{ order_id: 'A', placed_on: '22/11/2026' }, 'placed_on'],
+    ];
+    for (const [payload, field] of cases) {
+      const answer = await publish(payload);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.details).toEqual({ code: 'SCHEMA_MISMATCH', field });
+      expect(answer.body.error.message).toContain(field);
+    }
+    // Optional fields may be absent or null; unknown fields are kept.
+    expect((await publish({ order_id: 'A', total: null, note: 'kept' })).status).toBe(201);
+    expect((await consume()).body.messages.map((m: any) => m.payload)).toEqual([{ order_id: 'A', total: null, note: 'kept' }]);
+  });
+
+  it('answers 400 for bad JSON, a wrong Content-Type, a non-object body and a bad topic_id; 404 for an unknown topic', async () => {
+    const { server, accessToken, topicId } = await withTopic();
+    const publish = (options: Parameters<typeof call>[2]) =>
+      call(server, 'publish_message', { token: accessToken, params: { topic_id: topicId }, ...options });
+    const code = (answer: Answer) => answer.body.error.details.code;
+    expect(code(await publish({ rawBody: '{"order_id":', headers: { 'content-type': 'application/json' } }))).toBe('INVALID_JSON');
+    expect(code(await publish({ rawBody: 'order_id=A', headers: { 'content-type': 'application/x-www-form-urlencoded' } }))).toBe(
+      'UNSUPPORTED_CONTENT_TYPE',
+    );
+    expect(code(await publish({ body: ['not', 'an', 'object'] }))).toBe('INVALID_REQUEST');
+    expect(code(await publish({ rawBody: '', headers: { 'content-type': 'application/json' } }))).toBe('INVALID_REQUEST');
+    for (const topic_id of ['4294967296', '-1', 'abc', '1.5']) {
+      const answer = await call(server, 'publish_message', { token: accessToken, params: { topic_id }, body: { order_id: 'A' } });
+      expect([answer.status, code(answer)]).toEqual([400, 'INVALID_TOPIC_ID']);
+    }
+    const missing = await call(server, 'publish_message', { token: accessToken, params: { topic_id: 4294967295 }, body: { order_id: 'A' } });
+    expect([missing.status, code(missing)]).toEqual([404, 'TOPIC_NOT_FOUND']);
+  });
+
+  it('refuses a message over the size limit by its Content-Length, with max_size and current_size', async () => {
+    const { publish } = await withTopic({ limits: { maxMessageBytes: 1000 } });
+    const answer = await publish({ order_id: 'x'.repeat(2000) });
+    expect(answer.status).toBe(413);
+    expect(answer.body).toMatchObject({ max_size: 1000, current_size: 2000 + '{"order_id":""}'.length });
+    expect((await publish({ order_id: 'x'.repeat(900) })).status).toBe(201);
+  });
+
+  it('stops reading a chunked body as soon as it passes the limit', async () => {
+    const { server, accessToken, topicId } = await withTopic({ limits: { maxMessageBytes: 10_000 } });
+    const { port } = new URL(server.url);
+    // The client keeps sending; the 413 must arrive while the body is still unfinished.
+    const answer = await new Promise<Answer>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: `/api/v1/topics/${topicId}/publish`,
+          headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          clearInterval(sending);
+          req.end();
+          const headers = new Headers(res.headers as Record<string, string>);
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, headers, body: JSON.parse(text) }));
+        },
+      );
+      req.on('error', reject);
+      req.write('{"order_id":"');
+      const sending = setInterval(() => req.write('x'.repeat(4096)), 5);
+    });
+    assertConforms('publish_message', answer);
+    expect(answer.status).toBe(413);
+    expect(answer.body.max_size).toBe(10_000);
+    expect(answer.body.current_size).toBeGreaterThan(10_000);
+    expect(answer.body.current_size).toBeLessThan(20_000);
+  });
+});
+
+describe('batch publish', () => {
+  it('stores the messages in array order with a success entry per position', async () => {
+    const { server, accessToken, topicId, consume } = await withTopic();
+    const answer = await call(server, 'publish_messages_batch', {
+      token: accessToken,
+      params: { topic_id: topicId },
+      body: { payloads: [{ order_id: 'A' }, { order_id: 'B' }, { order_id: 'C' }] },
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.body.is_partial_error).toBe(false);
+    const ids = ['0', '1', '2'].map((position) => answer.body.message_ids[position].message_id);
+    const consumed = (await consume()).body.messages;
+    expect(consumed.map((m: any) => m.message_id)).toEqual(ids);
+    expect(consumed.map((m: any) => m.payload.order_id)).toEqual(['A', 'B', 'C']);
+  });
+
+  it('refuses more messages than the batch limit, a message over the size limit, and a schema mismatch, storing nothing', async () => {
+    const { server, accessToken, topicId, consume } = await withTopic({ limits: { maxBatchMessages: 3, maxMessageBytes: 100 } });
+    const batch = (payloads: unknown[]) =>
+      call(server, 'publish_messages_batch', { token: accessToken, params: { topic_id: topicId }, body: { payloads } });
+    const tooMany = await batch([{ order_id: '1' }, { order_id: '2' }, { order_id: '3' }, { order_id: '4' }]);
+    expect([tooMany.status, tooMany.body.error.details]).toEqual([400, { code: 'BATCH_TOO_LARGE', max_messages: 3 }]);
+    const tooBig = await batch([{ order_id: 'small' }, { order_id: 'x'.repeat(200) }]);
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.body).toMatchObject({ max_size: 100, current_size: 215 });
+    expect(tooBig.body.details).toContain('Message 1');
+    const mismatch = await batch([{ order_id: 'ok' }, { order_id: 5 }]);
+    expect([mismatch.status, mismatch.body.error.details]).toEqual([400, { code: 'SCHEMA_MISMATCH', field: 'order_id', position: 1 }]);
+    expect((await consume()).body.messages).toEqual([]);
+  });
+
+  it('refuses a batch body larger than the batch limit by its Content-Length', async () => {
+    const { server, accessToken, topicId } = await withTopic({ limits: { maxBatchMessages: 2, maxMessageBytes: 100 } });
+    const response = await fetch(`${server.url}/api/v1/batch/topics/${topicId}/publish`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ payloads: [{ order_id: 'x'.repeat(70_000) }] }),
+    });
+    const answer = await toAnswer(response);
+    assertConforms('publish_messages_batch', answer);
+    expect(answer.status).toBe(413);
+    expect(answer.body.max_size).toBe(2 * 100 + 64 * 1024);
+  });
+});
+
+describe('concurrency', () => {
+  it('loses, duplicates and reorders nothing with several publishers and consumers on one topic', async () => {
+    const { server, accessToken, topicId } = await withTopic();
+    const publishers = 4;
+    const perPublisher = 60;
+    const total = publishers * perPublisher;
+    const publisher = async (p: number) => {
+      for (let i = 0; i < perPublisher; ) {
+        if (i % 20 === 0) {
+          const payloads = Array.from({ length: 10 }, (_, k) => ({ order_id: `${p}:${i + k}` }));
+          const answer = await call(server, 'publish_messages_batch', { token: accessToken, params: { topic_id: topicId }, body: { payloads } });
+          expect(answer.body.is_partial_error).toBe(false);
+          i += 10;
+        } else {
+          expect((await call(server, 'publish_message', { token: accessToken, params: { topic_id: topicId }, body: { order_id: `${p}:${i}` } })).status).toBe(201);
+          i += 1;
+        }
+      }
+    };
+    const consumer = async () => {
+      const seen: Array<{ id: string; order: string }> = [];
+      let after: string | undefined;
+      while (seen.length < total) {
+        const body = { batch_size: 7, timeout_secs: 2, ...(after ? { after_message_id: after } : {}) };
+        const answer = await call(server, 'consume_messages', { token: accessToken, params: { topic_id: topicId }, body });
+        expect(answer.status).toBe(200);
+        for (const m of answer.body.messages) seen.push({ id: m.message_id, order: m.payload.order_id });
+        if (answer.body.messages.length === 0) break;
+        after = seen.at(-1)!.id;
+      }
+      return seen;
+    };
+    const [results] = await Promise.all([
+      Promise.all([consumer(), consumer(), consumer()]),
+      Promise.all(Array.from({ length: publishers }, (_, p) => publisher(p))),
+    ]);
+    for (const seen of results) {
+      expect(seen).toHaveLength(total);
+      expect(new Set(seen.map((m) => m.order)).size).toBe(total);
+      const ids = seen.map((m) => m.id);
+      expect([...ids].sort()).toEqual(ids);
+      for (let p = 0; p < publishers; p++) {
+        const mine = seen.filter((m) => m.order.startsWith(`${p}:`)).map((m) => Number(m.order.split(':')[1]));
+        expect(mine).toEqual(Array.from({ length: perPublisher }, (_, i) => i));
+      }
+    }
+    expect(results[1]).toEqual(results[0]);
+    expect(results[2]).toEqual(results[0]);
+  });
+});
