@@ -1,4 +1,4 @@
-import type { Client } from 'openapi-fetch';
+import type { Client, FetchOptions, FetchResponse } from 'openapi-fetch';
 import { ApiError, type MergedErrorBodies } from './errors.js';
 import type { components, operations, paths } from './generated/event-streams.js';
 import type { eventStreamsServers } from './generated/servers.js';
@@ -6,7 +6,18 @@ import type { eventStreamsServers } from './generated/servers.js';
 export type EventStreamsDataCenter = keyof typeof eventStreamsServers;
 export type Message = components['schemas']['Message'];
 export type Payload = components['schemas']['PublishMessageRequest'];
-export type EventStreamsRawClient = Client<paths>;
+
+/**
+ * openapi-fetch's POST with `init` typed by the path alone (openapi-fetch infers it from the
+ * argument), so that TypeScript also rejects misspelt optional fields of a request body.
+ */
+type CheckedPost = <Path extends keyof paths>(
+  url: Path,
+  init: Omit<FetchOptions<paths[Path]['post']>, 'parseAs'>,
+) => Promise<FetchResponse<paths[Path]['post'], {}, `${string}/${string}`>>;
+
+/** The openapi-fetch client of the event-streams API. */
+export type EventStreamsRawClient = Omit<Client<paths>, 'POST'> & { POST: CheckedPost };
 
 /** Error bodies of the event-streams API by status: ErrorResponse, 413 SizeLimitErrorResponse, 500 InternalServerErrorResponse. */
 export type EventStreamsErrorBodies = MergedErrorBodies<operations[keyof operations]>;

@@ -41,11 +41,12 @@ export type EventStreamsClient = EventStreamsRawClient & EventStreamsHelpers;
  */
 export function createEventStreamsClient(options: EventStreamsClientOptions): EventStreamsClient {
   const retry = retryPolicy(options.retry);
+  // Typed as EventStreamsRawClient: the same POST function with a stricter signature.
   const client = createClient<paths>({
     baseUrl: baseUrlOf(options, eventStreamsServers),
     headers: { 'Content-Type': 'application/json; charset=utf-8' },
     ...(options.fetch && { fetch: options.fetch }),
-  });
+  }) as unknown as EventStreamsRawClient;
   client.use(resilience({ auth: providerOf(options.auth), retry, isRetrySafe: (_, path) => path === CONSUME_PATH }));
 
   const helpers: EventStreamsHelpers = {

@@ -6,7 +6,7 @@ import {
   TokenError,
   type TokenRequestFormat,
 } from '../src/index.js';
-import { errorBody, startTestServer, tokenReply, type Received, type TestServer } from './support/http-server.js';
+import { errorBody, rejectionOf, startTestServer, tokenReply, type Received, type TestServer } from './support/http-server.js';
 
 const CLIENT_ID = 'client-7f3a';
 const CLIENT_SECRET = 's3cr3t-Qv9XkLmP2zR8wT4+/=';
@@ -158,7 +158,7 @@ describe('secrets', () => {
     }));
     const tokens = provider();
     const client = createEventStreamsClient({ baseUrl: server.url, auth: tokens });
-    const error = await client.publish(7, {}).catch((e: unknown) => e);
+    const error = await rejectionOf(client.publish(7, {}));
 
     expect(error).toBeInstanceOf(TokenError);
     const tokenError = error as TokenError;

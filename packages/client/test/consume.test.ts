@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventStreamsError, type Message, type MessageStream } from '../src/index.js';
 import { createTopic, numbered, startPlatform, type Platform } from './support/emulator.js';
+import { rejectionOf } from './support/http-server.js';
 
 let platform: Platform;
 afterEach(() => platform?.close());
@@ -102,13 +103,12 @@ describe('consume', () => {
     platform = await startPlatform({ retry: { maxAttempts: 2 } });
     const topic = await createTopic(platform);
     platform.emulator.faults.failNext('consume_messages', { status: 500, code: 'TIMEOUT' }, { times: 2 });
-    const error = await collect(platform.events.consume(topic, { timeoutSecs: 0 })).catch((e: unknown) => e);
+    const error = await rejectionOf(collect(platform.events.consume(topic, { timeoutSecs: 0 })));
     expect(error).toBeInstanceOf(EventStreamsError);
     expect((error as EventStreamsError).status).toBe(500);
 
-    const unknown = await collect(platform.events.consume(topic, { afterMessageId: 'no-such-id', timeoutSecs: 0 })).catch(
-      (e: unknown) => e as EventStreamsError,
-    );
+    const stream = platform.events.consume(topic, { afterMessageId: 'no-such-id', timeoutSecs: 0 });
+    const unknown = await rejectionOf<EventStreamsError>(collect(stream));
     expect(unknown.is(400) && unknown.body.error.details.code).toBe('UNKNOWN_MESSAGE_ID');
   });
 });
@@ -118,7 +118,7 @@ describe('publish', () => {
     platform = await startPlatform();
     const topic = await createTopic(platform);
     platform.emulator.faults.failNext('publish_message', { status: 500, code: 'INTERNAL_SERVER_ERROR' });
-    const error = await platform.events.publish(topic, { n: 1 }).catch((e: unknown) => e as EventStreamsError);
+    const error = await rejectionOf<EventStreamsError>(platform.events.publish(topic, { n: 1 }));
     expect(error.is(500) && error.body.error.details.code).toBe('INTERNAL_SERVER_ERROR');
     expect(platform.sent.filter((s) => s.path.endsWith('/publish'))).toHaveLength(1);
     expect(platform.waits).toEqual([]);
@@ -136,7 +136,7 @@ describe('publish', () => {
   it('reports a message over the size limit with max_size and current_size', async () => {
     platform = await startPlatform();
     const topic = await createTopic(platform);
-    const error = await platform.events.publish(topic, { n: 1, pad: 'x'.repeat(1_100_000) }).catch((e: unknown) => e as EventStreamsError);
+    const error = await rejectionOf<EventStreamsError>(platform.events.publish(topic, { n: 1, pad: 'x'.repeat(1_100_000) }));
     expect(error.is(413)).toBe(true);
     if (error.is(413)) expect(error.body.current_size).toBeGreaterThan(error.body.max_size);
   });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PublishBatchError, type Message } from '../src/index.js';
 import { createTopic, numbered, startPlatform, type Platform } from './support/emulator.js';
+import { rejectionOf } from './support/http-server.js';
 
 let platform: Platform;
 afterEach(() => platform?.close());
@@ -60,9 +61,7 @@ describe('publishBatch', () => {
     const topic = await createTopic(platform);
     platform.emulator.faults.failBatchPositions([2, 4]);
     platform.emulator.faults.failBatchPositions([0, 1], { times: 2 }); // the resends carry only those two
-    const error = await platform.events
-      .publishBatch(topic, numbered(105), { maxAttempts: 3 })
-      .catch((e: unknown) => e as PublishBatchError);
+    const error = await rejectionOf<PublishBatchError>(platform.events.publishBatch(topic, numbered(105), { maxAttempts: 3 }));
 
     expect(error).toBeInstanceOf(PublishBatchError);
     expect(sentBatches().map((b) => b.length)).toEqual([100, 2, 2]);
@@ -82,7 +81,7 @@ describe('publishBatch', () => {
     await platform.events.publishBatch(topic, numbered(1)); // the next batch request is the second
     platform.sent.length = 0;
     platform.emulator.faults.failNext('publish_messages_batch', { status: 500, code: 'INTERNAL_SERVER_ERROR' });
-    const error = await platform.events.publishBatch(topic, numbered(3)).catch((e: unknown) => e as PublishBatchError);
+    const error = await rejectionOf<PublishBatchError>(platform.events.publishBatch(topic, numbered(3)));
     expect(sentBatches()).toHaveLength(1); // a 500 is not resent: the messages may be stored
     expect(error.failures.map((f) => f.position)).toEqual([0, 1, 2]);
     expect(error.failures[0]!.reason).toMatch(/failed with 500: INTERNAL_SERVER_ERROR/);

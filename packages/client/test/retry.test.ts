@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEventStreamsClient, createManagementClient, EventStreamsError, retryAfterMs } from '../src/index.js';
-import { errorBody, startTestServer, type Reply, type TestServer } from './support/http-server.js';
+import { errorBody, rejectionOf, startTestServer, type Reply, type TestServer } from './support/http-server.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -54,7 +54,7 @@ describe('429', () => {
   it('stops after maxAttempts and throws the 429 with its retry-after', async () => {
     await answering(rateLimited('1'));
     const { events, waits } = client({ maxAttempts: 3 });
-    const error = await events.publish(7, {}).catch((e: unknown) => e);
+    const error = await rejectionOf(events.publish(7, {}));
     expect(server!.received).toHaveLength(3);
     expect(waits).toEqual([1000, 1000]);
     expect(error).toBeInstanceOf(EventStreamsError);
@@ -84,7 +84,7 @@ describe('500', () => {
   it('is not retried for publish: the message may have been stored', async () => {
     await answering(internal('TIMEOUT'), created);
     const { events, waits } = client();
-    const error = await events.publish(7, {}).catch((e: unknown) => e);
+    const error = await rejectionOf(events.publish(7, {}));
     expect(server!.received).toHaveLength(1);
     expect(waits).toEqual([]);
     expect(error).toBeInstanceOf(EventStreamsError);

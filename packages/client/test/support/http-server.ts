@@ -57,3 +57,13 @@ export function tokenReply(received: Received[], expiresIn = 3600): Reply {
 }
 
 export const errorBody = (code: string, message = code) => ({ error: { message, details: { code } } });
+
+/** The reason `promise` rejects with; fails the test when it resolves. */
+export async function rejectionOf<E = unknown>(promise: Promise<unknown>): Promise<E> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as E;
+  }
+  throw new Error('Expected a rejection, but the promise resolved');
+}
