@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, extname, join, normalize, sep } from 'node:path';
+import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -16,8 +16,9 @@ const MEDIA_TYPES: Record<string, string> = {
   '.png': 'image/png',
 };
 
-/** The docs package's dist folder: installed package first, then the monorepo's workspace path. */
-export function findDocsDir(): string | undefined {
+/** The docs folder: `preferred` when given, else the docs package (installed, then the workspace path). */
+export function findDocsDir(preferred?: string): string | undefined {
+  if (preferred !== undefined) return existsSync(join(preferred, 'index.html')) ? preferred : undefined;
   const candidates: string[] = [];
   try {
     candidates.push(join(dirname(createRequire(import.meta.url).resolve('@platform-api/docs/package.json')), 'dist'));
@@ -43,8 +44,9 @@ export async function serveDocs(docsDir: string | undefined, pathname: string, r
   } catch {
     return sendText(res, 400, 'Malformed path');
   }
-  const file = normalize(join(docsDir, relative));
-  if (!file.startsWith(docsDir + sep)) return sendText(res, 404, 'Not found');
+  const root = resolve(docsDir);
+  const file = resolve(root, relative);
+  if (!file.startsWith(root + sep)) return sendText(res, 404, 'Not found');
   try {
     const content = await readFile(existsSync(file) || extname(file) ? file : `${file}.html`);
     res.writeHead(200, { 'content-type': MEDIA_TYPES[extname(file) || '.html'] ?? 'application/octet-stream', 'content-length': content.length });

@@ -51,6 +51,8 @@ export interface MockServerOptions {
   clock?: () => number;
   /** Default 'silent'. Per-request lines are logged at 'debug'. */
   logLevel?: LogLevel;
+  /** Folder of the rendered docs served under /docs/; default the built @platform-api/docs package. */
+  docsDir?: string;
   /** Where messages are kept; default a new in-memory store using `clock`. */
   store?: MessageStore;
 }
@@ -95,7 +97,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const bootstrap = bootstrapKey(state.credentials, options);
   const router = new Router(specs.operations);
   const prism = new PrismBackend(specFilePath('management'), logger);
-  const docsDir = findDocsDir();
+  const docsDir = findDocsDir(options.docsDir);
   const logRequests = logger.isLevelEnabled('debug');
 
   const server = createServer(async (req, res) => {

@@ -55,6 +55,12 @@ export function assertConforms(operationId: string, answer: Answer): void {
   expect(valid, `${key} body ${JSON.stringify(answer.body)} violates the spec: ${ajv.errorsText(validate.errors)}`).toBe(true);
 }
 
+/** Asserts that a value matches a named component schema of one of the specs. */
+export function assertSchema(api: Operation['api'], schemaName: string, value: unknown): void {
+  const validate = ajv.compile({ $ref: `urn:platform-api:${api}#/components/schemas/${schemaName}` });
+  expect(validate(value), `${JSON.stringify(value)} is not a ${schemaName}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+}
+
 export interface CallOptions {
   params?: Record<string, string | number>;
   query?: Record<string, string | number>;

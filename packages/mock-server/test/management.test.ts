@@ -1,0 +1,102 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EMITTED_ERROR_CODES } from '../src/index.js';
+import { assertSchema, call, ORDER_SCHEMA, specs, start, token } from './helpers.js';
+
+describe('topic management', () => {
+  it('creates, lists, gets, updates and deletes topics, in both the current and the legacy form', async () => {
+    const server = await start();
+    const admin = await token(server);
+    for (const prefix of ['', 'legacy_']) {
+      const created = await call(server, `${prefix}create_topic`, { token: admin, body: { name: `${prefix}orders`, schema: ORDER_SCHEMA } });
+      expect(created.body).toMatchObject({ name: `${prefix}orders`, retention: 604800, description: null });
+      const id = created.body.id;
+      const updated = await call(server, `${prefix}update_topic`, { token: admin, params: { topic_id: id }, body: { retention: 3600, description: 'd' } });
+      expect(updated.body).toMatchObject({ id, retention: 3600, description: 'd', name: `${prefix}orders` });
+      expect((await call(server, `${prefix}get_topic`, { token: admin, params: { topic_id: id } })).body).toEqual(updated.body);
+      const listed = await call(server, `${prefix}list_topics`, { token: admin, query: { per_page: 1 } });
+      expect(listed.body.count).toBe(prefix ? 2 : 1);
+      expect(listed.body.data).toHaveLength(1);
+      expect((await call(server, `${prefix}delete_topic`, { token: admin, params: { topic_id: id } })).body).toEqual({ success: true });
+      const gone = await call(server, `${prefix}get_topic`, { token: admin, params: { topic_id: id } });
+      expect(gone.status).toBe(404);
+      const publish = await call(server, 'publish_message', { token: admin, params: { topic_id: id }, body: { order_id: 'A' } });
+      expect(publish.body.error.details.code).toBe('TOPIC_NOT_FOUND');
+      await call(server, `${prefix}create_topic`, { token: admin, body: { name: `${prefix}kept`, schema: ORDER_SCHEMA } });
+    }
+  });
+
+  it('answers 400 for an invalid body and 422 for a taken name or the 21st topic', async () => {
+    const server = await start();
+    const admin = await token(server);
+    const invalid = await call(server, 'create_topic', { token: admin, body: { name: 'x', schema: [{ name: 'a', type: 'uuid' }] } });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.errors[0].field).toBe('/schema/0/type');
+    for (let i = 0; i < 20; i++) {
+      expect((await call(server, 'create_topic', { token: admin, body: { name: `t${i}`, schema: ORDER_SCHEMA } })).status).toBe(200);
+    }
+    const taken = await call(server, 'create_topic', { token: admin, body: { name: 't0', schema: ORDER_SCHEMA } });
+    expect(taken.status).toBe(422);
+    expect(taken.body.message).toMatch(/at most 20/);
+    const renamed = await call(server, 'update_topic', { token: admin, params: { topic_id: 2 }, body: { name: 't0' } });
+    expect([renamed.status, renamed.body.message]).toEqual([422, "A topic named 't0' already exists"]);
+    const unauthorized = await call(server, 'list_topics', {});
+    expect(unauthorized.status).toBe(401);
+  });
+
+  it('checks messages against the updated schema after an update', async () => {
+    const server = await start();
+    const admin = await token(server);
+    const id = (await call(server, 'create_topic', { token: admin, body: { name: 'o', schema: ORDER_SCHEMA } })).body.id;
+    await call(server, 'update_topic', { token: admin, params: { topic_id: id }, body: { schema: [{ name: 'sku', type: 'string' }] } });
+    const old = await call(server, 'publish_message', { token: admin, params: { topic_id: id }, body: { order_id: 'A' } });
+    expect(old.body.error.details).toEqual({ code: 'SCHEMA_MISMATCH', field: 'sku' });
+  });
+});
+
+describe('other management operations', () => {
+  it('are answered by Prism from the spec examples, behind the same bearer token check', async () => {
+    const server = await start();
+    const admin = await token(server);
+    const folders = await call(server, 'list_folders', { token: admin });
+    expect(folders.status).toBe(200);
+    expect(folders.body.length).toBeGreaterThan(0);
+    const unauthorized = await call(server, 'list_folders', {});
+    expect(unauthorized.status).toBe(401);
+  }, 30_000);
+});
+
+describe('routes outside the specs', () => {
+  it('answers 404 NOT_FOUND in the ErrorResponse shape', async () => {
+    const server = await start();
+    for (const [method, path] of [['GET', '/nothing/here'], ['DELETE', '/api/v1/topics/1/publish']]) {
+      const response = await fetch(`${server.url}${path}`, { method });
+      expect(response.status).toBe(404);
+      const body = await response.json();
+      assertSchema('event-streams', 'ErrorResponse', body);
+      expect(body.error.details.code).toBe('NOT_FOUND');
+    }
+  });
+
+  it('serves the built docs under /docs/, and a clear 404 when they are not built', async () => {
+    const docsDir = mkdtempSync(join(tmpdir(), 'docs-'));
+    writeFileSync(join(docsDir, 'index.html'), '<h1>API</h1>');
+    const withDocs = await start({ docsDir });
+    const page = await fetch(`${withDocs.url}/docs/`);
+    expect([page.status, page.headers.get('content-type'), await page.text()]).toEqual([200, 'text/html; charset=utf-8', '<h1>API</h1>']);
+    expect((await fetch(`${withDocs.url}/docs/..%2f..%2fetc%2fpasswd`)).status).toBe(404);
+    const without = await start({ docsDir: join(docsDir, 'missing') });
+    const missing = await fetch(`${without.url}/docs/`);
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toMatch(/not built/);
+  });
+});
+
+describe('error codes', () => {
+  it('are exactly the documented x-error-codes of the event-streams spec', () => {
+    const documented = Object.keys(specs.documents['event-streams'].info['x-error-codes']);
+    expect([...EMITTED_ERROR_CODES].sort()).toEqual([...documented].sort());
+  });
+});
