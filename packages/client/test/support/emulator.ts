@@ -3,6 +3,7 @@ import {
   clientCredentials,
   createEventStreamsClient,
   createManagementClient,
+  type ManagementApi,
   type RetryOptions,
   type TokenProvider,
 } from '../../src/index.js';
@@ -56,11 +57,12 @@ export async function startPlatform(options: { retry?: RetryOptions; maxBatchMes
   };
 }
 
-/** Creates a topic whose messages carry an integer `n`, and returns its id. */
-export async function createTopic(platform: Platform, name = `orders-${Math.random().toString(36).slice(2, 8)}`): Promise<number> {
-  const { data, error } = await platform.management.POST('/api/event_streams/topics', {
-    body: { name, schema: [{ name: 'n', type: 'integer' }] },
-  });
+type TopicSchema = ManagementApi.components['schemas']['TopicSchemaField'][];
+
+/** Creates a topic (by default its messages carry an integer `n`) and returns its id. */
+export async function createTopic(platform: Platform, schema: TopicSchema = [{ name: 'n', type: 'integer' }]): Promise<number> {
+  const name = `topic-${Math.random().toString(36).slice(2, 10)}`;
+  const { data, error } = await platform.management.POST('/api/event_streams/topics', { body: { name, schema } });
   if (!data) throw new Error(`Topic creation failed: ${JSON.stringify(error)}`);
   return data.id;
 }
