@@ -37,22 +37,59 @@ const ID_PATTERN = /^[0-9a-z]{11}$/;
 const toId = (sequence: number) => sequence.toString(36).padStart(ID_WIDTH, '0');
 const fromId = (id: string) => (ID_PATTERN.test(id) ? parseInt(id, 36) : -1);
 
-/** Compaction threshold: expired messages are dropped from the arrays once this many pile up. */
+/** Compaction threshold: expired messages are dropped from the index arrays once this many pile up. */
 const COMPACT_AFTER = 4096;
+/** Payload bytes live in slabs of this size (a larger message gets a slab of its own). */
+const SLAB_BYTES = 4 * 1024 * 1024;
+/** A message's location is slab number * SLAB_STRIDE + byte offset, exact in a double. */
+const SLAB_STRIDE = 2 ** 31;
 
 /**
- * One topic's messages in two parallel arrays (JSON text and time): about the size of the JSON plus
- * a few bytes per message. `head` is the first retained index; `firstSequence` the sequence at index 0.
+ * One topic's messages. The JSON bytes are packed into large off-heap slabs and indexed by three
+ * parallel number arrays (start, end, time): about the size of the JSON plus 24 bytes per message,
+ * and nothing per message for the garbage collector to trace. `head` is the first retained index;
+ * `firstSequence` the sequence of index 0.
  */
 class TopicLog {
-  payloads: string[] = [];
+  starts: number[] = [];
+  ends: number[] = [];
   times: number[] = [];
   head = 0;
   firstSequence = 1;
   nextSequence = 1;
   lastTime = 0;
+  /** slabs[i] is slab number firstSlab + i; undefined once all its messages are gone. */
+  private slabs: (Buffer | undefined)[] = [];
+  private firstSlab = 0;
+  private used = SLAB_BYTES;
 
   constructor(public retentionMs: number) {}
+
+  get length(): number {
+    return this.times.length;
+  }
+
+  push(payload: string, time: number): void {
+    const size = Buffer.byteLength(payload);
+    if (this.used + size > SLAB_BYTES || this.slabs.length === 0) {
+      this.slabs.push(Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, size)));
+      this.used = 0;
+    }
+    const slabNumber = this.firstSlab + this.slabs.length - 1;
+    this.slabs.at(-1)!.write(payload, this.used, size, 'utf8');
+    const start = slabNumber * SLAB_STRIDE + this.used;
+    this.starts.push(start);
+    this.ends.push(start + size);
+    this.times.push(time);
+    this.used += size;
+  }
+
+  payload(index: number): string {
+    const start = this.starts[index]!;
+    const slab = this.slabs[Math.floor(start / SLAB_STRIDE) - this.firstSlab]!;
+    const offset = start % SLAB_STRIDE;
+    return slab.toString('utf8', offset, offset + this.ends[index]! - start);
+  }
 
   /** Index of the first message at or after `time` (binary search; times never decrease). */
   indexAtOrAfter(time: number): number {
@@ -68,22 +105,45 @@ class TopicLog {
 
   expire(now: number): void {
     // A message is retained while it is younger than the retention period.
-    this.head = this.indexAtOrAfter(now - this.retentionMs + 1);
-    if (this.head >= COMPACT_AFTER && this.head * 2 >= this.payloads.length) {
-      this.payloads = this.payloads.slice(this.head);
-      this.times = this.times.slice(this.head);
-      this.firstSequence += this.head;
+    const head = this.indexAtOrAfter(now - this.retentionMs + 1);
+    if (head === this.head) return;
+    this.head = head;
+    this.releaseSlabsBefore(head < this.length ? Math.floor(this.starts[head]! / SLAB_STRIDE) : this.firstSlab + this.slabs.length - 1);
+    if (head >= COMPACT_AFTER && head * 2 >= this.length) {
+      this.starts = this.starts.slice(head);
+      this.ends = this.ends.slice(head);
+      this.times = this.times.slice(head);
+      this.firstSequence += head;
       this.head = 0;
     }
   }
 
+  clear(): void {
+    this.starts = [];
+    this.ends = [];
+    this.times = [];
+    this.head = 0;
+    this.firstSequence = this.nextSequence;
+    this.firstSlab += this.slabs.length;
+    this.slabs = [];
+    this.used = SLAB_BYTES;
+  }
+
   slice(start: number, limit: number): ReadResult {
-    const end = Math.min(start + limit, this.payloads.length);
+    const end = Math.min(start + limit, this.length);
     const messages: StoredMessage[] = [];
     for (let i = start; i < end; i++) {
-      messages.push({ id: toId(this.firstSequence + i), payload: this.payloads[i]!, time: this.times[i]! });
+      messages.push({ id: toId(this.firstSequence + i), payload: this.payload(i), time: this.times[i]! });
     }
-    return { messages, hasMore: end < this.payloads.length };
+    return { messages, hasMore: end < this.length };
+  }
+
+  /** Frees the slabs that hold only expired messages (the current slab stays for new ones). */
+  private releaseSlabsBefore(slabNumber: number): void {
+    const drop = slabNumber - this.firstSlab;
+    if (drop <= 0) return;
+    this.slabs = this.slabs.slice(drop);
+    this.firstSlab = slabNumber;
   }
 }
 
@@ -109,8 +169,7 @@ export class MemoryStore implements MessageStore {
     // Times never go backwards within a topic, so since_time reads stay in publish order.
     const time = Math.max(this.clock(), log.lastTime);
     log.lastTime = time;
-    log.payloads.push(payload);
-    log.times.push(time);
+    log.push(payload, time);
     return toId(log.nextSequence++);
   }
 
@@ -122,7 +181,7 @@ export class MemoryStore implements MessageStore {
   readAfter(topicId: number, messageId: string, limit: number): ReadResult | undefined {
     const log = this.retained(topicId);
     const index = fromId(messageId) - log.firstSequence;
-    if (index < log.head || index >= log.payloads.length) return undefined;
+    if (index < log.head || index >= log.length) return undefined;
     return log.slice(index + 1, limit);
   }
 
@@ -132,11 +191,7 @@ export class MemoryStore implements MessageStore {
   }
 
   purge(topicId: number): void {
-    const log = this.log(topicId);
-    log.payloads = [];
-    log.times = [];
-    log.head = 0;
-    log.firstSequence = log.nextSequence;
+    this.log(topicId).clear();
   }
 
   private log(topicId: number): TopicLog {

@@ -66,7 +66,7 @@ export interface CallOptions {
   query?: Record<string, string | number>;
   /** JSON-encoded unless `rawBody` is given. */
   body?: unknown;
-  rawBody?: string | Buffer;
+  rawBody?: string;
   token?: string;
   headers?: Record<string, string>;
 }
