@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryStore } from '../src/index.js';
+
+const message = (i: number, size = 100) => JSON.stringify({ i, pad: 'é'.repeat(size) });
+
+function readAll(store: MemoryStore, topicId: number): string[] {
+  const payloads: string[] = [];
+  let result = store.readOldest(topicId, 1000);
+  for (;;) {
+    payloads.push(...result.messages.map((m) => m.payload));
+    if (!result.hasMore) return payloads;
+    result = store.readAfter(topicId, result.messages.at(-1)!.id, 1000)!;
+  }
+}
+
+describe('MemoryStore', () => {
+  it('returns every message unchanged across slab boundaries, including one larger than a slab', () => {
+    const store = new MemoryStore();
+    store.addTopic(1, 60_000);
+    const sent = Array.from({ length: 3000 }, (_, i) => message(i, 2000));
+    sent.splice(1500, 0, message(-1, 5 * 1024 * 1024));
+    for (const payload of sent) store.append(1, payload);
+    expect(readAll(store, 1)).toEqual(sent);
+  });
+
+  it('drops expired messages from the front, and their ids become unknown, also after compaction', () => {
+    let now = 1_000_000;
+    const store = new MemoryStore(() => now);
+    store.addTopic(1, 10_000);
+    const ids: string[] = [];
+    for (let i = 0; i < 10_000; i++) {
+      ids.push(store.append(1, message(i)));
+      if (i === 4999) now += 5_000;
+    }
+    now += 5_000; // the first 5000 are now 10 s old
+    expect(store.readOldest(1, 1).messages[0]!.id).toBe(ids[5000]);
+    expect(store.readAfter(1, ids[4999]!, 1)).toBeUndefined();
+    expect(store.readAfter(1, ids[5000]!, 1)!.messages[0]!.payload).toBe(message(5001));
+    expect(store.readSince(1, 0, 1).messages[0]!.id).toBe(ids[5000]);
+    expect(readAll(store, 1)).toHaveLength(5000);
+    now += 5_000;
+    expect(store.readOldest(1, 10)).toEqual({ messages: [], hasMore: false });
+    expect(store.readAfter(1, ids[9999]!, 1)).toBeUndefined();
+    const next = store.append(1, message(10_000));
+    expect(next > ids[9999]!).toBe(true);
+    expect(readAll(store, 1)).toEqual([message(10_000)]);
+  });
+
+  it('knows only ids it issued for the topic', () => {
+    const store = new MemoryStore();
+    store.addTopic(1, 60_000);
+    const id = store.append(1, message(0));
+    expect(store.readAfter(1, id, 1)).toEqual({ messages: [], hasMore: false });
+    for (const unknown of ['', '00000000002', '0000000001', 'ZZZZZZZZZZZ', `${id} `]) expect(store.readAfter(1, unknown, 1)).toBeUndefined();
+  });
+});
