@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// Compares each bundled spec (dist/) with its last released form (released/) using Optic's
+// breaking-changes ruleset. A breaking change fails the check unless the API's info.version
+// raises its major number over the release's; the report names every break.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { parse, parseDocument } from 'yaml';
+
+const specDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { values } = parseArgs({
+  options: {
+    released: { type: 'string', default: join(specDir, 'released') },
+    current: { type: 'string', default: join(specDir, 'dist') },
+    api: { type: 'string', multiple: true, default: ['event-streams', 'auth', 'management'] },
+  },
+});
+
+const optic = join(specDir, 'node_modules/.bin/optic');
+const opticBin = existsSync(optic) ? optic : join(specDir, '../node_modules/.bin/optic');
+
+function majorOf(file) {
+  return Number(String(parse(readFileSync(file, 'utf8')).info.version).split('.')[0]);
+}
+
+/**
+ * Optic lets breaking changes pass when the major version rises, so the current spec is compared
+ * under the released version: every break is named, and the version decides afterwards.
+ */
+function underReleasedVersion(before, after) {
+  const current = parseDocument(readFileSync(after, 'utf8'));
+  current.setIn(['info', 'version'], parse(readFileSync(before, 'utf8')).info.version);
+  const dir = mkdtempSync(join(tmpdir(), 'check-breaking-'));
+  const file = join(dir, 'current.yaml');
+  writeFileSync(file, String(current));
+  return { file, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+async function opticDiff(before, after) {
+  const { file, cleanup } = underReleasedVersion(before, after);
+  try {
+    return await runOptic(before, file);
+  } finally {
+    cleanup();
+  }
+}
+
+function runOptic(before, after) {
+  return new Promise((resolve) => {
+    execFile(
+      opticBin,
+      ['diff', before, after, '--check', '--standard', join(specDir, 'optic.yml')],
+      { env: { ...process.env, OPTIC_TELEMETRY_LEVEL: 'off', NO_COLOR: '1', FORCE_COLOR: '0' }, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => resolve({ failed: Boolean(error), output: `${stdout}${stderr}` }),
+    );
+  });
+}
+
+/** The lines of Optic's report that name a break, each with the operation it belongs to. */
+function breaksIn(report) {
+  const breaks = [];
+  let operation = '';
+  for (const line of report.replace(/\x1b\[[0-9;]*m/g, '').split('\n')) {
+    const heading = line.match(/^x ((?:GET|PUT|POST|DELETE|PATCH|HEAD|OPTIONS) [^\s:]+)/);
+    if (heading) operation = heading[1];
+    const rule = line.match(/^\s*x \[(.+?)\] (.*)$/);
+    if (rule) breaks.push(`${operation || '(document)'}: ${rule[2]} [${rule[1]}]`);
+  }
+  return breaks;
+}
+
+/** Checks one API; resolves to its report lines and whether it fails the gate. */
+async function checkApi(api) {
+  const before = join(values.released, `${api}.yaml`);
+  const after = join(values.current, `${api}.yaml`);
+  if (!existsSync(before)) return { ok: true, text: `${api}: no released baseline yet (${before}); nothing to compare.` };
+  const { failed, output } = await opticDiff(before, after);
+  const breaks = breaksIn(output);
+  if (!failed && breaks.length === 0) return { ok: true, text: `${api}: no breaking change since the last release.` };
+  // Optic failed without naming a rule: show its whole output rather than guess.
+  if (breaks.length === 0) return { ok: false, text: `${api}: optic diff failed:\n${output}` };
+  const [from, to] = [majorOf(before), majorOf(after)];
+  const list = breaks.map((b) => `  - ${b}`).join('\n');
+  if (to > from) {
+    return { ok: true, text: `${api}: ${breaks.length} breaking change(s), accepted with the major version bump ${from} -> ${to}:\n${list}` };
+  }
+  return {
+    ok: false,
+    text:
+      `${api}: ${breaks.length} breaking change(s) since the last release without a major version bump:\n${list}\n` +
+      `  Either undo them, or raise the major of info.version in spec/${api}/openapi.yaml and release it (see README, Releases).`,
+  };
+}
+
+// The APIs are compared concurrently: the management diff alone takes most of the time.
+const results = await Promise.all(values.api.map(checkApi));
+for (const { ok, text } of results) (ok ? console.log : console.error)(text);
+process.exit(results.every((r) => r.ok) ? 0 : 1);
