@@ -18,7 +18,6 @@ const defaultSpecDir = dirname(require.resolve('@platform-api/spec/event-streams
 
 /** The reference pages, in the order the landing page lists them. */
 export const API_PAGES = ['event-streams', 'auth', 'management'] as const;
-export type ApiPage = (typeof API_PAGES)[number];
 
 interface SpecInfo {
   title: string;

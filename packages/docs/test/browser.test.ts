@@ -169,6 +169,9 @@ describe('rendered docs in chromium', () => {
 
   it('the landing page links the three reference pages and shows the quick start', async () => {
     const visited = await visit(`${baseUrl}/index.html`);
+    for (const name of API_PAGES) {
+      expect(await visited.page.locator(`a[href="${name}.html"]`).isVisible(), `link to ${name}.html`).toBe(true);
+    }
     const steps = await visited.page.locator('[data-quickstart="steps"]').innerText();
     for (const path of ['/oauth2/token', '/api/event_streams/topics', '/api/v1/topics/$TOPIC_ID/publish', '/api/v1/topics/$TOPIC_ID/consume']) {
       expect(steps).toContain(path);

@@ -1,11 +1,12 @@
 // Runs the landing page's quick start, as printed, against the emulator started the way a reader
-// starts it (its CLI), with the credentials the CLI prints.
+// starts it (its CLI), with the credentials the CLI prints; and checks the emulator serves the pages.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_PAGES } from '../src/build.js';
 
 const packageDir = resolve(import.meta.dirname, '..');
 const emulatorCli = resolve(packageDir, '../mock-server/dist/cli.js');
@@ -89,5 +90,16 @@ describe('the quick start of the landing page', () => {
       { order_id: 'ORD-10231', status: 'shipped', total: 149.9 },
     ]);
     expect(consumed.messages[0].message_id).toBe(published.message_id);
+  });
+});
+
+describe('the emulator', () => {
+  it('serves the built pages under /docs/', async () => {
+    for (const [path, file] of [['/docs/', 'index.html'], ...API_PAGES.map((name) => [`/docs/${name}.html`, `${name}.html`])]) {
+      const response = await fetch(`${emulator.url}${path}`);
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await response.text(), path).toBe(await readFile(join(packageDir, 'dist', file!), 'utf8'));
+    }
   });
 });
