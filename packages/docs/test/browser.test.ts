@@ -26,6 +26,9 @@ const chromiumArgs = [
   '--disable-sync',
 ];
 
+/** Redoc renders after a click; on a busy machine that takes longer than expect.poll's default second. */
+const RENDER_TIMEOUT = { timeout: 15_000 };
+
 let server: Server;
 let baseUrl: string;
 let userDataDir: string;
@@ -134,10 +137,10 @@ async function openOperation(page: Page, name: string, operationId: string) {
   const { summary, tag } = await embeddedOperation(name, operationId);
   await page.getByRole('link', { name: tag, exact: true }).first().click();
   await page.locator(`a[href$="/${operationId}"]`).first().click();
-  await expect.poll(() => page.url()).toContain(`/${operationId}`);
+  await expect.poll(() => page.url(), RENDER_TIMEOUT).toContain(`/${operationId}`);
   // Matched on the text: the heading's accessible name also holds its anchor link's label.
   const heading = page.getByRole('heading').filter({ hasText: new RegExp(`^${escapeRegExp(summary)}$`) });
-  await expect.poll(() => heading.first().isVisible()).toBe(true);
+  await expect.poll(() => heading.first().isVisible(), RENDER_TIMEOUT).toBe(true);
 }
 
 function escapeRegExp(text: string) {
@@ -186,7 +189,7 @@ describe('rendered docs in chromium', () => {
       await visited.page.locator(`a[href="${name}.html"]`).click();
       await settle(visited.page);
       expect(visited.page.url()).toBe(pathToFileURL(join(distDir, `${name}.html`)).href);
-      await expect.poll(() => visited.page.locator('#redoc h1').first().innerText()).toMatch(/\(\d+\.\d+\.\d+\)$/);
+      await expect.poll(() => visited.page.locator('#redoc h1').first().innerText(), RENDER_TIMEOUT).toMatch(/\(\d+\.\d+\.\d+\)$/);
       expect(visited.offHostRequests).toEqual([]);
       expect(visited.consoleErrors).toEqual([]);
       await visited.page.close();
