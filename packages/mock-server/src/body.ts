@@ -30,15 +30,20 @@ export async function readBody(req: IncomingMessage, limit: number, what: string
 
 /** Grace period for a client to finish sending a refused body before its connection is closed. */
 const DISCARD_GRACE_MS = 2000;
+/** An unread body up to this size is drained and the connection kept alive. */
+const DRAIN_LIMIT = 64 * 1024;
 
 /**
  * After an answer that did not read the whole request body (401, 413, ...): the rest is discarded
- * without being kept, the connection closes after the answer, and a client that keeps sending is cut off.
+ * without being kept. A small body keeps the connection alive; otherwise the connection closes after
+ * the answer, and a client that keeps sending is cut off.
  */
 export function abandonBody(req: IncomingMessage, res: ServerResponse): void {
   if (req.complete) return;
-  res.shouldKeepAlive = false;
   req.resume();
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) <= DRAIN_LIMIT && req.listenerCount('data') === 0) return;
+  res.shouldKeepAlive = false;
   res.once('finish', () => {
     const timer = setTimeout(() => req.destroy(), DISCARD_GRACE_MS);
     timer.unref();

@@ -51,6 +51,7 @@ export class Credentials {
   private readonly tokens = new Map<string, TokenEntry>();
   private nextClientId = 1;
   private nextKeyId = 1;
+  private issued = 0;
 
   constructor(
     private readonly clock: () => number,
@@ -176,6 +177,7 @@ export class Credentials {
 
   issueToken(key: ApiKey): { token: string; expiresIn: number } {
     const entry = this.entry(key);
+    if (++this.issued % 1024 === 0) this.forgetExpiredTokens();
     const token = randomToken(32);
     entry.tokens.add(token);
     this.tokens.set(token, { entry, expiresAt: this.clock() + this.tokenTtlSeconds * 1000 });
@@ -195,6 +197,17 @@ export class Credentials {
       throw new ApiError(401, 'TOKEN_EXPIRED', 'The access token has expired; request a new one');
     }
     return found.entry.key;
+  }
+
+  /** Expired tokens are otherwise only dropped when presented; this bounds their number. */
+  private forgetExpiredTokens(): void {
+    const now = this.clock();
+    for (const [token, { entry, expiresAt }] of this.tokens) {
+      if (now >= expiresAt) {
+        this.tokens.delete(token);
+        entry.tokens.delete(token);
+      }
+    }
   }
 
   private registerStaticToken(entry: KeyEntry): void {

@@ -43,7 +43,11 @@ export class PrismBackend {
   }
 
   private start() {
-    this.started ??= this.launch();
+    // A failed launch is retried by the next request instead of failing every later one.
+    this.started ??= this.launch().catch((error: unknown) => {
+      this.started = undefined;
+      throw error;
+    });
     return this.started;
   }
 

@@ -8,7 +8,7 @@ import { abandonBody } from './body.js';
 import type { Context, EmulatorState, Limits, RouteHandler } from './context.js';
 import { Credentials } from './credentials.js';
 import { findDocsDir, serveDocs } from './docs.js';
-import { ApiError, InternalError, OAuthError, SizeLimitError } from './errors.js';
+import { ApiError, EMITTED_ERROR_CODES, InternalError, OAuthError, SizeLimitError } from './errors.js';
 import { faultError, faultProblem } from './fault-errors.js';
 import { Faults } from './faults.js';
 import { apiClientHandlers } from './handlers/api-clients.js';
@@ -20,7 +20,7 @@ import { PrismBackend } from './prism.js';
 import { RateLimiter } from './rate-limit.js';
 import { ManagementFailure, renderError, send } from './reply.js';
 import { Router, type RouteMatch } from './router.js';
-import { deref, type JsonObject, loadSpecs, type Operation, platformLimits, specFilePath, type Specs } from './spec.js';
+import { deref, documentedErrorCodes, type JsonObject, loadSpecs, type Operation, platformLimits, specFilePath, type Specs } from './spec.js';
 import { MemoryStore, type MessageStore } from './store.js';
 import { Topics } from './topics.js';
 import { createAjv, describeViolations, RequestValidators, violations } from './validation.js';
@@ -71,6 +71,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const clock = options.clock ?? Date.now;
   const logger = pino({ level: options.logLevel ?? 'silent', base: undefined });
   const specs = loadSpecs();
+  assertErrorCodesDocumented(specs);
   const limits = resolveLimits(specs, options.limits ?? {});
   const bodyAjv = createAjv(specs);
   const store = options.store ?? new MemoryStore(clock);
@@ -100,7 +101,15 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const docsDir = findDocsDir(options.docsDir);
   const logRequests = logger.isLevelEnabled('debug');
 
-  const server = createServer(async (req, res) => {
+  const server = createServer((req, res) => {
+    handleRequest(req, res).catch((error: unknown) => {
+      // dispatch answers every failure itself; this is the last guard against a crash.
+      logger.error({ err: error }, 'unhandled request failure');
+      res.destroy();
+    });
+  });
+
+  async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const began = logRequests ? performance.now() : 0;
     const url = req.url ?? '/';
     const queryAt = url.indexOf('?');
@@ -117,7 +126,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       send(res, 'event-streams', renderError('event-streams', new ApiError(404, 'NOT_FOUND', `No operation at ${req.method} ${pathname}`)));
     }
     if (logRequests) logger.debug({ method: req.method, url, status: res.statusCode, ms: performance.now() - began }, 'request');
-  });
+  }
 
   async function dispatch(match: RouteMatch, req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
     const { operation } = match;
@@ -197,6 +206,13 @@ function withBatchLimit(specs: Specs, schema: JsonObject, maxItems: number): Jso
   const resolved = deref(document, schema);
   const payloads = deref(document, resolved.properties.payloads);
   return { ...resolved, properties: { ...resolved.properties, payloads: { ...payloads, maxItems } } };
+}
+
+/** The spec's `info.x-error-codes` is the documented list; the emulator sends no other code. */
+function assertErrorCodesDocumented(specs: Specs): void {
+  const documented = new Set(documentedErrorCodes(specs));
+  const missing = EMITTED_ERROR_CODES.filter((code) => !documented.has(code));
+  if (missing.length > 0) throw new Error(`The event-streams spec does not document the error codes ${missing.join(', ')}`);
 }
 
 function assertEveryPublicOperationHandled(specs: Specs, handlers: Record<string, RouteHandler>): void {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { assertConforms, toAnswer } from './helpers.js';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
@@ -46,7 +47,9 @@ describe('platform-api-mock CLI', () => {
         headers: { authorization: `Basic ${Buffer.from('ci-client:ci-secret').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
         body: 'grant_type=client_credentials',
       });
-      expect(answer.status).toBe(200);
+      const token = await toAnswer(answer);
+      assertConforms('request_access_token', token);
+      expect(token.status).toBe(200);
       cli.child.kill('SIGTERM');
       expect(await cli.exited).toBe(0);
       await expect(fetch(`${url}/oauth2/token`)).rejects.toThrow();

@@ -116,6 +116,19 @@ describe('batch publish', () => {
     expect((await consume()).body.messages).toEqual([]);
   });
 
+  it('answers 400, not 500, for a message nested too deeply to serialize', async () => {
+    const { server, accessToken, topicId } = await withTopic();
+    const deep = `{"order_id":"A","x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const answer = await call(server, 'publish_messages_batch', {
+      token: accessToken,
+      params: { topic_id: topicId },
+      rawBody: `{"payloads":[${deep}]}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.details.code).toMatch(/INVALID_JSON|INVALID_REQUEST/);
+  });
+
   it('refuses a batch body larger than the batch limit by its Content-Length', async () => {
     const { server, accessToken, topicId } = await withTopic({ limits: { maxBatchMessages: 2, maxMessageBytes: 100 } });
     const response = await fetch(`${server.url}/api/v1/batch/topics/${topicId}/publish`, {

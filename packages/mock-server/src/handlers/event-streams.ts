@@ -41,7 +41,7 @@ async function publishBatch(state: EmulatorState, ctx: Context): Promise<Reply> 
   const payloads = (value as { payloads: object[] }).payloads;
   // Everything is checked before anything is stored: a refused batch stores nothing.
   const texts = payloads.map((payload, position) => {
-    const text = JSON.stringify(payload);
+    const text = stringify(payload, position);
     const size = Buffer.byteLength(text);
     if (size > maxMessageBytes) {
       throw new SizeLimitError(maxMessageBytes, size, `Message ${position} is larger than ${maxMessageBytes} bytes`);
@@ -63,6 +63,15 @@ async function publishBatch(state: EmulatorState, ctx: Context): Promise<Reply> 
   });
   state.topics.wake(entry);
   return { status: 201, json: `{"message_ids":{${results}},"is_partial_error":${partial}}` };
+}
+
+function stringify(payload: object, position: number): string {
+  try {
+    return JSON.stringify(payload);
+  } catch {
+    // Only nesting deep enough to exhaust the stack gets here: JSON.parse produced the value.
+    throw new ApiError(400, 'INVALID_REQUEST', `Message ${position} is nested too deeply`);
+  }
 }
 
 function checkTopicSchema(entry: TopicEntry, message: unknown, position?: number): void {
