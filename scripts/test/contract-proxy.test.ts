@@ -1,0 +1,98 @@
+// Contract drift, checked by a tool that is not ours: a client flow runs through `prism proxy
+// --errors` in front of the emulator, one proxy per spec. Prism validates each request and each
+// emulator response against the bundled spec; a violation turns into a 500 or an `sl-violations`
+// header, and either fails this test.
+import { clientCredentials, createEventStreamsClient, createManagementClient, EventStreamsError } from '@platform-api/client';
+import { startMockServer, type MockServer } from '@platform-api/mock-server';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const prismBin = `${repo}node_modules/.bin/prism`;
+const proxies: ChildProcess[] = [];
+let emulator: MockServer;
+const violations: string[] = [];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
+
+/** Starts `prism proxy --errors` for one bundled spec and resolves once it listens. */
+async function proxy(api: string, upstream: string): Promise<string> {
+  const port = await freePort();
+  const child = spawn(prismBin, ['proxy', '-h', '127.0.0.1', '-p', String(port), '--errors', '-v', 'error', `${repo}spec/dist/${api}.yaml`, upstream], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  proxies.push(child);
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (child.exitCode !== null) throw new Error(`prism proxy for ${api} exited with ${child.exitCode}`);
+    const up = await fetch(url).then(() => true, () => false);
+    if (up) return url;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`prism proxy for ${api} did not start`);
+}
+
+/** A fetch that records every response Prism flags, so no violation can pass unnoticed. */
+const watchingFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const request = input instanceof Request ? input : new Request(input, init);
+  const flagged = response.headers.get('sl-violations');
+  if (flagged) violations.push(`${request.method} ${request.url}: ${flagged}`);
+  if (response.status >= 500) violations.push(`${request.method} ${request.url}: ${response.status} ${await response.clone().text()}`);
+  return response;
+};
+
+let urls: Record<'events' | 'auth' | 'management', string>;
+
+beforeAll(async () => {
+  emulator = await startMockServer();
+  const [events, auth, management] = await Promise.all(
+    ['event-streams', 'auth', 'management'].map((api) => proxy(api, emulator.url)),
+  );
+  urls = { events: events!, auth: auth!, management: management! };
+}, 120_000);
+
+afterAll(async () => {
+  for (const child of proxies) child.kill();
+  await emulator?.close();
+});
+
+describe('the emulator through prism proxy --errors', { timeout: 60_000 }, () => {
+  test('a client flow (token, topic, publish, batch, consume, errors) has no violation', async () => {
+    const auth = clientCredentials({ authUrl: urls.auth, clientId: emulator.clientId, clientSecret: emulator.clientSecret, fetch: watchingFetch });
+    const management = createManagementClient({ baseUrl: urls.management, auth, fetch: watchingFetch });
+    const events = createEventStreamsClient({ baseUrl: urls.events, auth, fetch: watchingFetch });
+
+    const { data: topic } = await management.POST('/api/event_streams/topics', {
+      body: { name: 'contract', schema: [{ name: 'order_id', type: 'string' }, { name: 'total', type: 'number', optional: true }] },
+    });
+    expect(topic?.name).toBe('contract');
+    const topicId = topic!.id;
+
+    const first = await events.publish(topicId, { order_id: 'ORD-1', total: 10 });
+    const ids = await events.publishBatch(topicId, [{ order_id: 'ORD-2' }, { order_id: 'ORD-3', total: 3 }]);
+    const received = [];
+    for await (const message of events.consume(topicId, { stopAtEnd: true, timeoutSecs: 0 })) received.push(message.message_id);
+    expect(received).toEqual([first, ...ids]);
+
+    // Error answers are part of the contract too.
+    await expect(events.publish(topicId, { total: 'not a number' })).rejects.toBeInstanceOf(EventStreamsError);
+    await expect(events.publish(4_000_000, { order_id: 'x' })).rejects.toMatchObject({ status: 404 });
+    const missing = await management.GET('/api/event_streams/topics/{topic_id}', { params: { path: { topic_id: 4_000_000 } } });
+    expect(missing.response.status).toBe(404);
+    const { data: listed } = await management.GET('/api/event_streams/topics');
+    expect(listed?.data.map((t) => t.id)).toContain(topicId);
+
+    expect(violations).toEqual([]);
+  });
+});
