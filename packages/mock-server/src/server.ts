@@ -94,7 +94,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     ...topicHandlers(state),
     ...apiClientHandlers(state),
   };
-  assertEveryPublicOperationHandled(specs, handlers);
+  assertHandlersMatchSpecs(specs, handlers);
   const bootstrap = bootstrapKey(state.credentials, options);
   const router = new Router(specs.operations);
   const prism = new PrismBackend(specFilePath('management'), logger);
@@ -151,8 +151,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     }
   }
 
+  let closing = false;
   function finish(req: IncomingMessage, res: ServerResponse, operation: Operation, reply: ReturnType<typeof renderError>) {
     abandonBody(req, res);
+    // While shutting down, each answer also ends its keep-alive connection.
+    if (closing) res.shouldKeepAlive = false;
     send(res, operation.api, reply);
   }
 
@@ -172,6 +175,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     faults: state.faults,
     async close() {
       // Waiting consumers get their (empty) batch instead of a cut connection.
+      closing = true;
       state.topics.wakeAll();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
@@ -215,9 +219,13 @@ function assertErrorCodesDocumented(specs: Specs): void {
   if (missing.length > 0) throw new Error(`The event-streams spec does not document the error codes ${missing.join(', ')}`);
 }
 
-function assertEveryPublicOperationHandled(specs: Specs, handlers: Record<string, RouteHandler>): void {
+/** Every event-streams and token operation has a handler, and every handler an operation of the specs. */
+function assertHandlersMatchSpecs(specs: Specs, handlers: Record<string, RouteHandler>): void {
   const missing = specs.operations.filter((op) => op.api !== 'management' && !handlers[op.operationId]);
   if (missing.length > 0) throw new Error(`No emulator handler for ${missing.map((op) => op.operationId).join(', ')}`);
+  const known = new Set(specs.operations.map((op) => op.operationId));
+  const unknown = Object.keys(handlers).filter((operationId) => !known.has(operationId));
+  if (unknown.length > 0) throw new Error(`The specs have no operations ${unknown.join(', ')}`);
 }
 
 function bootstrapKey(credentials: Credentials, options: MockServerOptions) {

@@ -135,6 +135,23 @@ describe('long polling', () => {
     await call(server, 'publish_message', { token: accessToken, params: { topic_id: topicId }, body: { order_id: 'A' } });
     expect(reads).toBe(1);
   });
+
+  it('answers a waiting consumer 404 when its topic is deleted, and an empty batch when the server closes', async () => {
+    const { server, accessToken, topicId, consume } = await withTopic();
+    const waiting = consume({ timeout_secs: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await call(server, 'delete_topic', { token: accessToken, params: { topic_id: topicId } });
+    const deleted = await waiting;
+    expect([deleted.status, deleted.body.error.details.code]).toEqual([404, 'TOPIC_NOT_FOUND']);
+
+    const other = await createTopic(server, accessToken);
+    const pending = call(server, 'consume_messages', { token: accessToken, params: { topic_id: other }, body: { timeout_secs: 2 } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const began = performance.now();
+    await server.close();
+    expect((await pending).body).toEqual({ messages: [], has_more: false });
+    expect(performance.now() - began).toBeLessThan(1000);
+  });
 });
 
 describe('retention and purge', () => {
