@@ -12,7 +12,8 @@ const UINT32_MAX = 4294967295;
 
 /** An ajv instance that knows the specs' components and the OpenAPI integer formats. */
 export function createAjv(specs: Specs, options: { coerceTypes?: boolean } = {}): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, ...options });
+  // Schemas come from the linted specs, so they are not checked against the meta-schema (faster start).
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, meta: false, ...options });
   addFormats(ajv);
   ajv.addFormat('uint32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 && n <= UINT32_MAX });
   ajv.addFormat('uint64', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 });
