@@ -128,6 +128,16 @@ describe('401 from the API', () => {
     expect(tokenRequests()).toHaveLength(2);
   });
 
+  it('renews once for many requests refused at the same time', async () => {
+    server = await startTestServer((request) => {
+      if (isToken(request)) return tokenReply(server.received);
+      return request.headers.authorization === 'Bearer token-1' ? { status: 401, json: errorBody('INVALID_TOKEN') } : created;
+    });
+    const client = createEventStreamsClient({ baseUrl: server.url, auth: provider() });
+    await Promise.all(Array.from({ length: 10 }, (_, n) => client.publish(7, { n })));
+    expect(tokenRequests()).toHaveLength(2);
+  });
+
   it('gives up after one renewal when the new token is refused too', async () => {
     server = await startTestServer((request) =>
       isToken(request) ? tokenReply(server.received) : { status: 401, json: errorBody('INVALID_TOKEN') },
