@@ -36,6 +36,11 @@ function send(fetch: (request: Request) => Promise<Response>, state: Sent): Prom
   );
 }
 
+function unwrap(outcome: Outcome): Response {
+  if (outcome.response) return outcome.response;
+  throw outcome.error;
+}
+
 /**
  * openapi-fetch middleware: sets `Authorization: Bearer`, renews the token once and replays the
  * request on a 401, waits for RETRY-AFTER and resends on a 429, and resends retry-safe requests
@@ -61,11 +66,12 @@ export function resilience({ auth, retry, isRetrySafe }: ResilienceOptions): Mid
     const state = sent.get(request);
     // Settled once: openapi-fetch passes a response made in onError through onResponse again.
     sent.delete(request);
+    if (!state) return unwrap(first);
     let outcome = first;
     let renewed = false;
-    for (let attempt = 1; state; ) {
+    for (let attempt = 1; ; ) {
       const step = nextStep(outcome, state, attempt, renewed);
-      if (step === 'done') break;
+      if (step === 'done') return unwrap(outcome);
       await outcome.response?.body?.cancel();
       if (step === 'renew') {
         state.token = await auth.renew!(state.token);
@@ -76,8 +82,6 @@ export function resilience({ auth, retry, isRetrySafe }: ResilienceOptions): Mid
       }
       outcome = await send(fetch, state);
     }
-    if (outcome.response) return outcome.response;
-    throw outcome.error;
   }
 
   return {

@@ -120,6 +120,28 @@ describe('500', () => {
   });
 });
 
+describe('network errors', () => {
+  const dropped: Reply = { drop: true, status: 0 };
+
+  it('are retried for consume', async () => {
+    const message = { message_id: 'm-1', payload: { n: 1 }, time: '2026-11-22T10:00:00Z' };
+    await answering(dropped, { status: 200, json: { messages: [message], has_more: false } });
+    const { events, waits } = client();
+    const messages = [];
+    for await (const m of events.consume(7, { timeoutSecs: 0, stopAtEnd: true })) messages.push(m);
+    expect(messages).toEqual([message]);
+    expect(waits).toEqual([250]);
+  });
+
+  it('are not retried for publish', async () => {
+    await answering(dropped, created);
+    const { events, waits } = client();
+    await expect(events.publish(7, {})).rejects.toThrow(TypeError);
+    expect(server!.received).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+});
+
 describe('retryAfterMs', () => {
   const after = (value?: string) =>
     retryAfterMs(new Response(null, { headers: value === undefined ? {} : { 'retry-after': value } }), () => NOW);

@@ -10,6 +10,8 @@ export interface Received {
 }
 
 export interface Reply {
+  /** Closes the connection without an answer, like a network failure. */
+  drop?: boolean;
   status: number;
   headers?: Record<string, string>;
   json?: unknown;
@@ -33,6 +35,7 @@ export async function startTestServer(handle: (request: Received) => Reply | Pro
     const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() };
     received.push(request);
     const reply = await handle(request);
+    if (reply.drop) return void req.socket.destroy();
     const body = reply.json === undefined ? '' : JSON.stringify(reply.json);
     res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', ...reply.headers });
     res.end(body);
