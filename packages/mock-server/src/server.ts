@@ -18,7 +18,7 @@ import { tokenHandlers } from './handlers/token.js';
 import { topicHandlers } from './handlers/topics.js';
 import { PrismBackend } from './prism.js';
 import { RateLimiter } from './rate-limit.js';
-import { ManagementFailure, renderError, send } from './reply.js';
+import { ManagementFailure, type Reply, renderError, send } from './reply.js';
 import { Router, type RouteMatch } from './router.js';
 import { deref, documentedErrorCodes, type JsonObject, loadSpecs, type Operation, platformLimits, specFilePath, type Specs } from './spec.js';
 import { MemoryStore, type MessageStore } from './store.js';
@@ -152,7 +152,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   }
 
   let closing = false;
-  function finish(req: IncomingMessage, res: ServerResponse, operation: Operation, reply: ReturnType<typeof renderError>) {
+  function finish(req: IncomingMessage, res: ServerResponse, operation: Operation, reply: Reply) {
     abandonBody(req, res);
     // While shutting down, each answer also ends its keep-alive connection.
     if (closing) res.shouldKeepAlive = false;

@@ -3,6 +3,7 @@ import { type Context, type EmulatorState, parseJsonBody, readValidJson, type Ro
 import { ApiError, SizeLimitError } from '../errors.js';
 import type { Reply } from '../reply.js';
 import type { ReadResult } from '../store.js';
+import { isoTime } from '../time.js';
 import type { TopicEntry } from '../topics.js';
 
 /** Room for the `{"payloads":[...]}` wrapper and separators around the messages of a batch. */
@@ -161,8 +162,10 @@ function waitForMessages(
 /** The 200 body, built as text: payloads are stored as JSON text and go out unchanged. */
 function consumeJson(result: ReadResult): string {
   let json = '{"messages":[';
-  result.messages.forEach((m, i) => {
-    json += `${i ? ',' : ''}{"message_id":"${m.id}","payload":${m.payload},"time":"${new Date(m.time).toISOString()}"}`;
-  });
+  const { messages } = result;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    json += `${i ? ',' : ''}{"message_id":"${m.id}","payload":${m.payload},"time":"${isoTime(m.time)}"}`;
+  }
   return `${json}],"has_more":${result.hasMore}}`;
 }
