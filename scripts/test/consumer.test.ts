@@ -1,0 +1,59 @@
+// The published packages as a downstream team gets them: `npm pack` of spec, client and
+// mock-server, installed as tarballs into a fresh project outside the workspace (everything else
+// from the registry), type-checked with skipLibCheck off, and run: the client's quick start against
+// the emulator started from the installed package.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, expect, test } from 'vitest';
+
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'consumer-'));
+const app = join(work, 'app');
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const run = (command: string, args: string[], cwd: string) =>
+  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 });
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/** Starts the installed emulator, runs the client's quick start against it, stops it. */
+const runner = `import { startMockServer } from '@platform-api/mock-server';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const emulator = await startMockServer();
+try {
+  const env = { ...process.env, AUTH_URL: emulator.url, PLATFORM_URL: emulator.url, CLIENT_ID: emulator.clientId, CLIENT_SECRET: emulator.clientSecret };
+  // A child process, not execFileSync: the emulator in this process must keep answering.
+  const { stdout } = await promisify(execFile)('node', ['dist/quick-start.js'], { env, timeout: 60_000 });
+  process.stdout.write(stdout);
+} finally {
+  await emulator.close();
+}
+`;
+
+test('spec, client and mock-server install from their tarballs, type-check and run together', { timeout: 300_000 }, () => {
+  const tarballs = ['spec', 'packages/client', 'packages/mock-server'].map((dir) =>
+    join(work, run('npm', ['pack', '--silent', '--pack-destination', work], join(repo, dir)).trim().split('\n').pop()!),
+  );
+  mkdirSync(join(app, 'src'), { recursive: true });
+  writeFileSync(join(app, 'package.json'), json({ name: 'consumer', private: true, type: 'module' }));
+  writeFileSync(
+    join(app, 'tsconfig.json'),
+    json({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, types: ['node'], outDir: 'dist' },
+      include: ['src'],
+    }),
+  );
+  copyFileSync(join(repo, 'packages/client/examples/quick-start.ts'), join(app, 'src/quick-start.ts'));
+  writeFileSync(join(app, 'src/run.ts'), runner);
+
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs, 'typescript@~5.9.3', '@types/node@^20.19.0'], app);
+  run(join(app, 'node_modules/.bin/tsc'), ['-p', '.'], app);
+  const output = run('node', ['dist/run.js'], app);
+
+  expect(output).toMatch(/^published \S+ and 120 more$/m);
+  expect(output).toMatch(/^consumed 121 messages, last \S+$/m);
+});
