@@ -1,0 +1,109 @@
+// The targets of issue 7, checked against the figures, and the results written as JSON and as the
+// generated part of BENCHMARKS.md (between the markers; the prose around it is kept).
+export const MARK_START = '<!-- bench:results:start -->';
+export const MARK_END = '<!-- bench:results:end -->';
+
+const MB = 1e6;
+const round = (n, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
+const thousands = (n) => Math.round(n).toLocaleString('en-US');
+
+/** One row per target: what was measured, the figure, the target and whether it is met. */
+export function evaluateTargets(r) {
+  return [
+    {
+      measure: 'publish, emulator / bare node:http (requests/s)',
+      figure: `${round(r.publish.ratios.emulatorToBare * 100)}% (${thousands(r.publish.emulator.requestsPerSecond)} / ${thousands(r.publish.bare.requestsPerSecond)})`,
+      target: '>= 70%',
+      met: r.publish.ratios.emulatorToBare >= 0.7,
+    },
+    {
+      measure: 'long-poll wake-up p99',
+      figure: `${round(r.longPoll.p99Ms, 2)} ms (p50 ${round(r.longPoll.p50Ms, 2)} ms)`,
+      target: '< 5 ms',
+      met: r.longPoll.p99Ms < 5,
+    },
+    {
+      measure: 'consume drain, 1M messages in batches of 50',
+      figure: `${thousands(r.consume.messagesPerSecond)} msgs/s`,
+      target: '>= 250,000 msgs/s',
+      met: r.consume.messagesPerSecond >= 250_000,
+    },
+    {
+      measure: 'RSS with 1M messages of ~200 B',
+      figure: `${round(r.memory.rssBytes / MB)} MB`,
+      target: '<= 400 MB',
+      met: r.memory.rssBytes <= 400 * MB,
+    },
+    {
+      measure: 'start-up to first answered request (median)',
+      figure: `${round(r.startup.medianMs)} ms`,
+      target: '< 300 ms',
+      met: r.startup.medianMs < 300,
+    },
+    {
+      measure: 'codegen, fully cached turbo rerun (median)',
+      figure: `${round(r.codegen.cachedTurboSeconds, 2)} s`,
+      target: '< 0.5 s',
+      met: r.codegen.cachedTurboSeconds < 0.5,
+    },
+  ];
+}
+
+export function renderMarkdown(r) {
+  const m = r.machine;
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  const publishRow = (name, w) => line([name, thousands(w.requestsPerSecond), `${round(w.p50Ms, 2)} ms`, `${round(w.p99Ms, 2)} ms`]);
+  return [
+    `Measured ${r.measuredAt} on ${m.nproc} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ` +
+      `load average at start ${m.loadAverageAtStart.join(' / ')}. The load generator and the server share the cores.`,
+    '',
+    line(['Target', 'Figure', 'Target', 'Met']),
+    line(['---', '---', '---', '---']),
+    ...r.targets.map((t) => line([t.measure, t.figure, t.target, t.met ? 'met' : '**not met**'])),
+    '',
+    `Publish, one ~${r.payloadBytes} B message per request, wrk -t1 -c10 -d${r.publish.seconds}s:`,
+    '',
+    line(['Server', 'Requests/s', 'p50', 'p99']),
+    line(['---', '---:', '---:', '---:']),
+    publishRow('emulator (auth, spec validation, topic schema, storage)', r.publish.emulator),
+    publishRow('Prism 5 mocking the event-streams spec', r.publish.prism),
+    publishRow('bare node:http, same 201 body', r.publish.bare),
+    '',
+    `Ratios: emulator / bare ${round(r.publish.ratios.emulatorToBare, 2)}, emulator / Prism ${round(r.publish.ratios.emulatorToPrism, 1)}.`,
+    '',
+    line(['Other figure', 'Value']),
+    line(['---', '---']),
+    line([
+      `batch publish, ${r.batchPublish.batchSize} messages per request (wrk -c10)`,
+      `${thousands(r.batchPublish.messagesPerSecond)} msgs/s (${thousands(r.batchPublish.requestsPerSecond)} requests/s, p50 ${round(r.batchPublish.p50Ms, 2)} ms, p99 ${round(r.batchPublish.p99Ms, 2)} ms)`,
+    ]),
+    line([
+      `consume drain, ${thousands(r.consume.messages)} messages`,
+      `${round(r.consume.seconds, 2)} s, ${thousands(r.consume.messagesPerSecond)} msgs/s, ${round(r.consume.megabytesPerSecond)} MB/s of answers (${r.consume.connections} connections x ${r.consume.depth} pipelined)`,
+    ]),
+    line([
+      `long-poll wake-up, ${r.longPoll.samples} samples`,
+      `p50 ${round(r.longPoll.p50Ms, 2)} ms, p99 ${round(r.longPoll.p99Ms, 2)} ms, max ${round(r.longPoll.maxMs, 1)} ms`,
+    ]),
+    line([
+      `memory, ${thousands(r.memory.messages)} messages of ${r.payloadBytes} B`,
+      `RSS ${round(r.memory.rssBytes / MB)} MB (${round(r.memory.rssBeforePrefillBytes / MB)} MB before storing), array buffers ${round(r.memory.arrayBuffersBytes / MB)} MB, JS heap ${round(r.memory.heapUsedBytes / MB)} MB`,
+    ]),
+    line([`start-up, ${r.startup.runs} runs`, `median ${round(r.startup.medianMs)} ms (min ${round(r.startup.minMs)}, max ${round(r.startup.maxMs)})`]),
+    line([
+      'codegen',
+      `cold \`turbo run generate --force\` ${round(r.codegen.coldSeconds, 1)} s; cached turbo ${round(r.codegen.cachedTurboSeconds, 2)} s; cached \`npm run generate\` ${round(r.codegen.cachedNpmRunSeconds, 2)} s`,
+    ]),
+    line([`client runtime, ${r.clientSize.name}`, `${round(r.clientSize.bytes / 1000, 2)} kB (budget ${round(r.clientSize.budgetBytes / 1000)} kB)`]),
+  ].join('\n');
+}
+
+/** `document` with the text between the markers replaced; the markers must be there, once each. */
+export function replaceGenerated(document, generated) {
+  const start = document.indexOf(MARK_START);
+  const end = document.indexOf(MARK_END);
+  if (start < 0 || end < start || document.indexOf(MARK_START, start + 1) >= 0) {
+    throw new Error(`BENCHMARKS.md needs one ${MARK_START} ... ${MARK_END} section`);
+  }
+  return `${document.slice(0, start + MARK_START.length)}\n${generated}\n${document.slice(end)}`;
+}

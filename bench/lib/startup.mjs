@@ -1,0 +1,55 @@
+// Start-up: from spawning the emulator's command line to its first answered request (a token
+// request with the credentials given on the command line), median of several runs.
+import { spawn } from 'node:child_process';
+import { request } from 'node:http';
+import { createInterface } from 'node:readline';
+import { stopChild } from './processes.mjs';
+
+const CLIENT_ID = 'bench';
+const CLIENT_SECRET = 'bench-secret';
+
+export async function startupTimes({ cli, runs = 7 }) {
+  const times = [];
+  for (let i = 0; i < runs; i++) times.push(await startOnce(cli));
+  const sorted = [...times].sort((a, b) => a - b);
+  return { runs, medianMs: sorted[Math.floor(runs / 2)], minMs: sorted[0], maxMs: sorted.at(-1) };
+}
+
+async function startOnce(cli) {
+  const began = performance.now();
+  const child = spawn(process.execPath, [cli, '--port', '0', '--log-level', 'error', '--client-id', CLIENT_ID, '--client-secret', CLIENT_SECRET], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const url = await listeningUrl(child);
+    const status = await tokenRequest(url);
+    const elapsed = performance.now() - began;
+    if (status !== 200) throw new Error(`The token request answered ${status}`);
+    return elapsed;
+  } finally {
+    await stopChild(child);
+  }
+}
+
+function listeningUrl(child) {
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
+      const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
+      if (url) resolve(url);
+    });
+    child.once('exit', (code) => reject(new Error(`The emulator exited with ${code} before listening`)));
+  });
+}
+
+function tokenRequest(url) {
+  const body = `grant_type=client_credentials&client_id=${CLIENT_ID}&client_secret=${CLIENT_SECRET}`;
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}

@@ -1,0 +1,170 @@
+// npm run bench: measures the emulator beside Prism and a bare node:http server, plus the repository's
+// tooling, in one run; writes bench/results.json and the results section of BENCHMARKS.md.
+// Loopback only; every load is bounded (wrk durations, fixed message counts); every server it starts
+// is stopped, also on failure.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { drain, longPollWake } from './lib/consume.mjs';
+import { describeMachine } from './lib/machine.mjs';
+import { PAYLOAD_TEXT, payload } from './lib/payload.mjs';
+import { freePort, startChild, startProbed, stopAllChildren, stopChild } from './lib/processes.mjs';
+import { evaluateTargets, renderMarkdown, replaceGenerated } from './lib/report.mjs';
+import { startupTimes } from './lib/startup.mjs';
+import { clientSize, codegenTimes } from './lib/tooling.mjs';
+import { wrkPost } from './lib/wrk.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const at = (path) => join(ROOT, path);
+const PUBLISH_SECONDS = 10;
+const WARMUP_SECONDS = 2;
+const BATCH_MESSAGES = 100;
+const DRAIN_MESSAGES = 1_000_000;
+const CONSUME_BATCH = 50;
+
+function requireTools() {
+  for (const tool of ['wrk', 'hyperfine']) {
+    try {
+      execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
+    } catch {
+      throw new Error(`${tool} is missing: run sh scripts/install-bench-tools.sh`);
+    }
+  }
+}
+
+const log = (text) => process.stdout.write(`bench: ${text}\n`);
+
+/** wrk on one server: a short warm-up run (JIT, connection set-up), then the measured run. */
+async function loadTest(options) {
+  await wrkPost({ ...options, seconds: WARMUP_SECONDS });
+  const result = await wrkPost({ ...options, seconds: PUBLISH_SECONDS });
+  if (result.failed > 0 || result.socketErrors) {
+    throw new Error(`${options.url}${options.path}: ${result.failed} failed answers, socket errors ${result.socketErrors}`);
+  }
+  return result;
+}
+
+async function emulatorMeasures(files) {
+  const { child, info } = await startChild(process.execPath, [at('bench/servers/emulator.mjs')]);
+  try {
+    const common = { url: info.url, token: info.token };
+    log(`publish, emulator ${info.url}`);
+    const publish = await loadTest({ ...common, path: `/api/v1/topics/${info.topicId}/publish`, bodyFile: files.message });
+    log('batch publish, emulator');
+    const batch = await loadTest({ ...common, path: `/api/v1/batch/topics/${info.topicId}/publish`, bodyFile: files.batch });
+    log('long-poll wake-up, emulator');
+    const longPoll = await longPollWake({ ...info, payloadText: PAYLOAD_TEXT });
+    return { publish, batch, longPoll };
+  } finally {
+    await stopChild(child);
+  }
+}
+
+async function bareMeasure(files) {
+  const { child, info } = await startChild(process.execPath, [at('bench/servers/bare.mjs')]);
+  try {
+    log(`publish, bare node:http ${info.url}`);
+    return await loadTest({ url: info.url, path: '/api/v1/topics/1/publish', bodyFile: files.message });
+  } finally {
+    await stopChild(child);
+  }
+}
+
+async function prismMeasure(files) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const path = '/api/v1/topics/1/publish';
+  const probe = async () => {
+    const answer = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer x' }, body: PAYLOAD_TEXT });
+    await answer.arrayBuffer();
+    return answer.status === 201;
+  };
+  const child = await startProbed(at('node_modules/.bin/prism'), ['mock', '-h', '127.0.0.1', '-p', String(port), '-v', 'error', at('spec/dist/event-streams.yaml')], probe);
+  try {
+    log(`publish, Prism ${url}`);
+    return await loadTest({ url, path, token: 'prism-accepts-any-bearer', bodyFile: files.message });
+  } finally {
+    await stopChild(child);
+  }
+}
+
+async function consumeAndMemory(dir) {
+  const offsetsFile = join(dir, 'offsets.txt');
+  log(`storing ${DRAIN_MESSAGES} messages in a fresh emulator`);
+  const args = [at('bench/servers/emulator.mjs'), '--prefill', String(DRAIN_MESSAGES), '--batch', String(CONSUME_BATCH), '--offsets-file', offsetsFile];
+  const { child, info } = await startChild(process.execPath, args, { timeoutMs: 120_000 });
+  try {
+    const memory = {
+      messages: info.prefilled,
+      rssBytes: info.memory.rss,
+      rssBeforePrefillBytes: info.rssBeforePrefill,
+      arrayBuffersBytes: info.memory.arrayBuffers,
+      heapUsedBytes: info.memory.heapUsed,
+    };
+    log('consume drain');
+    const consume = await drain({ ...info, offsetsFile, total: DRAIN_MESSAGES, batchSize: CONSUME_BATCH, connections: 8, depth: 4 });
+    return { memory, consume };
+  } finally {
+    await stopChild(child);
+  }
+}
+
+async function main() {
+  requireTools();
+  const machine = describeMachine();
+  log(`machine ${JSON.stringify(machine)}`);
+  const dir = mkdtempSync(join(tmpdir(), 'platform-api-bench-'));
+  const files = { message: join(dir, 'message.json'), batch: join(dir, 'batch.json') };
+  writeFileSync(files.message, PAYLOAD_TEXT);
+  writeFileSync(files.batch, JSON.stringify({ payloads: Array.from({ length: BATCH_MESSAGES }, (_, i) => payload(i + 1)) }));
+  try {
+    const emulator = await emulatorMeasures(files);
+    const bare = await bareMeasure(files);
+    const prism = await prismMeasure(files);
+    const { memory, consume } = await consumeAndMemory(dir);
+    log('start-up');
+    const startup = await startupTimes({ cli: at('packages/mock-server/dist/cli.js') });
+    log('codegen (cold, then cached)');
+    const codegen = await codegenTimes({ root: ROOT, turbo: at('node_modules/.bin/turbo') });
+    log('client size');
+    const size = await clientSize({ root: ROOT });
+    const results = {
+      measuredAt: new Date().toISOString(),
+      machine,
+      payloadBytes: Buffer.byteLength(PAYLOAD_TEXT),
+      publish: {
+        seconds: PUBLISH_SECONDS,
+        connections: 10,
+        emulator: emulator.publish,
+        prism,
+        bare,
+        ratios: {
+          emulatorToBare: emulator.publish.requestsPerSecond / bare.requestsPerSecond,
+          emulatorToPrism: emulator.publish.requestsPerSecond / prism.requestsPerSecond,
+        },
+      },
+      batchPublish: { ...emulator.batch, batchSize: BATCH_MESSAGES, messagesPerSecond: emulator.batch.requestsPerSecond * BATCH_MESSAGES },
+      consume,
+      longPoll: emulator.longPoll,
+      memory,
+      startup,
+      codegen,
+      clientSize: size,
+    };
+    results.targets = evaluateTargets(results);
+    writeFileSync(at('bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    const markdown = renderMarkdown(results);
+    writeFileSync(at('BENCHMARKS.md'), replaceGenerated(readFileSync(at('BENCHMARKS.md'), 'utf8'), markdown));
+    console.log(`\n${markdown}\n\nbench: wrote bench/results.json and BENCHMARKS.md`);
+  } finally {
+    await stopAllChildren();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(`bench failed: ${error.stack ?? error}`);
+  process.exitCode = 1;
+});

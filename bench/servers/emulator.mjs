@@ -1,0 +1,67 @@
+// The emulator as the bench measures it, in a process of its own: the built package (dist), silent
+// logging, a bearer token from its token endpoint and a topic with a schema, so publishes go through
+// auth, spec validation, the topic schema check and storage.
+// Options: --prefill N stores N messages of about 200 bytes through the store (the programmatic way
+// the README documents) and writes the after_message_id offsets of each batch of --batch messages to
+// --offsets-file. The ready line carries the token, the topic id and the memory use after the prefill.
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { MemoryStore, startMockServer } from '../../packages/mock-server/dist/index.js';
+import { payload, TOPIC_SCHEMA } from '../lib/payload.mjs';
+import { reportReady } from './ready.mjs';
+
+const { values } = parseArgs({
+  options: {
+    prefill: { type: 'string', default: '0' },
+    batch: { type: 'string', default: '50' },
+    'offsets-file': { type: 'string' },
+  },
+});
+
+const store = new MemoryStore();
+const server = await startMockServer({ store, logLevel: 'silent' });
+const token = await accessToken(server);
+const topicId = await createTopic(server, token);
+const memoryBefore = process.memoryUsage().rss;
+const prefill = Number(values.prefill);
+const offsets = storeMessages(topicId, prefill, Number(values.batch));
+if (values['offsets-file']) writeFileSync(values['offsets-file'], offsets.join('\n'));
+const memory = process.memoryUsage();
+
+reportReady({
+  url: server.url,
+  token,
+  topicId,
+  prefilled: prefill,
+  rssBeforePrefill: memoryBefore,
+  memory: { rss: memory.rss, heapUsed: memory.heapUsed, external: memory.external, arrayBuffers: memory.arrayBuffers },
+});
+
+process.on('SIGTERM', () => server.close().then(() => process.exit(0)));
+
+async function accessToken({ url, clientId, clientSecret }) {
+  const answer = await post(`${url}/oauth2/token`, undefined, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+  return answer.access_token;
+}
+
+async function createTopic({ url }, bearer) {
+  const topic = await post(`${url}/api/event_streams/topics`, bearer, { name: 'bench', schema: TOPIC_SCHEMA });
+  return topic.id;
+}
+
+async function post(url, bearer, body) {
+  const headers = { 'content-type': 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) };
+  const answer = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+  if (!answer.ok) throw new Error(`${url} answered ${answer.status}: ${await answer.text()}`);
+  return answer.json();
+}
+
+/** Appends `count` messages; returns the id that ends each full batch but the last (the next batch's offset). */
+function storeMessages(topic, count, batchSize) {
+  const offsets = [];
+  for (let i = 1; i <= count; i++) {
+    const id = store.append(topic, JSON.stringify(payload(i)));
+    if (i % batchSize === 0 && i < count) offsets.push(id);
+  }
+  return offsets;
+}
