@@ -97,9 +97,11 @@ export interface paths {
          *     without a `success` entry was not stored and must be sent again; positions with a
          *     `success` entry must not be sent again, or they are stored twice.
          *
-         *     Each message must match the topic's schema and be at most 1 MB; the whole request is
-         *     refused with 413 when any message is larger, and with 400 `BATCH_TOO_LARGE` when it
-         *     carries more than 100 messages.
+         *     Each message must match the topic's schema and be at most 1 MB. The whole request is
+         *     refused, and nothing of it stored, with 413 when any message is larger, with 400
+         *     `BATCH_TOO_LARGE` when it carries more than 100 messages, and with 400 `SCHEMA_MISMATCH`
+         *     when a message does not match the schema (`details.position` names the message,
+         *     `details.field` the field): resending such a message could never succeed.
          */
         post: operations["publish_messages_batch"];
         delete?: never;
