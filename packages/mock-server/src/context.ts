@@ -52,6 +52,7 @@ export const SMALL_BODY_LIMIT = 64 * 1024;
 
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
+  if (contentType === 'application/json') return true;
   const essence = contentType.split(';', 1)[0]!.trim().toLowerCase();
   return essence === 'application/json';
 }
@@ -63,10 +64,11 @@ export async function parseJsonBody(ctx: Context, limit: number, what: string): 
     throw new ApiError(400, 'UNSUPPORTED_CONTENT_TYPE', `Content-Type must be application/json, not ${contentType ?? 'absent'}`);
   }
   const text = (await readBody(ctx.req, limit, what)).toString('utf8');
-  if (text.trim() === '') throw new ApiError(400, 'INVALID_REQUEST', 'A JSON request body is required');
   try {
     return { value: JSON.parse(text), text };
   } catch (error) {
+    // Only a failed parse can be an empty body, so well-formed bodies are not scanned twice.
+    if (text.trim() === '') throw new ApiError(400, 'INVALID_REQUEST', 'A JSON request body is required');
     throw new ApiError(400, 'INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`);
   }
 }

@@ -1,6 +1,7 @@
 // Matches a method and path to an operation of the specs. Built from the path templates, so a route
 // exists exactly when a spec declares it. A segment tree prefers literal segments over `{param}` ones,
 // which keeps `/api/packages/export/{manifest_id}` apart from `/api/packages/{id}/download`.
+import { BoundedMemo } from './memo.js';
 import type { Operation } from './spec.js';
 
 interface RouteNode {
@@ -12,7 +13,7 @@ interface RouteNode {
 
 export interface RouteMatch {
   operation: Operation;
-  params: Record<string, string>;
+  params: Readonly<Record<string, string>>;
 }
 
 export type RouteResult = RouteMatch | 'method-not-allowed' | undefined;
@@ -21,6 +22,8 @@ const newNode = (): RouteNode => ({ literal: new Map(), operations: new Map() })
 
 export class Router {
   private readonly root = newNode();
+  /** Results by method and path, so a repeated path costs one lookup instead of a tree walk. */
+  private readonly memo = new BoundedMemo<RouteResult>();
 
   constructor(operations: Operation[]) {
     for (const operation of operations) this.add(operation);
@@ -46,8 +49,15 @@ export class Router {
     node.operations.set(operation.method, { operation, paramNames });
   }
 
-  /** `pathname` is the raw (still percent-encoded) path without the query string. */
+  /**
+   * `pathname` is the raw (still percent-encoded) path without the query string. A match's `params`
+   * is shared by the requests to the same path: it is frozen.
+   */
   match(method: string, pathname: string): RouteResult {
+    return this.memo.get(`${method} ${pathname}`, () => this.walk(method, pathname));
+  }
+
+  private walk(method: string, pathname: string): RouteResult {
     const values: string[] = [];
     const node = find(this.root, splitPath(pathname), 0, values);
     if (!node) return undefined;
@@ -55,7 +65,7 @@ export class Router {
     if (!entry) return 'method-not-allowed';
     const params: Record<string, string> = {};
     for (let i = 0; i < values.length; i++) params[entry.paramNames[i]!] = safeDecode(values[i]!);
-    return { operation: entry.operation, params };
+    return { operation: entry.operation, params: Object.freeze(params) };
   }
 }
 

@@ -14,6 +14,7 @@ import { Faults } from './faults.js';
 import { apiClientHandlers } from './handlers/api-clients.js';
 import { eventStreamHandlers } from './handlers/event-streams.js';
 import { faultsEndpoint } from './handlers/faults-endpoint.js';
+import { BoundedMemo } from './memo.js';
 import { tokenHandlers } from './handlers/token.js';
 import { topicHandlers } from './handlers/topics.js';
 import { PrismBackend } from './prism.js';
@@ -100,6 +101,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const prism = new PrismBackend(specFilePath('management'), logger);
   const docsDir = findDocsDir(options.docsDir);
   const logRequests = logger.isLevelEnabled('debug');
+  /** Validated parameters by operation and request target: the same URL always validates the same. */
+  const validParams = new BoundedMemo<Record<string, unknown>>();
 
   const server = createServer((req, res) => {
     handleRequest(req, res).catch((error: unknown) => {
@@ -116,7 +119,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     const pathname = queryAt < 0 ? url : url.slice(0, queryAt);
     const match = router.match(req.method ?? 'GET', pathname);
     if (typeof match === 'object') {
-      await dispatch(match, req, res, queryAt < 0 ? '' : url.slice(queryAt + 1));
+      await dispatch(match, req, res, url, queryAt < 0 ? '' : url.slice(queryAt + 1));
     } else if (pathname === '/docs' || pathname.startsWith('/docs/')) {
       await serveDocs(docsDir, pathname, res, req);
     } else if (pathname === '/_emulator/faults') {
@@ -128,7 +131,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     if (logRequests) logger.debug({ method: req.method, url, status: res.statusCode, ms: performance.now() - began }, 'request');
   }
 
-  async function dispatch(match: RouteMatch, req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
+  async function dispatch(match: RouteMatch, req: IncomingMessage, res: ServerResponse, url: string, query: string): Promise<void> {
     const { operation } = match;
     try {
       const handler = handlers[operation.operationId];
@@ -140,7 +143,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       const fault = state.faults.takeFault(operation.operationId);
       if (fault) throw faultError(operation, fault, limits);
       if (!handler) return await prism.forward(req, res);
-      const params = validateParams(state, operation, match.params, query);
+      const params = validParams.get(`${operation.operationId} ${url}`, () => validateParams(state, operation, match.params, query));
       if (key && handler.scope) checkRights(key, handler.scope, operation, params);
       const ctx: Context = { req, res, operation, params, key };
       const result = await handler.handle(ctx);
@@ -238,7 +241,8 @@ function bootstrapKey(credentials: Credentials, options: MockServerOptions) {
   return { clientId: key.client_id, secret };
 }
 
-function validateParams(state: EmulatorState, operation: Operation, pathParams: Record<string, string>, query: string) {
+/** Path and query parameters coerced to their schema types (frozen: the memo shares them); 400 otherwise. */
+function validateParams(state: EmulatorState, operation: Operation, pathParams: Readonly<Record<string, string>>, query: string) {
   const validate = state.validators.for(operation).params;
   const params: Record<string, unknown> = query
     ? { ...Object.fromEntries(new URLSearchParams(query)), ...pathParams }
@@ -250,7 +254,7 @@ function validateParams(state: EmulatorState, operation: Operation, pathParams: 
     }
     throw new ApiError(400, 'INVALID_REQUEST', describeViolations('Parameters', list), { errors: list });
   }
-  return params;
+  return Object.freeze(params);
 }
 
 function checkRights(key: { scopes: string[]; topic_ids: number[] | null }, scope: string, operation: Operation, params: Record<string, any>) {

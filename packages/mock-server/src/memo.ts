@@ -1,0 +1,17 @@
+// A bounded memo for pure per-request work keyed by what the client sent (routing, parameter
+// validation): a load test repeats a few paths many times. Past `capacity` keys it starts afresh, so
+// a client sending endless distinct paths cannot grow it.
+export class BoundedMemo<V> {
+  private readonly entries = new Map<string, V>();
+
+  constructor(private readonly capacity = 4096) {}
+
+  /** The value remembered for `key`, else `compute()` (remembered unless it throws). */
+  get(key: string, compute: () => V): V {
+    if (this.entries.has(key)) return this.entries.get(key) as V;
+    const value = compute();
+    if (this.entries.size >= this.capacity) this.entries.clear();
+    this.entries.set(key, value);
+    return value;
+  }
+}
