@@ -43,7 +43,26 @@ const CONTENT_TYPES: Record<ApiName, string> = {
   management: 'application/json',
 };
 
-export function send(res: ServerResponse, api: ApiName, { status, json, headers }: Reply): void {
+/**
+ * Answers are written together once the event loop has read what arrived (setImmediate runs right after
+ * the poll phase), the way Redis writes its replies before it sleeps: the requests read in one turn are
+ * answered in one burst, so a client on this machine is woken once per burst rather than once per answer.
+ */
+let pending: { res: ServerResponse; api: ApiName; reply: Reply }[] = [];
+
+export function send(res: ServerResponse, api: ApiName, reply: Reply): void {
+  if (pending.length === 0) setImmediate(writePending);
+  pending.push({ res, api, reply });
+}
+
+function writePending(): void {
+  const batch = pending;
+  pending = [];
+  for (const { res, api, reply } of batch) write(res, api, reply);
+}
+
+function write(res: ServerResponse, api: ApiName, { status, json, headers }: Reply): void {
+  // A connection can be answered twice in one turn (a long poll woken as its client leaves): the first wins.
   if (res.headersSent || res.destroyed) return;
   res.writeHead(status, {
     ...headers,
