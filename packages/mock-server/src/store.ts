@@ -37,23 +37,51 @@ const ID_PATTERN = /^[0-9a-z]{11}$/;
 const toId = (sequence: number) => sequence.toString(36).padStart(ID_WIDTH, '0');
 const fromId = (id: string) => (ID_PATTERN.test(id) ? parseInt(id, 36) : -1);
 
-/** Compaction threshold: expired messages are dropped from the index arrays once this many pile up. */
-const COMPACT_AFTER = 4096;
 /** Payload bytes live in slabs of this size (a larger message gets a slab of its own). */
 const SLAB_BYTES = 4 * 1024 * 1024;
 /** A message's location is slab number * SLAB_STRIDE + byte offset, exact in a double. */
 const SLAB_STRIDE = 2 ** 31;
+/** Entries per chunk of a NumberColumn: 64 KiB of doubles. */
+const CHUNK_BITS = 13;
+const CHUNK_SIZE = 1 << CHUNK_BITS;
+
+/**
+ * A growable column of numbers, indexed from 0 for the life of a topic, in fixed-size Float64Array
+ * chunks. Growing never copies: growing a JS array of millions of numbers copies it whole, and stalled
+ * publishing for hundreds of milliseconds. Chunks wholly before a given index can be dropped.
+ */
+class NumberColumn {
+  length = 0;
+  private chunks: (Float64Array | undefined)[] = [];
+
+  push(value: number): void {
+    const chunk = this.length >>> CHUNK_BITS;
+    if (chunk === this.chunks.length) this.chunks.push(new Float64Array(CHUNK_SIZE));
+    this.chunks[chunk]![this.length & (CHUNK_SIZE - 1)] = value;
+    this.length++;
+  }
+
+  /** `index` must be below length and not dropped. */
+  get(index: number): number {
+    return this.chunks[index >>> CHUNK_BITS]![index & (CHUNK_SIZE - 1)]!;
+  }
+
+  /** Frees the chunks that hold only entries before `index`. */
+  dropBefore(index: number): void {
+    for (let chunk = (index >>> CHUNK_BITS) - 1; chunk >= 0 && this.chunks[chunk]; chunk--) this.chunks[chunk] = undefined;
+  }
+}
 
 /**
  * One topic's messages. The JSON bytes are packed into large off-heap slabs and indexed by three
- * parallel number arrays (start, end, time): about the size of the JSON plus 24 bytes per message,
- * and nothing per message for the garbage collector to trace. `head` is the first retained index;
- * `firstSequence` the sequence of index 0.
+ * columns (start, end, time): about the size of the JSON plus 24 bytes per message, and nothing per
+ * message for the garbage collector to trace. Index i holds sequence firstSequence + i; `head` is the
+ * first retained index.
  */
 class TopicLog {
-  starts: number[] = [];
-  ends: number[] = [];
-  times: number[] = [];
+  starts = new NumberColumn();
+  ends = new NumberColumn();
+  times = new NumberColumn();
   head = 0;
   firstSequence = 1;
   nextSequence = 1;
@@ -85,10 +113,10 @@ class TopicLog {
   }
 
   payload(index: number): string {
-    const start = this.starts[index]!;
+    const start = this.starts.get(index);
     const slab = this.slabs[Math.floor(start / SLAB_STRIDE) - this.firstSlab]!;
     const offset = start % SLAB_STRIDE;
-    return slab.toString('utf8', offset, offset + this.ends[index]! - start);
+    return slab.toString('utf8', offset, offset + this.ends.get(index) - start);
   }
 
   /** Index of the first message at or after `time` (binary search; times never decrease). */
@@ -97,7 +125,7 @@ class TopicLog {
     let high = this.times.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      if (this.times[mid]! < time) low = mid + 1;
+      if (this.times.get(mid) < time) low = mid + 1;
       else high = mid;
     }
     return low;
@@ -108,20 +136,14 @@ class TopicLog {
     const head = this.indexAtOrAfter(now - this.retentionMs + 1);
     if (head === this.head) return;
     this.head = head;
-    this.releaseSlabsBefore(head < this.length ? Math.floor(this.starts[head]! / SLAB_STRIDE) : this.firstSlab + this.slabs.length - 1);
-    if (head >= COMPACT_AFTER && head * 2 >= this.length) {
-      this.starts = this.starts.slice(head);
-      this.ends = this.ends.slice(head);
-      this.times = this.times.slice(head);
-      this.firstSequence += head;
-      this.head = 0;
-    }
+    this.releaseSlabsBefore(head < this.length ? Math.floor(this.starts.get(head) / SLAB_STRIDE) : this.firstSlab + this.slabs.length - 1);
+    for (const column of [this.starts, this.ends, this.times]) column.dropBefore(head);
   }
 
   clear(): void {
-    this.starts = [];
-    this.ends = [];
-    this.times = [];
+    this.starts = new NumberColumn();
+    this.ends = new NumberColumn();
+    this.times = new NumberColumn();
     this.head = 0;
     this.firstSequence = this.nextSequence;
     this.firstSlab += this.slabs.length;
@@ -133,7 +155,7 @@ class TopicLog {
     const end = Math.min(start + limit, this.length);
     const messages: StoredMessage[] = [];
     for (let i = start; i < end; i++) {
-      messages.push({ id: toId(this.firstSequence + i), payload: this.payload(i), time: this.times[i]! });
+      messages.push({ id: toId(this.firstSequence + i), payload: this.payload(i), time: this.times.get(i) });
     }
     return { messages, hasMore: end < this.length };
   }

@@ -46,6 +46,24 @@ describe('MemoryStore', () => {
     expect(readAll(store, 1)).toEqual([message(10_000)]);
   });
 
+  it('keeps order and ids across many index chunks while expiry frees the oldest ones', () => {
+    let now = 0;
+    const store = new MemoryStore(() => now);
+    store.addTopic(1, 1_000);
+    const ids = Array.from({ length: 30_000 }, (_, i) => {
+      now = i < 20_000 ? 0 : 500;
+      return store.append(1, `{"i":${i}}`);
+    });
+    now = 1_200; // the first 20000 are 1.2 s old, past the 1 s retention
+    expect(store.readAfter(1, ids[19_999]!, 1)).toBeUndefined();
+    const rest = store.readAfter(1, ids[20_000]!, 20_000)!;
+    expect(rest.messages.map((m) => m.id)).toEqual(ids.slice(20_001));
+    expect(rest.messages.at(-1)!.payload).toBe('{"i":29999}');
+    expect(store.readSince(1, 0, 1).messages[0]!.id).toBe(ids[20_000]);
+    const next = store.append(1, '{"i":30000}');
+    expect(store.readAfter(1, ids[29_999]!, 1)!.messages).toEqual([{ id: next, payload: '{"i":30000}', time: 1_200 }]);
+  });
+
   it('knows only ids it issued for the topic', () => {
     const store = new MemoryStore();
     store.addTopic(1, 60_000);
