@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { drain, longPollWake } from './lib/consume.mjs';
+import { cpuMicros } from './lib/cpu.mjs';
 import { describeMachine } from './lib/machine.mjs';
 import { PAYLOAD_TEXT, payload } from './lib/payload.mjs';
 import { freePort, startChild, startProbed, stopAllChildren, stopChild } from './lib/processes.mjs';
@@ -36,10 +37,16 @@ function requireTools() {
 
 const log = (text) => process.stdout.write(`bench: ${text}\n`);
 
-/** wrk on one server: a short warm-up run (JIT, connection set-up), then the measured run. */
-async function loadTest(options) {
+/**
+ * wrk on the server process `pid`: a short warm-up run (JIT, connection set-up), then the measured run,
+ * which also reports the server's CPU time per request.
+ */
+async function loadTest(pid, options) {
   await wrkPost({ ...options, seconds: WARMUP_SECONDS });
+  const cpuBefore = cpuMicros(pid);
   const result = await wrkPost({ ...options, seconds: PUBLISH_SECONDS });
+  const cpuAfter = cpuMicros(pid);
+  result.serverCpuMicrosPerRequest = cpuBefore === undefined ? null : (cpuAfter - cpuBefore) / result.requests;
   if (result.failed > 0 || result.socketErrors) {
     throw new Error(`${options.url}${options.path}: ${result.failed} failed answers, socket errors ${result.socketErrors}`);
   }
@@ -51,9 +58,9 @@ async function emulatorMeasures(files) {
   try {
     const common = { url: info.url, token: info.token };
     log(`publish, emulator ${info.url}`);
-    const publish = await loadTest({ ...common, path: `/api/v1/topics/${info.topicId}/publish`, bodyFile: files.message });
+    const publish = await loadTest(child.pid, { ...common, path: `/api/v1/topics/${info.topicId}/publish`, bodyFile: files.message });
     log('batch publish, emulator');
-    const batch = await loadTest({ ...common, path: `/api/v1/batch/topics/${info.topicId}/publish`, bodyFile: files.batch });
+    const batch = await loadTest(child.pid, { ...common, path: `/api/v1/batch/topics/${info.topicId}/publish`, bodyFile: files.batch });
     log('long-poll wake-up, emulator');
     const longPoll = await longPollWake({ ...info, payloadText: PAYLOAD_TEXT });
     return { publish, batch, longPoll };
@@ -66,7 +73,7 @@ async function bareMeasure(files) {
   const { child, info } = await startChild(process.execPath, [at('bench/servers/bare.mjs')]);
   try {
     log(`publish, bare node:http ${info.url}`);
-    return await loadTest({ url: info.url, path: '/api/v1/topics/1/publish', bodyFile: files.message });
+    return await loadTest(child.pid, { url: info.url, path: '/api/v1/topics/1/publish', bodyFile: files.message });
   } finally {
     await stopChild(child);
   }
@@ -84,7 +91,7 @@ async function prismMeasure(files) {
   const child = await startProbed(at('node_modules/.bin/prism'), ['mock', '-h', '127.0.0.1', '-p', String(port), '-v', 'error', at('spec/dist/event-streams.yaml')], probe);
   try {
     log(`publish, Prism ${url}`);
-    return await loadTest({ url, path, token: 'prism-accepts-any-bearer', bodyFile: files.message });
+    return await loadTest(child.pid, { url, path, token: 'prism-accepts-any-bearer', bodyFile: files.message });
   } finally {
     await stopChild(child);
   }

@@ -52,7 +52,8 @@ export function evaluateTargets(r) {
 export function renderMarkdown(r) {
   const m = r.machine;
   const line = (cells) => `| ${cells.join(' | ')} |`;
-  const publishRow = (name, w) => line([name, thousands(w.requestsPerSecond), `${round(w.p50Ms, 2)} ms`, `${round(w.p99Ms, 2)} ms`]);
+  const cpu = (w) => (w.serverCpuMicrosPerRequest == null ? 'n/a' : `${round(w.serverCpuMicrosPerRequest, 1)} µs`);
+  const publishRow = (name, w) => line([name, thousands(w.requestsPerSecond), `${round(w.p50Ms, 2)} ms`, `${round(w.p99Ms, 2)} ms`, cpu(w)]);
   return [
     `Measured ${r.measuredAt} on ${m.nproc} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ` +
       `load average at start ${m.loadAverageAtStart.join(' / ')}. The load generator and the server share the cores.`,
@@ -63,8 +64,8 @@ export function renderMarkdown(r) {
     '',
     `Publish, one ~${r.payloadBytes} B message per request, wrk -t1 -c10 -d${r.publish.seconds}s:`,
     '',
-    line(['Server', 'Requests/s', 'p50', 'p99']),
-    line(['---', '---:', '---:', '---:']),
+    line(['Server', 'Requests/s', 'p50', 'p99', 'server CPU per request']),
+    line(['---', '---:', '---:', '---:', '---:']),
     publishRow('emulator (auth, spec validation, topic schema, storage)', r.publish.emulator),
     publishRow('Prism 5 mocking the event-streams spec', r.publish.prism),
     publishRow('bare node:http, same 201 body', r.publish.bare),
