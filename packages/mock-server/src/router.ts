@@ -1,7 +1,6 @@
 // Matches a method and path to an operation of the specs. Built from the path templates, so a route
 // exists exactly when a spec declares it. A segment tree prefers literal segments over `{param}` ones,
 // which keeps `/api/packages/export/{manifest_id}` apart from `/api/packages/{id}/download`.
-import { BoundedMemo } from './memo.js';
 import type { Operation } from './spec.js';
 
 interface RouteNode {
@@ -22,8 +21,6 @@ const newNode = (): RouteNode => ({ literal: new Map(), operations: new Map() })
 
 export class Router {
   private readonly root = newNode();
-  /** Results by method and path, so a repeated path costs one lookup instead of a tree walk. */
-  private readonly memo = new BoundedMemo<RouteResult>();
 
   constructor(operations: Operation[]) {
     for (const operation of operations) this.add(operation);
@@ -49,15 +46,8 @@ export class Router {
     node.operations.set(operation.method, { operation, paramNames });
   }
 
-  /**
-   * `pathname` is the raw (still percent-encoded) path without the query string. A match's `params`
-   * is shared by the requests to the same path: it is frozen.
-   */
+  /** `pathname` is the raw (still percent-encoded) path without the query string. */
   match(method: string, pathname: string): RouteResult {
-    return this.memo.get(`${method} ${pathname}`, () => this.walk(method, pathname));
-  }
-
-  private walk(method: string, pathname: string): RouteResult {
     const values: string[] = [];
     const node = find(this.root, splitPath(pathname), 0, values);
     if (!node) return undefined;
@@ -65,7 +55,7 @@ export class Router {
     if (!entry) return 'method-not-allowed';
     const params: Record<string, string> = {};
     for (let i = 0; i < values.length; i++) params[entry.paramNames[i]!] = safeDecode(values[i]!);
-    return { operation: entry.operation, params: Object.freeze(params) };
+    return { operation: entry.operation, params };
   }
 }
 

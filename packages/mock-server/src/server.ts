@@ -20,13 +20,19 @@ import { topicHandlers } from './handlers/topics.js';
 import { PrismBackend } from './prism.js';
 import { RateLimiter } from './rate-limit.js';
 import { ManagementFailure, type Reply, renderError, send } from './reply.js';
-import { Router, type RouteMatch } from './router.js';
+import { Router, type RouteMatch, type RouteResult } from './router.js';
 import { deref, documentedErrorCodes, type JsonObject, loadSpecs, type Operation, platformLimits, specFilePath, type Specs } from './spec.js';
 import { MemoryStore, type MessageStore } from './store.js';
 import { Topics } from './topics.js';
 import { createAjv, describeViolations, RequestValidators, violations } from './validation.js';
 
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
+
+interface RequestTarget {
+  route: RouteResult;
+  /** Path and query parameters, validated and coerced; shared by every request to the target, so frozen. */
+  params?: Readonly<Record<string, any>>;
+}
 
 export interface MockServerOptions {
   /** Default '127.0.0.1'. */
@@ -101,8 +107,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const prism = new PrismBackend(specFilePath('management'), logger);
   const docsDir = findDocsDir(options.docsDir);
   const logRequests = logger.isLevelEnabled('debug');
-  /** Validated parameters by operation and request target: the same URL always validates the same. */
-  const validParams = new BoundedMemo<Record<string, unknown>>();
+  /**
+   * What each request target resolves to, kept because load tests repeat a few URLs: its route and,
+   * once they pass validation, its parameters (a refused target is validated again each time).
+   */
+  const targets = new BoundedMemo<RequestTarget>();
 
   const server = createServer((req, res) => {
     handleRequest(req, res).catch((error: unknown) => {
@@ -117,9 +126,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     const url = req.url ?? '/';
     const queryAt = url.indexOf('?');
     const pathname = queryAt < 0 ? url : url.slice(0, queryAt);
-    const match = router.match(req.method ?? 'GET', pathname);
+    const method = req.method ?? 'GET';
+    const target = targets.get(`${method} ${url}`, () => ({ route: router.match(method, pathname) }));
+    const match = target.route;
     if (typeof match === 'object') {
-      await dispatch(match, req, res, url, queryAt < 0 ? '' : url.slice(queryAt + 1));
+      await dispatch(match, target, req, res, queryAt < 0 ? '' : url.slice(queryAt + 1));
     } else if (pathname === '/docs' || pathname.startsWith('/docs/')) {
       await serveDocs(docsDir, pathname, res, req);
     } else if (pathname === '/_emulator/faults') {
@@ -131,7 +142,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     if (logRequests) logger.debug({ method: req.method, url, status: res.statusCode, ms: performance.now() - began }, 'request');
   }
 
-  async function dispatch(match: RouteMatch, req: IncomingMessage, res: ServerResponse, url: string, query: string): Promise<void> {
+  async function dispatch(match: RouteMatch, target: RequestTarget, req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
     const { operation } = match;
     try {
       const handler = handlers[operation.operationId];
@@ -143,7 +154,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       const fault = state.faults.takeFault(operation.operationId);
       if (fault) throw faultError(operation, fault, limits);
       if (!handler) return await prism.forward(req, res);
-      const params = validParams.get(`${operation.operationId} ${url}`, () => validateParams(state, operation, match.params, query));
+      const params = (target.params ??= validateParams(state, operation, match.params, query));
       if (key && handler.scope) checkRights(key, handler.scope, operation, params);
       const ctx: Context = { req, res, operation, params, key };
       const result = await handler.handle(ctx);
@@ -241,7 +252,7 @@ function bootstrapKey(credentials: Credentials, options: MockServerOptions) {
   return { clientId: key.client_id, secret };
 }
 
-/** Path and query parameters coerced to their schema types (frozen: the memo shares them); 400 otherwise. */
+/** Path and query parameters coerced to their schema types (frozen: requests to the same target share them); 400 otherwise. */
 function validateParams(state: EmulatorState, operation: Operation, pathParams: Readonly<Record<string, string>>, query: string) {
   const validate = state.validators.for(operation).params;
   const params: Record<string, unknown> = query
