@@ -1,6 +1,8 @@
 // API clients (v2), their API keys, and the access tokens issued for the keys.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiError } from './errors.js';
+import { definedOnly } from './objects.js';
+import { isoTime } from './time.js';
 
 export type Scope = 'event_streams:publish' | 'event_streams:consume' | 'topics:manage' | 'api_clients:manage';
 export const ALL_SCOPES: Scope[] = ['event_streams:publish', 'event_streams:consume', 'topics:manage', 'api_clients:manage'];
@@ -229,12 +231,8 @@ export class Credentials {
   }
 
   private now(): string {
-    return new Date(this.clock()).toISOString();
+    return isoTime(this.clock());
   }
-}
-
-function definedOnly<T extends object>(input: T): Partial<T> {
-  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function sameSecret(expected: string, given: string): boolean {

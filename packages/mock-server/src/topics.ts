@@ -1,7 +1,9 @@
 // Topics of the workspace: their fields (spec schema Topic), compiled message validators and the
 // consumers waiting for their next message.
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { definedOnly } from './objects.js';
 import type { MessageStore } from './store.js';
+import { isoTime } from './time.js';
 import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from './topic-schema.js';
 
 export interface Topic {
@@ -55,7 +57,7 @@ export class Topics {
   create(input: Required<Pick<TopicInput, 'name' | 'schema'>> & TopicInput): Topic {
     if (this.entries.size >= MAX_TOPICS) throw new TopicConflict(`A workspace holds at most ${MAX_TOPICS} topics`);
     this.assertNameFree(input.name);
-    const now = new Date(this.clock()).toISOString();
+    const now = isoTime(this.clock());
     const topic: Topic = {
       id: this.nextId++,
       name: input.name,
@@ -74,8 +76,8 @@ export class Topics {
     if (input.name !== undefined && input.name !== entry.topic.name) this.assertNameFree(input.name);
     const topic: Topic = {
       ...entry.topic,
-      ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)),
-      updated_at: new Date(this.clock()).toISOString(),
+      ...definedOnly(input),
+      updated_at: isoTime(this.clock()),
     };
     if (input.schema) entry.validate = compileTopicSchema(this.ajv, topic.schema);
     if (input.retention !== undefined) this.store.setRetention(topic.id, topic.retention * 1000);
