@@ -50,11 +50,13 @@ export interface RouteHandler {
 /** Request bodies other than messages are small; this bounds what is read for them. */
 export const SMALL_BODY_LIMIT = 64 * 1024;
 
+/** The media type of a Content-Type header, without its parameters, in lower case. */
+export function mediaType(contentType: string): string {
+  return contentType.split(';', 1)[0]!.trim().toLowerCase();
+}
+
 export function isJsonContentType(contentType: string | undefined): boolean {
-  if (!contentType) return false;
-  if (contentType === 'application/json') return true;
-  const essence = contentType.split(';', 1)[0]!.trim().toLowerCase();
-  return essence === 'application/json';
+  return contentType !== undefined && mediaType(contentType) === 'application/json';
 }
 
 /** Reads and parses a JSON body: 400 for a wrong Content-Type, an empty body or bad JSON; 413 past `limit`. */

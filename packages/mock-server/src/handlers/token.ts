@@ -1,6 +1,6 @@
 // POST /oauth2/token: the client credentials grant in its four request formats (RFC 6749 errors).
 import { readBody } from '../body.js';
-import { type Context, type EmulatorState, isJsonContentType, type RouteHandler, SMALL_BODY_LIMIT } from '../context.js';
+import { type Context, type EmulatorState, mediaType, type RouteHandler, SMALL_BODY_LIMIT } from '../context.js';
 import { OAuthError } from '../errors.js';
 import { reply } from '../reply.js';
 
@@ -41,8 +41,8 @@ const mismatch = () => new OAuthError(400, 'invalid_request', 'The Content-Type 
 async function parseTokenBody(contentType: string | undefined, body: Buffer): Promise<TokenParameters> {
   if (!contentType) throw new OAuthError(400, 'invalid_request', 'The Content-Type header is required');
   const text = body.toString('utf8');
-  const essence = contentType.split(';', 1)[0]!.trim().toLowerCase();
-  if (isJsonContentType(contentType)) return parseJsonParameters(text);
+  const essence = mediaType(contentType);
+  if (essence === 'application/json') return parseJsonParameters(text);
   if (essence === 'application/x-www-form-urlencoded') {
     // A JSON document or a multipart body sent as a form would otherwise parse as one odd field name.
     if (/^\s*[{[]/.test(text) || text.startsWith('--')) throw mismatch();
