@@ -1,5 +1,5 @@
-import { CONSUME_PATH, EventStreamsError, type EventStreamsRawClient, type Message } from './event-streams-api.js';
-import { errorOf } from './options.js';
+import { CONSUME_PATH, eventStreamsError, type EventStreamsRawClient, type Message } from './event-streams-api.js';
+import type { RetryPolicy } from './retry.js';
 
 export interface ConsumeOptions {
   /** Start after this message (exclusive), e.g. a saved `lastMessageId`. */
@@ -27,11 +27,11 @@ export interface MessageStream extends AsyncIterable<Message> {
 }
 
 /** Reads a topic from an offset, following `has_more` and long-polling when it is read to its end. */
-export function consume(client: EventStreamsRawClient, topicId: number, options: ConsumeOptions = {}): MessageStream {
+export function consume(client: EventStreamsRawClient, retry: RetryPolicy, topicId: number, options: ConsumeOptions = {}): MessageStream {
   const { batchSize, timeoutSecs = 30, signal, stopAtEnd = false } = options;
   let lastMessageId = options.afterMessageId;
   // since_time only until the first message: from then on the position is lastMessageId.
-  let sinceTime = options.sinceTime instanceof Date ? options.sinceTime.toISOString() : options.sinceTime;
+  const sinceTime = options.sinceTime instanceof Date ? options.sinceTime.toISOString() : options.sinceTime;
 
   async function readBatch() {
     const body = {
@@ -45,7 +45,7 @@ export function consume(client: EventStreamsRawClient, topicId: number, options:
         body,
         ...(signal && { signal }),
       });
-      if (!data) throw errorOf(EventStreamsError, { method: 'POST', path: CONSUME_PATH }, response, error);
+      if (!data) throw eventStreamsError(CONSUME_PATH, response, error, retry.now);
       return data;
     } catch (error) {
       if (signal?.aborted) return undefined;
@@ -59,7 +59,6 @@ export function consume(client: EventStreamsRawClient, topicId: number, options:
       if (!batch) return;
       for (const message of batch.messages) {
         lastMessageId = message.message_id;
-        sinceTime = undefined;
         yield message;
         if (signal?.aborted) return;
       }

@@ -3,7 +3,7 @@ import { providerOf, type Auth } from './auth.js';
 import { consume, type ConsumeOptions, type MessageStream } from './consume.js';
 import {
   CONSUME_PATH,
-  EventStreamsError,
+  eventStreamsError,
   PUBLISH_PATH,
   type EventStreamsDataCenter,
   type EventStreamsRawClient,
@@ -12,7 +12,7 @@ import {
 import type { paths } from './generated/event-streams.js';
 import { eventStreamsServers } from './generated/servers.js';
 import { resilience } from './middleware.js';
-import { baseUrlOf, errorOf, type Fetch, type Location } from './options.js';
+import { baseUrlOf, type Fetch, type Location } from './options.js';
 import { publishBatch, type PublishBatchOptions } from './publish-batch.js';
 import { retryPolicy, type RetryOptions } from './retry.js';
 
@@ -56,10 +56,10 @@ export function createEventStreamsClient(options: EventStreamsClientOptions): Ev
         body: payload,
         ...(signal && { signal }),
       });
-      if (!data) throw errorOf(EventStreamsError, { method: 'POST', path: PUBLISH_PATH }, response, error, retry.now);
+      if (!data) throw eventStreamsError(PUBLISH_PATH, response, error, retry.now);
       return data.message_id;
     },
-    consume: (topicId, consumeOptions) => consume(client, topicId, consumeOptions),
+    consume: (topicId, consumeOptions) => consume(client, retry, topicId, consumeOptions),
     publishBatch: (topicId, payloads, batchOptions) => publishBatch(client, retry, topicId, payloads, batchOptions),
   };
   return Object.assign(client, helpers);

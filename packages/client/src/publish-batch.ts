@@ -1,7 +1,6 @@
 import { PublishBatchError, type BatchFailure } from './errors.js';
-import { BATCH_PUBLISH_PATH, EventStreamsError, type EventStreamsRawClient, type Payload } from './event-streams-api.js';
+import { BATCH_PUBLISH_PATH, eventStreamsError, type EventStreamsRawClient, type Payload } from './event-streams-api.js';
 import { eventStreamsLimits } from './generated/limits.js';
-import { errorOf } from './options.js';
 import type { RetryPolicy } from './retry.js';
 
 export interface PublishBatchOptions {
@@ -56,7 +55,7 @@ export async function publishBatch(
       ...(signal && { signal }),
     });
     if (!data) {
-      const apiError = errorOf(EventStreamsError, { method: 'POST', path: BATCH_PUBLISH_PATH }, response, error, retry.now);
+      const apiError = eventStreamsError(BATCH_PUBLISH_PATH, response, error, retry.now);
       for (const position of positions) reasons.set(position, apiError.message);
       throw giveUp(apiError);
     }
