@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import { providerOf, type Auth } from './auth.js';
+import { providerOf } from './auth.js';
 import { consume, type ConsumeOptions, type MessageStream } from './consume.js';
 import {
   CONSUME_PATH,
@@ -12,15 +12,11 @@ import {
 import type { paths } from './generated/event-streams.js';
 import { eventStreamsServers } from './generated/servers.js';
 import { resilience } from './middleware.js';
-import { baseUrlOf, type Fetch, type Location } from './options.js';
+import { baseUrlOf, type ClientOptions } from './options.js';
 import { publishBatch, type PublishBatchOptions } from './publish-batch.js';
-import { retryPolicy, type RetryOptions } from './retry.js';
+import { retryPolicy } from './retry.js';
 
-export type EventStreamsClientOptions = Location<EventStreamsDataCenter> & {
-  auth: Auth;
-  retry?: RetryOptions;
-  fetch?: Fetch;
-};
+export type EventStreamsClientOptions = ClientOptions<EventStreamsDataCenter>;
 
 export interface EventStreamsHelpers {
   /** Publishes one message and returns its message_id. Not retried after a 5xx (it could be stored twice). */

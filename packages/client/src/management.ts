@@ -1,18 +1,14 @@
 import createClient, { type Client } from 'openapi-fetch';
-import { providerOf, type Auth } from './auth.js';
+import { providerOf } from './auth.js';
 import type { paths } from './generated/management.js';
 import { managementServers } from './generated/servers.js';
 import { resilience } from './middleware.js';
-import { baseUrlOf, type Fetch, type Location } from './options.js';
-import { retryPolicy, type RetryOptions } from './retry.js';
+import { baseUrlOf, type ClientOptions } from './options.js';
+import { retryPolicy } from './retry.js';
 
 export type ManagementDataCenter = keyof typeof managementServers;
 
-export type ManagementClientOptions = Location<ManagementDataCenter> & {
-  auth: Auth;
-  retry?: RetryOptions;
-  fetch?: Fetch;
-};
+export type ManagementClientOptions = ClientOptions<ManagementDataCenter>;
 
 export type ManagementClient = Client<paths>;
 

@@ -1,5 +1,6 @@
+import type { Auth } from './auth.js';
 import type { RequestLabel } from './errors.js';
-import { retryAfterMs } from './retry.js';
+import { retryAfterMs, type RetryOptions } from './retry.js';
 
 /** Either a data center (its host comes from the spec's servers) or an explicit base URL, e.g. the emulator's. */
 export type Location<DataCenter extends string> =
@@ -8,6 +9,13 @@ export type Location<DataCenter extends string> =
 
 /** The `fetch` the client sends requests with; injectable for tests and proxies. */
 export type Fetch = (request: Request) => Promise<Response>;
+
+/** What the event-streams and management clients take: where, how to authenticate and retry, and which fetch. */
+export type ClientOptions<DataCenter extends string> = Location<DataCenter> & {
+  auth: Auth;
+  retry?: RetryOptions;
+  fetch?: Fetch;
+};
 
 export function baseUrlOf<DataCenter extends string>(
   location: Location<DataCenter>,
