@@ -4,42 +4,23 @@
 // header, and either fails this test.
 import { clientCredentials, createEventStreamsClient, createManagementClient, EventStreamsError } from '@platform-api/client';
 import { startMockServer, type MockServer } from '@platform-api/mock-server';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+// The bench's process helpers: Prism cannot report the port it listens on, so it is probed.
+import { freePort, startProbed, stopAllChildren } from '../../bench/lib/processes.mjs';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const prismBin = `${repo}node_modules/.bin/prism`;
-const proxies: ChildProcess[] = [];
 let emulator: MockServer;
 const violations: string[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}
 
 /** Starts `prism proxy --errors` for one bundled spec and resolves once it listens. */
 async function proxy(api: string, upstream: string): Promise<string> {
   const port = await freePort();
-  const child = spawn(prismBin, ['proxy', '-h', '127.0.0.1', '-p', String(port), '--errors', '-v', 'error', `${repo}spec/dist/${api}.yaml`, upstream], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  proxies.push(child);
   const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 300; attempt++) {
-    if (child.exitCode !== null) throw new Error(`prism proxy for ${api} exited with ${child.exitCode}`);
-    const up = await fetch(url).then(() => true, () => false);
-    if (up) return url;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`prism proxy for ${api} did not start`);
+  const args = ['proxy', '-h', '127.0.0.1', '-p', String(port), '--errors', '-v', 'error', `${repo}spec/dist/${api}.yaml`, upstream];
+  await startProbed(prismBin, args, () => fetch(url).then(() => true), { timeoutMs: 30_000 });
+  return url;
 }
 
 /** A fetch that records every response Prism flags, so no violation can pass unnoticed. */
@@ -63,7 +44,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const child of proxies) child.kill();
+  await stopAllChildren();
   await emulator?.close();
 });
 
