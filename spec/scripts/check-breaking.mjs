@@ -22,29 +22,22 @@ const { values } = parseArgs({
 const optic = join(specDir, 'node_modules/.bin/optic');
 const opticBin = existsSync(optic) ? optic : join(specDir, '../node_modules/.bin/optic');
 
-function majorOf(file) {
-  return Number(String(parse(readFileSync(file, 'utf8')).info.version).split('.')[0]);
-}
+const majorOf = (version) => Number(String(version).split('.')[0]);
 
 /**
- * Optic lets breaking changes pass when the major version rises, so the current spec is compared
- * under the released version: every break is named, and the version decides afterwards.
+ * Runs Optic on the current spec rewritten under the released version: Optic lets breaking changes
+ * pass when the major version rises, so this way every break is named, and the version decides
+ * afterwards. `current` is the parsed current document (it is changed).
  */
-function underReleasedVersion(before, after) {
-  const current = parseDocument(readFileSync(after, 'utf8'));
-  current.setIn(['info', 'version'], parse(readFileSync(before, 'utf8')).info.version);
+async function opticDiff(before, releasedVersion, current) {
+  current.setIn(['info', 'version'], releasedVersion);
   const dir = mkdtempSync(join(tmpdir(), 'check-breaking-'));
-  const file = join(dir, 'current.yaml');
-  writeFileSync(file, String(current));
-  return { file, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-async function opticDiff(before, after) {
-  const { file, cleanup } = underReleasedVersion(before, after);
   try {
+    const file = join(dir, 'current.yaml');
+    writeFileSync(file, String(current));
     return await runOptic(before, file);
   } finally {
-    cleanup();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -77,12 +70,15 @@ async function checkApi(api) {
   const before = join(values.released, `${api}.yaml`);
   const after = join(values.current, `${api}.yaml`);
   if (!existsSync(before)) return { ok: true, text: `${api}: no released baseline yet (${before}); nothing to compare.` };
-  const { failed, output } = await opticDiff(before, after);
+  const released = parse(readFileSync(before, 'utf8')).info.version;
+  const current = parseDocument(readFileSync(after, 'utf8'));
+  const version = current.getIn(['info', 'version']);
+  const { failed, output } = await opticDiff(before, released, current);
   const breaks = breaksIn(output);
   if (!failed && breaks.length === 0) return { ok: true, text: `${api}: no breaking change since the last release.` };
   // Optic failed without naming a rule: show its whole output rather than guess.
   if (breaks.length === 0) return { ok: false, text: `${api}: optic diff failed:\n${output}` };
-  const [from, to] = [majorOf(before), majorOf(after)];
+  const [from, to] = [majorOf(released), majorOf(version)];
   const list = breaks.map((b) => `  - ${b}`).join('\n');
   if (to > from) {
     return { ok: true, text: `${api}: ${breaks.length} breaking change(s), accepted with the major version bump ${from} -> ${to}:\n${list}` };
