@@ -119,12 +119,21 @@ interface Operation {
   tags?: string[];
 }
 
-/** The operation with this id in the API description the page embeds, i.e. what Redoc rendered. */
-async function embeddedOperation(name: string, operationId: string) {
+type Paths = Record<string, Record<string, Operation>>;
+/** The `paths` of the API description each page embeds, read once per page (the pages are megabytes). */
+const embeddedPaths = new Map<string, Promise<Paths>>();
+
+async function readEmbeddedPaths(name: string): Promise<Paths> {
   const html = await readFile(join(distDir, `${name}.html`), 'utf8');
   const definition = /const __redoc_definition = (.*);$/m.exec(html);
   if (!definition) throw new Error(`dist/${name}.html embeds no __redoc_definition; did the Redoc template change?`);
-  const { paths } = JSON.parse(definition[1]!) as { paths: Record<string, Record<string, Operation>> };
+  return (JSON.parse(definition[1]!) as { paths: Paths }).paths;
+}
+
+/** The operation with this id in the API description the page embeds, i.e. what Redoc rendered. */
+async function embeddedOperation(name: string, operationId: string) {
+  if (!embeddedPaths.has(name)) embeddedPaths.set(name, readEmbeddedPaths(name));
+  const paths = await embeddedPaths.get(name)!;
   const operation = Object.values(paths)
     .flatMap((pathItem) => Object.values(pathItem))
     .find((candidate) => candidate.operationId === operationId);
