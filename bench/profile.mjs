@@ -5,18 +5,18 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PAYLOAD_TEXT, payload } from './lib/payload.mjs';
+import { batchPublishPath, batchText, PAYLOAD_TEXT, publishPath } from './lib/payload.mjs';
 import { startChild, stopChild } from './lib/processes.mjs';
 import { wrkPost } from './lib/wrk.mjs';
 
 const [kind = 'publish', seconds = '8'] = process.argv.slice(2);
 const dir = mkdtempSync(join(tmpdir(), 'platform-api-profile-'));
 const bodyFile = join(dir, 'body.json');
-writeFileSync(bodyFile, kind === 'batch' ? JSON.stringify({ payloads: Array.from({ length: 100 }, (_, i) => payload(i)) }) : PAYLOAD_TEXT);
+writeFileSync(bodyFile, kind === 'batch' ? batchText(100) : PAYLOAD_TEXT);
 const server = fileURLToPath(new URL(kind === 'bare' ? 'servers/bare.mjs' : 'servers/emulator.mjs', import.meta.url));
 const { child, info } = await startChild(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, server]);
 try {
-  const path = kind === 'batch' ? `/api/v1/batch/topics/${info.topicId}/publish` : `/api/v1/topics/${info.topicId}/publish`;
+  const path = kind === 'batch' ? batchPublishPath(info.topicId) : publishPath(info.topicId);
   console.log(await wrkPost({ url: info.url, token: info.token, path, bodyFile, seconds: Number(seconds) }));
 } finally {
   await stopChild(child);

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { drain, longPollWake } from './lib/consume.mjs';
 import { cpuMicros } from './lib/cpu.mjs';
 import { describeMachine } from './lib/machine.mjs';
-import { PAYLOAD_TEXT, payload } from './lib/payload.mjs';
+import { batchPublishPath, batchText, PAYLOAD_TEXT, publishPath } from './lib/payload.mjs';
 import { freePort, startChild, startProbed, stopAllChildren, stopChild } from './lib/processes.mjs';
 import { evaluateTargets, renderMarkdown, replaceGenerated } from './lib/report.mjs';
 import { startupTimes } from './lib/startup.mjs';
@@ -24,6 +24,7 @@ const WARMUP_SECONDS = 2;
 const BATCH_MESSAGES = 100;
 const DRAIN_MESSAGES = 1_000_000;
 const CONSUME_BATCH = 50;
+const WRK_CONNECTIONS = 10;
 
 function requireTools() {
   for (const tool of ['wrk', 'hyperfine']) {
@@ -42,9 +43,10 @@ const log = (text) => process.stdout.write(`bench: ${text}\n`);
  * which also reports the server's CPU time per request.
  */
 async function loadTest(pid, options) {
-  await wrkPost({ ...options, seconds: WARMUP_SECONDS });
+  const wrkOptions = { ...options, connections: WRK_CONNECTIONS };
+  await wrkPost({ ...wrkOptions, seconds: WARMUP_SECONDS });
   const cpuBefore = cpuMicros(pid);
-  const result = await wrkPost({ ...options, seconds: PUBLISH_SECONDS });
+  const result = await wrkPost({ ...wrkOptions, seconds: PUBLISH_SECONDS });
   const cpuAfter = cpuMicros(pid);
   result.serverCpuMicrosPerRequest = cpuBefore === undefined ? null : (cpuAfter - cpuBefore) / result.requests;
   if (result.failed > 0 || result.socketErrors) {
@@ -58,9 +60,9 @@ async function emulatorMeasures(files) {
   try {
     const common = { url: info.url, token: info.token };
     log(`publish, emulator ${info.url}`);
-    const publish = await loadTest(child.pid, { ...common, path: `/api/v1/topics/${info.topicId}/publish`, bodyFile: files.message });
+    const publish = await loadTest(child.pid, { ...common, path: publishPath(info.topicId), bodyFile: files.message });
     log('batch publish, emulator');
-    const batch = await loadTest(child.pid, { ...common, path: `/api/v1/batch/topics/${info.topicId}/publish`, bodyFile: files.batch });
+    const batch = await loadTest(child.pid, { ...common, path: batchPublishPath(info.topicId), bodyFile: files.batch });
     log('long-poll wake-up, emulator');
     const longPoll = await longPollWake({ ...info, payloadText: PAYLOAD_TEXT });
     return { publish, batch, longPoll };
@@ -73,7 +75,7 @@ async function bareMeasure(files) {
   const { child, info } = await startChild(process.execPath, [at('bench/servers/bare.mjs')]);
   try {
     log(`publish, bare node:http ${info.url}`);
-    return await loadTest(child.pid, { url: info.url, path: '/api/v1/topics/1/publish', bodyFile: files.message });
+    return await loadTest(child.pid, { url: info.url, path: publishPath(1), bodyFile: files.message });
   } finally {
     await stopChild(child);
   }
@@ -82,7 +84,7 @@ async function bareMeasure(files) {
 async function prismMeasure(files) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const path = '/api/v1/topics/1/publish';
+  const path = publishPath(1);
   const probe = async () => {
     const answer = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer x' }, body: PAYLOAD_TEXT });
     await answer.arrayBuffer();
@@ -125,7 +127,7 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'platform-api-bench-'));
   const files = { message: join(dir, 'message.json'), batch: join(dir, 'batch.json') };
   writeFileSync(files.message, PAYLOAD_TEXT);
-  writeFileSync(files.batch, JSON.stringify({ payloads: Array.from({ length: BATCH_MESSAGES }, (_, i) => payload(i + 1)) }));
+  writeFileSync(files.batch, batchText(BATCH_MESSAGES));
   try {
     const emulator = await emulatorMeasures(files);
     const bare = await bareMeasure(files);
@@ -143,7 +145,7 @@ async function main() {
       payloadBytes: Buffer.byteLength(PAYLOAD_TEXT),
       publish: {
         seconds: PUBLISH_SECONDS,
-        connections: 10,
+        connections: WRK_CONNECTIONS,
         emulator: emulator.publish,
         prism,
         bare,
@@ -152,7 +154,7 @@ async function main() {
           emulatorToPrism: emulator.publish.requestsPerSecond / prism.requestsPerSecond,
         },
       },
-      batchPublish: { ...emulator.batch, batchSize: BATCH_MESSAGES, messagesPerSecond: emulator.batch.requestsPerSecond * BATCH_MESSAGES },
+      batchPublish: { ...emulator.batch, connections: WRK_CONNECTIONS, batchSize: BATCH_MESSAGES, messagesPerSecond: emulator.batch.requestsPerSecond * BATCH_MESSAGES },
       consume,
       longPoll: emulator.longPoll,
       memory,

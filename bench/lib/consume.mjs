@@ -1,5 +1,6 @@
 // Consume measurements against an emulator child: draining a prefilled topic, and long-poll wake-ups.
 import { readFileSync } from 'node:fs';
+import { consumePath, publishPath } from './payload.mjs';
 import { RawConnection } from './raw-http.mjs';
 
 /**
@@ -13,7 +14,7 @@ export async function drain({ url, token, topicId, offsetsFile, total, batchSize
   const offsets = readFileSync(offsetsFile, 'utf8').split('\n').filter(Boolean);
   const batches = [undefined, ...offsets];
   if (batches.length * batchSize !== total) throw new Error(`${batches.length} batches of ${batchSize} are not ${total} messages`);
-  const path = `/api/v1/topics/${topicId}/consume`;
+  const path = consumePath(topicId);
   const sockets = await Promise.all(Array.from({ length: connections }, () => RawConnection.open(url)));
   const perConnection = Math.ceil(batches.length / connections);
   let messages = 0;
@@ -60,11 +61,11 @@ function checkBatch(body, after, batchSize) {
 export async function longPollWake({ url, token, topicId, payloadText, samples = 2000, warmup = 100, pauseMs = 2 }) {
   const consumer = await RawConnection.open(url);
   const publisher = await RawConnection.open(url);
-  const publish = publisher.postRequest(`/api/v1/topics/${topicId}/publish`, token, payloadText);
+  const publish = publisher.postRequest(publishPath(topicId), token, payloadText);
   let after = JSON.parse((await publisher.send(publish)).body).message_id;
   const latencies = [];
   for (let i = 0; i < warmup + samples; i++) {
-    const waiting = consumer.send(consumer.postRequest(`/api/v1/topics/${topicId}/consume`, token, { after_message_id: after, timeout_secs: 5 }));
+    const waiting = consumer.send(consumer.postRequest(consumePath(topicId), token, { after_message_id: after, timeout_secs: 5 }));
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
     const began = performance.now();
     const published = publisher.send(publish);

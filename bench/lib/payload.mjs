@@ -1,4 +1,5 @@
-// The message the bench publishes and stores: about 200 bytes of JSON matching TOPIC_SCHEMA.
+// The message the bench publishes and stores (about 200 bytes of JSON matching TOPIC_SCHEMA), the
+// batch it publishes, and the event-streams paths it sends them to.
 export const TOPIC_SCHEMA = [
   { name: 'order_id', type: 'string' },
   { name: 'amount', type: 'number' },
@@ -28,3 +29,10 @@ export function payload(sequence) {
 }
 
 export const PAYLOAD_TEXT = JSON.stringify(payload(1));
+
+/** The batch publish body of `count` messages, numbered from 1. */
+export const batchText = (count) => JSON.stringify({ payloads: Array.from({ length: count }, (_, i) => payload(i + 1)) });
+
+export const publishPath = (topicId) => `/api/v1/topics/${topicId}/publish`;
+export const batchPublishPath = (topicId) => `/api/v1/batch/topics/${topicId}/publish`;
+export const consumePath = (topicId) => `/api/v1/topics/${topicId}/consume`;

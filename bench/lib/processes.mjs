@@ -8,8 +8,8 @@ import { createInterface } from 'node:readline';
 const children = new Set();
 
 /** Spawns a bench server that prints one JSON `{"ready":true,...}` line when it listens; resolves to that line. */
-export async function startChild(command, args, { timeoutMs = 60_000, env } = {}) {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+export async function startChild(command, args, { timeoutMs = 60_000 } = {}) {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
   const lines = createInterface({ input: child.stdout });
@@ -67,7 +67,7 @@ export async function freePort() {
   return port;
 }
 
-/** Runs a command to its end; resolves to its exit code and output. */
+/** Runs a command to its end; resolves to its standard output (its error output goes into the failure). */
 export async function run(command, args, { cwd, env } = {}) {
   const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -76,5 +76,5 @@ export async function run(command, args, { cwd, env } = {}) {
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const [code] = await once(child, 'exit');
   if (code !== 0) throw new Error(`${command} ${args.join(' ')} failed (${code}): ${stderr || stdout}`);
-  return { stdout, stderr };
+  return { stdout };
 }

@@ -1,7 +1,7 @@
 // The targets of issue 7, checked against the figures, and the results written as JSON and as the
 // generated part of BENCHMARKS.md (between the markers; the prose around it is kept).
-export const MARK_START = '<!-- bench:results:start -->';
-export const MARK_END = '<!-- bench:results:end -->';
+const MARK_START = '<!-- bench:results:start -->';
+const MARK_END = '<!-- bench:results:end -->';
 
 const MB = 1e6;
 const round = (n, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -62,7 +62,7 @@ export function renderMarkdown(r) {
     line(['---', '---', '---', '---']),
     ...r.targets.map((t) => line([t.measure, t.figure, t.target, t.met ? 'met' : '**not met**'])),
     '',
-    `Publish, one ~${r.payloadBytes} B message per request, wrk -t1 -c10 -d${r.publish.seconds}s:`,
+    `Publish, one ~${r.payloadBytes} B message per request, wrk -t1 -c${r.publish.connections} -d${r.publish.seconds}s:`,
     '',
     line(['Server', 'Requests/s', 'p50', 'p99', 'server CPU per request']),
     line(['---', '---:', '---:', '---:', '---:']),
@@ -75,7 +75,7 @@ export function renderMarkdown(r) {
     line(['Other figure', 'Value']),
     line(['---', '---']),
     line([
-      `batch publish, ${r.batchPublish.batchSize} messages per request (wrk -c10)`,
+      `batch publish, ${r.batchPublish.batchSize} messages per request (wrk -c${r.batchPublish.connections})`,
       `${thousands(r.batchPublish.messagesPerSecond)} msgs/s (${thousands(r.batchPublish.requestsPerSecond)} requests/s, p50 ${round(r.batchPublish.p50Ms, 2)} ms, p99 ${round(r.batchPublish.p99Ms, 2)} ms)`,
     ]),
     line([
