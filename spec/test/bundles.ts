@@ -19,7 +19,7 @@ export function deref(doc: Json, node: Json): Json {
   return current;
 }
 
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
 
 export function operations(doc: Json): Array<{ method: string; path: string; op: Json; pathItem: Json }> {
   return Object.entries(doc.paths as Json).flatMap(([path, pathItem]) =>
