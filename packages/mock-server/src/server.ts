@@ -114,15 +114,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const targets = new BoundedMemo<RequestTarget>();
 
   const server = createServer((req, res) => {
-    handleRequest(req, res).catch((error: unknown) => {
-      // dispatch answers every failure itself; this is the last guard against a crash.
-      logger.error({ err: error }, 'unhandled request failure');
-      res.destroy();
-    });
-  });
-
-  async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const began = logRequests ? performance.now() : 0;
+    if (logRequests) logWhenAnswered(req, res);
     const url = req.url ?? '/';
     const queryAt = url.indexOf('?');
     const pathname = queryAt < 0 ? url : url.slice(0, queryAt);
@@ -130,20 +122,27 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     const target = targets.get(`${method} ${url}`, () => ({ route: router.match(method, pathname) }));
     const match = target.route;
     if (typeof match === 'object') {
-      await dispatch(match, target, req, res, queryAt < 0 ? '' : url.slice(queryAt + 1));
+      dispatch(match, target, req, res, queryAt < 0 ? '' : url.slice(queryAt + 1));
     } else if (pathname === '/docs' || pathname.startsWith('/docs/')) {
-      await serveDocs(docsDir, pathname, res, req);
+      serveDocs(docsDir, pathname, res, req).catch((error: unknown) => lastResort(error, res));
     } else if (pathname === '/_emulator/faults') {
-      await faultsEndpoint(state.faults, req, res);
+      faultsEndpoint(state.faults, req, res).catch((error: unknown) => lastResort(error, res));
     } else {
       abandonBody(req, res);
       send(res, 'event-streams', renderError('event-streams', new ApiError(404, 'NOT_FOUND', `No operation at ${req.method} ${pathname}`)));
     }
-    if (logRequests) logger.debug({ method: req.method, url, status: res.statusCode, ms: performance.now() - began }, 'request');
-  }
+  });
 
-  async function dispatch(match: RouteMatch, target: RequestTarget, req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
+  /** Answers every failure itself; synchronous up to the handler, so a request costs one promise at most. */
+  function dispatch(match: RouteMatch, target: RequestTarget, req: IncomingMessage, res: ServerResponse, query: string): void {
     const { operation } = match;
+    const fail = (error: unknown) => {
+      if (!isExpected(error)) logger.error({ err: error, operationId: operation.operationId }, 'request failed');
+      finish(req, res, operation, renderError(operation.api, error));
+    };
+    const answer = (result: Reply | undefined) => {
+      if (result) finish(req, res, operation, result);
+    };
     try {
       const handler = handlers[operation.operationId];
       const key = operation.needsBearer ? state.credentials.authenticateBearer(req.headers.authorization) : undefined;
@@ -153,16 +152,31 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       }
       const fault = state.faults.takeFault(operation.operationId);
       if (fault) throw faultError(operation, fault, limits);
-      if (!handler) return await prism.forward(req, res);
+      if (!handler) {
+        prism.forward(req, res).catch(fail);
+        return;
+      }
       const params = (target.params ??= validateParams(state, operation, match.params, query));
       if (key && handler.scope) checkRights(key, handler.scope, operation, params);
-      const ctx: Context = { req, res, operation, params, key };
-      const result = await handler.handle(ctx);
-      if (result) finish(req, res, operation, result);
+      const result = handler.handle({ req, res, operation, params, key });
+      if (result instanceof Promise) result.then(answer, fail);
+      else answer(result);
     } catch (error) {
-      if (!isExpected(error)) logger.error({ err: error, operationId: operation.operationId }, 'request failed');
-      finish(req, res, operation, renderError(operation.api, error));
+      fail(error);
     }
+  }
+
+  /** Past dispatch's own handling (docs, faults endpoint): log, and cut the connection rather than crash. */
+  function lastResort(error: unknown, res: ServerResponse): void {
+    logger.error({ err: error }, 'unhandled request failure');
+    res.destroy();
+  }
+
+  function logWhenAnswered(req: IncomingMessage, res: ServerResponse): void {
+    const began = performance.now();
+    res.once('close', () => {
+      logger.debug({ method: req.method, url: req.url, status: res.headersSent ? res.statusCode : undefined, ms: performance.now() - began }, 'request');
+    });
   }
 
   let closing = false;

@@ -36,6 +36,29 @@ describe('platform-api-mock CLI', () => {
     }
   }, 30_000);
 
+  it('--log-level debug logs each request with the status it was answered with', async () => {
+    const cli = runCli(['--port', '0', '--log-level', 'debug']);
+    try {
+      await expect.poll(() => cli.output(), { timeout: 15_000 }).toContain('Try it:');
+      const url = /listening on (http:\/\/\S+)/.exec(cli.output())![1]!;
+      await (await fetch(`${url}/oauth2/token`, { method: 'POST', body: 'grant_type=client_credentials' })).text();
+      await (await fetch(`${url}/nowhere`)).text();
+      const requestLines = () =>
+        cli
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('"msg":"request"'))
+          .map((line) => JSON.parse(line) as { method: string; url: string; status: number });
+      await expect.poll(() => requestLines().length, { timeout: 5_000 }).toBe(2);
+      expect(requestLines()).toMatchObject([
+        { method: 'POST', url: '/oauth2/token', status: 400 },
+        { method: 'GET', url: '/nowhere', status: 404 },
+      ]);
+    } finally {
+      cli.child.kill('SIGKILL');
+    }
+  }, 30_000);
+
   it('prints its URL, credentials and a curl example, serves them, and shuts down on SIGTERM', async () => {
     const cli = runCli(['--port', '0', '--client-id', 'ci-client', '--client-secret', 'ci-secret', '--log-level', 'warn']);
     try {
