@@ -44,18 +44,32 @@ const CONTENT_TYPES: Record<ApiName, string> = {
 };
 
 /**
- * Answers are written together once the event loop has read what arrived (setImmediate runs right after
- * the poll phase), the way Redis writes its replies before it sleeps: the requests read in one turn are
- * answered in one burst, so a client on this machine is woken once per burst rather than once per answer.
+ * Answers are held until a turn of the event loop reads no new request, then written together, the
+ * way Redis writes its replies before it sleeps: each answer written to a sleeping client costs a
+ * wake-up, so a burst wakes a client on this machine once rather than once per answer. The hold is
+ * short: one more turn (a non-blocking poll) per turn that brought new answers, at most MAX_HELD_TURNS.
  */
+const MAX_HELD_TURNS = 2;
 let pending: { res: ServerResponse; api: ApiName; reply: Reply }[] = [];
+let pendingAtLastTurn = 0;
+let heldTurns = 0;
 
 export function send(res: ServerResponse, api: ApiName, reply: Reply): void {
-  if (pending.length === 0) setImmediate(writePending);
+  if (pending.length === 0) {
+    pendingAtLastTurn = 0;
+    heldTurns = 0;
+    setImmediate(writeWhenQuiet);
+  }
   pending.push({ res, api, reply });
 }
 
-function writePending(): void {
+function writeWhenQuiet(): void {
+  if (pending.length > pendingAtLastTurn && heldTurns < MAX_HELD_TURNS) {
+    pendingAtLastTurn = pending.length;
+    heldTurns++;
+    setImmediate(writeWhenQuiet);
+    return;
+  }
   const batch = pending;
   pending = [];
   for (const { res, api, reply } of batch) write(res, api, reply);
