@@ -56,7 +56,8 @@ export function mediaType(contentType: string): string {
 }
 
 export function isJsonContentType(contentType: string | undefined): boolean {
-  return contentType !== undefined && mediaType(contentType) === 'application/json';
+  // The exact header nearly every client sends is decided without parsing (a publish-path hot spot).
+  return contentType === 'application/json' || (contentType !== undefined && mediaType(contentType) === 'application/json');
 }
 
 /** Reads and parses a JSON body: 400 for a wrong Content-Type, an empty body or bad JSON; 413 past `limit`. */

@@ -98,13 +98,12 @@ class TopicLog {
   }
 
   push(payload: string, time: number): void {
-    const size = Buffer.byteLength(payload);
-    if (this.used + size > SLAB_BYTES || this.slabs.length === 0) {
-      this.slabs.push(Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, size)));
+    if (!this.hasRoomFor(payload)) {
+      this.slabs.push(Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, Buffer.byteLength(payload))));
       this.used = 0;
     }
     const slabNumber = this.firstSlab + this.slabs.length - 1;
-    this.slabs.at(-1)!.write(payload, this.used, size, 'utf8');
+    const size = this.slabs.at(-1)!.write(payload, this.used, 'utf8');
     const start = slabNumber * SLAB_STRIDE + this.used;
     this.starts.push(start);
     this.ends.push(start + size);
@@ -158,6 +157,17 @@ class TopicLog {
       messages.push({ id: toId(this.firstSequence + i), payload: this.payload(i), time: this.times.get(i) });
     }
     return { messages, hasMore: end < this.length };
+  }
+
+  /**
+   * Whether the current slab has room for the payload's UTF-8 bytes. A UTF-16 code unit takes at most
+   * 3 of them, so the bytes are only counted near the slab's end: push then learns the size from
+   * writing them (counting first costs about as much as writing).
+   */
+  private hasRoomFor(payload: string): boolean {
+    if (this.slabs.length === 0) return false;
+    const room = SLAB_BYTES - this.used;
+    return payload.length * 3 <= room || Buffer.byteLength(payload) <= room;
   }
 
   /** Frees the slabs that hold only expired messages (the current slab stays for new ones). */
