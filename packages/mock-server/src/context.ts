@@ -30,6 +30,12 @@ export interface EmulatorState {
   rateLimiter: RateLimiter;
 }
 
+/** undefined: the client went away and nothing is to be sent. ANSWERED_LATER: see `complete`. */
+export type Outcome = Reply | undefined | Promise<Reply | undefined> | typeof ANSWERED_LATER;
+
+/** What a handler returns once it has arranged, through ctx.complete, to answer later (withJsonBody). */
+export const ANSWERED_LATER = Symbol('answered later');
+
 export interface Context {
   req: IncomingMessage;
   res: ServerResponse;
@@ -38,13 +44,14 @@ export interface Context {
   params: Record<string, any>;
   /** The caller's API key (operations that take a bearer token). */
   key: ApiKey | undefined;
+  /** Answers the request with what `work` returns, or the error it throws; for work after `handle` returned. */
+  complete(work: () => Outcome): void;
 }
 
 export interface RouteHandler {
   /** The right the caller's API key needs (see ApiKey in the management spec). */
   scope?: Scope;
-  /** undefined: the client went away and nothing is to be sent. */
-  handle(ctx: Context): Reply | undefined | Promise<Reply | undefined>;
+  handle(ctx: Context): Outcome;
 }
 
 /** Request bodies other than messages are small; this bounds what is read for them. */
@@ -60,13 +67,36 @@ export function isJsonContentType(contentType: string | undefined): boolean {
   return contentType === 'application/json' || (contentType !== undefined && mediaType(contentType) === 'application/json');
 }
 
-/** Reads and parses a JSON body: 400 for a wrong Content-Type, an empty body or bad JSON; 413 past `limit`. */
-export async function parseJsonBody(ctx: Context, limit: number, what: string): Promise<{ value: unknown; text: string }> {
+export interface JsonBody {
+  value: unknown;
+  /** The body as received, for storing a message unchanged. */
+  text: string;
+}
+
+/**
+ * Reads and parses the JSON body, then answers the request with `then(body)`: 400 for a wrong
+ * Content-Type (before anything is read), an empty body or bad JSON; 413 past `limit`.
+ */
+export function withJsonBody(ctx: Context, limit: number, what: string, then: (body: JsonBody) => Outcome): Outcome {
   const contentType = ctx.req.headers['content-type'];
   if (!isJsonContentType(contentType)) {
     throw new ApiError(400, 'UNSUPPORTED_CONTENT_TYPE', `Content-Type must be application/json, not ${contentType ?? 'absent'}`);
   }
-  const text = (await readBody(ctx.req, limit, what)).toString('utf8');
+  readBody(
+    ctx.req,
+    limit,
+    what,
+    (bytes) => ctx.complete(() => then(parseJson(bytes))),
+    (error) =>
+      ctx.complete(() => {
+        throw error;
+      }),
+  );
+  return ANSWERED_LATER;
+}
+
+function parseJson(bytes: Buffer): JsonBody {
+  const text = bytes.toString('utf8');
   try {
     return { value: JSON.parse(text), text };
   } catch (error) {
@@ -85,10 +115,12 @@ export function validateBody(state: EmulatorState, ctx: Context, value: unknown)
   }
 }
 
-export async function readValidJson(state: EmulatorState, ctx: Context, limit = SMALL_BODY_LIMIT): Promise<any> {
-  const { value } = await parseJsonBody(ctx, limit, 'request body');
-  validateBody(state, ctx, value);
-  return value;
+/** withJsonBody for a small body that must match the operation's request-body schema. */
+export function withValidJson(state: EmulatorState, ctx: Context, then: (value: any) => Outcome): Outcome {
+  return withJsonBody(ctx, SMALL_BODY_LIMIT, 'request body', ({ value }) => {
+    validateBody(state, ctx, value);
+    return then(value);
+  });
 }
 
 /** The topic named by the `topic_id` parameter, or 404. */

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { abandonBody } from './body.js';
-import type { Context, EmulatorState, Limits, RouteHandler } from './context.js';
+import { ANSWERED_LATER, type EmulatorState, type Limits, type Outcome, type RouteHandler } from './context.js';
 import { Credentials } from './credentials.js';
 import { findDocsDir, serveDocs } from './docs.js';
 import { ApiError, EMITTED_ERROR_CODES, InternalError, OAuthError, SizeLimitError } from './errors.js';
@@ -133,7 +133,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     }
   });
 
-  /** Answers every failure itself; synchronous up to the handler, so a request costs one promise at most. */
+  /**
+   * Answers every failure itself. No promise unless a handler returns one: withJsonBody continues
+   * through `complete` from the body's end event, so a publish costs no promise job.
+   */
   function dispatch(match: RouteMatch, target: RequestTarget, req: IncomingMessage, res: ServerResponse, query: string): void {
     const { operation } = match;
     const fail = (error: unknown) => {
@@ -143,7 +146,18 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     const answer = (result: Reply | undefined) => {
       if (result) finish(req, res, operation, result);
     };
-    try {
+    const complete = (work: () => Outcome) => {
+      let outcome: Outcome;
+      try {
+        outcome = work();
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      if (outcome instanceof Promise) outcome.then(answer, fail);
+      else if (outcome !== ANSWERED_LATER) answer(outcome);
+    };
+    complete(() => {
       const handler = handlers[operation.operationId];
       const key = operation.needsBearer ? state.credentials.authenticateBearer(req.headers.authorization) : undefined;
       if (key && operation.api === 'event-streams') {
@@ -152,18 +166,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       }
       const fault = state.faults.takeFault(operation.operationId);
       if (fault) throw faultError(operation, fault, limits);
-      if (!handler) {
-        prism.forward(req, res).catch(fail);
-        return;
-      }
+      if (!handler) return prism.forward(req, res).then(() => undefined);
       const params = (target.params ??= validateParams(state, operation, match.params, query));
       if (key && handler.scope) checkRights(key, handler.scope, operation, params);
-      const result = handler.handle({ req, res, operation, params, key });
-      if (result instanceof Promise) result.then(answer, fail);
-      else answer(result);
-    } catch (error) {
-      fail(error);
-    }
+      return handler.handle({ req, res, operation, params, key, complete });
+    });
   }
 
   /** Past dispatch's own handling (docs, faults endpoint): log, and cut the connection rather than crash. */

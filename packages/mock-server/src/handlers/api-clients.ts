@@ -1,6 +1,6 @@
 // API clients (v2) and their API keys: create, list, update, delete, enable, disable, refresh_secret.
 import type { ApiClient, ApiKey } from '../credentials.js';
-import { type Context, type EmulatorState, readValidJson, type RouteHandler } from '../context.js';
+import { type Context, type EmulatorState, type RouteHandler, withValidJson } from '../context.js';
 import { ManagementFailure, reply } from '../reply.js';
 import { page } from './paging.js';
 
@@ -20,25 +20,27 @@ export function apiClientHandlers(state: EmulatorState): Record<string, RouteHan
 
   const handlers: Record<string, RouteHandler['handle']> = {
     list_api_clients: (ctx) => reply(200, page(credentials.listClients(), ctx)),
-    create_api_client: async (ctx) => reply(200, credentials.createClient(await readValidJson(state, ctx))),
+    create_api_client: (ctx) => withValidJson(state, ctx, (input) => reply(200, credentials.createClient(input))),
     get_api_client: (ctx) => reply(200, clientOr404(ctx)),
-    update_api_client: async (ctx) => {
+    update_api_client: (ctx) => {
       const client = clientOr404(ctx);
-      return reply(200, credentials.updateClient(client, await readValidJson(state, ctx)));
+      return withValidJson(state, ctx, (input) => reply(200, credentials.updateClient(client, input)));
     },
     delete_api_client: (ctx) => {
       credentials.deleteClient(clientOr404(ctx));
       return reply(200, { success: true });
     },
     list_api_keys: (ctx) => reply(200, page(credentials.listKeys(clientOr404(ctx).id), ctx)),
-    create_api_key: async (ctx) => {
+    create_api_key: (ctx) => {
       const client = clientOr404(ctx);
-      const { key, secret } = credentials.createKey(client, await readValidJson(state, ctx));
-      return withSecret(key, secret);
+      return withValidJson(state, ctx, (input) => {
+        const { key, secret } = credentials.createKey(client, input);
+        return withSecret(key, secret);
+      });
     },
-    update_api_key: async (ctx) => {
+    update_api_key: (ctx) => {
       const key = keyOr404(ctx);
-      return reply(200, credentials.updateKey(key, await readValidJson(state, ctx)));
+      return withValidJson(state, ctx, (input) => reply(200, credentials.updateKey(key, input)));
     },
     delete_api_key: (ctx) => {
       credentials.deleteKey(keyOr404(ctx));

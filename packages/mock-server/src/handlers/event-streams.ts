@@ -1,5 +1,5 @@
 // publish_message, publish_messages_batch and consume_messages (long polling included).
-import { type Context, type EmulatorState, parseJsonBody, readValidJson, type RouteHandler, topicOr404, validateBody } from '../context.js';
+import { type Context, type EmulatorState, type Outcome, type RouteHandler, topicOr404, validateBody, withJsonBody, withValidJson } from '../context.js';
 import { ApiError, SizeLimitError } from '../errors.js';
 import type { Reply } from '../reply.js';
 import type { ReadResult } from '../store.js';
@@ -17,30 +17,36 @@ export function eventStreamHandlers(state: EmulatorState): Record<string, RouteH
   };
 }
 
-async function publish(state: EmulatorState, ctx: Context): Promise<Reply> {
+function publish(state: EmulatorState, ctx: Context): Outcome {
   const entry = topicOr404(state, ctx);
-  const { value, text } = await parseJsonBody(ctx, state.limits.maxMessageBytes, 'message');
-  validateBody(state, ctx, value);
-  checkTopicSchema(entry, value);
-  const messageId = state.store.append(entry.topic.id, text);
-  state.topics.wake(entry);
-  return { status: 201, json: `{"message_id":"${messageId}"}` };
+  return withJsonBody(ctx, state.limits.maxMessageBytes, 'message', ({ value, text }) => {
+    validateBody(state, ctx, value);
+    checkTopicSchema(entry, value);
+    const messageId = state.store.append(entry.topic.id, text);
+    state.topics.wake(entry);
+    return { status: 201, json: `{"message_id":"${messageId}"}` };
+  });
 }
 
-async function publishBatch(state: EmulatorState, ctx: Context): Promise<Reply> {
+function publishBatch(state: EmulatorState, ctx: Context): Outcome {
   const entry = topicOr404(state, ctx);
   const { maxBatchMessages, maxMessageBytes } = state.limits;
   const limit = maxBatchMessages * maxMessageBytes + BATCH_OVERHEAD_BYTES;
-  const { value } = await parseJsonBody(ctx, limit, 'batch');
-  const count = (value as { payloads?: unknown })?.payloads;
-  if (Array.isArray(count) && count.length > maxBatchMessages) {
-    throw new ApiError(400, 'BATCH_TOO_LARGE', `A batch carries at most ${maxBatchMessages} messages, not ${count.length}`, {
-      max_messages: maxBatchMessages,
-    });
-  }
-  validateBody(state, ctx, value);
-  const payloads = (value as { payloads: object[] }).payloads;
-  // Everything is checked before anything is stored: a refused batch stores nothing.
+  return withJsonBody(ctx, limit, 'batch', ({ value }) => {
+    const count = (value as { payloads?: unknown })?.payloads;
+    if (Array.isArray(count) && count.length > maxBatchMessages) {
+      throw new ApiError(400, 'BATCH_TOO_LARGE', `A batch carries at most ${maxBatchMessages} messages, not ${count.length}`, {
+        max_messages: maxBatchMessages,
+      });
+    }
+    validateBody(state, ctx, value);
+    return storeBatch(state, entry, (value as { payloads: object[] }).payloads);
+  });
+}
+
+/** Everything is checked before anything is stored: a refused batch stores nothing. */
+function storeBatch(state: EmulatorState, entry: TopicEntry, payloads: object[]): Reply {
+  const { maxMessageBytes } = state.limits;
   const texts = payloads.map((payload, position) => {
     const text = stringify(payload, position);
     const size = Buffer.byteLength(text);
@@ -90,17 +96,18 @@ interface ConsumeRequest {
   timeout_secs?: number;
 }
 
-async function consume(state: EmulatorState, ctx: Context): Promise<Reply | undefined> {
+function consume(state: EmulatorState, ctx: Context): Outcome {
   const entry = topicOr404(state, ctx);
-  const request = (await readValidJson(state, ctx)) as ConsumeRequest;
-  if (request.after_message_id !== undefined && request.since_time !== undefined) {
-    throw new ApiError(400, 'CONFLICTING_OFFSETS', 'Send after_message_id or since_time, not both');
-  }
-  const read = reader(state, entry.topic.id, request);
-  const first = read();
-  const timeoutSecs = request.timeout_secs ?? 0;
-  if (first.messages.length > 0 || timeoutSecs === 0) return { status: 200, json: consumeJson(first) };
-  return waitForMessages(state, ctx, entry, read, timeoutSecs);
+  return withValidJson(state, ctx, (request: ConsumeRequest) => {
+    if (request.after_message_id !== undefined && request.since_time !== undefined) {
+      throw new ApiError(400, 'CONFLICTING_OFFSETS', 'Send after_message_id or since_time, not both');
+    }
+    const read = reader(state, entry.topic.id, request);
+    const first = read();
+    const timeoutSecs = request.timeout_secs ?? 0;
+    if (first.messages.length > 0 || timeoutSecs === 0) return { status: 200, json: consumeJson(first) };
+    return waitForMessages(state, ctx, entry, read, timeoutSecs);
+  });
 }
 
 /** A function that reads the batch at the request's offset; it is called again when a waiter wakes. */

@@ -1,7 +1,7 @@
 // POST /_emulator/faults and DELETE /_emulator/faults: the fault injection of `server.faults` over
 // HTTP, for an emulator started from the command line.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody } from '../body.js';
+import { bodyOf } from '../body.js';
 import { isJsonContentType, SMALL_BODY_LIMIT } from '../context.js';
 import type { Faults } from '../faults.js';
 
@@ -24,7 +24,7 @@ export async function faultsEndpoint(faults: Faults, req: IncomingMessage, res: 
     }
     if (req.method !== 'POST') return answer(res, 405, 'Use POST to add a fault or DELETE to clear them');
     if (!isJsonContentType(req.headers['content-type'])) return answer(res, 400, 'Content-Type must be application/json');
-    const body = JSON.parse((await readBody(req, SMALL_BODY_LIMIT, 'fault')).toString('utf8')) as FaultRequest;
+    const body = JSON.parse((await bodyOf(req, SMALL_BODY_LIMIT, 'fault')).toString('utf8')) as FaultRequest;
     if (body === null || typeof body !== 'object') return answer(res, 400, 'The body must be a JSON object');
     if (body.batch_fail_positions !== undefined) {
       if (!Array.isArray(body.batch_fail_positions)) return answer(res, 400, 'batch_fail_positions must be an array');

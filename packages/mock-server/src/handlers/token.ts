@@ -1,5 +1,5 @@
 // POST /oauth2/token: the client credentials grant in its four request formats (RFC 6749 errors).
-import { readBody } from '../body.js';
+import { bodyOf } from '../body.js';
 import { type Context, type EmulatorState, mediaType, type RouteHandler, SMALL_BODY_LIMIT } from '../context.js';
 import { OAuthError } from '../errors.js';
 import { reply } from '../reply.js';
@@ -15,7 +15,7 @@ export function tokenHandlers(state: EmulatorState): Record<string, RouteHandler
 }
 
 async function requestToken(state: EmulatorState, ctx: Context) {
-  const body = await readBody(ctx.req, SMALL_BODY_LIMIT, 'request body');
+  const body = await bodyOf(ctx.req, SMALL_BODY_LIMIT, 'request body');
   const form = await parseTokenBody(ctx.req.headers['content-type'], body);
   const basic = basicCredentials(ctx.req.headers.authorization);
   if (form.grant_type === undefined) throw new OAuthError(400, 'invalid_request', 'grant_type is required');
