@@ -1,6 +1,7 @@
 // Request validators compiled with ajv from the operations' parameter and request-body schemas.
 import { createRequire } from 'node:module';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { isDateTime } from './date-time.js';
 import type { Violation } from './errors.js';
 import type { ApiName, JsonObject, Operation, Specs } from './spec.js';
 
@@ -15,6 +16,7 @@ export function createAjv(specs: Specs, options: { coerceTypes?: boolean } = {})
   // Schemas come from the linted specs, so they are not checked against the meta-schema (faster start).
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, meta: false, ...options });
   addFormats(ajv);
+  ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
   ajv.addFormat('uint32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 && n <= UINT32_MAX });
   ajv.addFormat('uint64', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 });
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) });

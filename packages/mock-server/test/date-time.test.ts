@@ -1,0 +1,79 @@
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { isDateTime } from '../src/date-time.js';
+
+// The reference: ajv-formats' full "date-time", which isDateTime replaces for speed.
+const { fullFormats } = createRequire(import.meta.url)('ajv-formats/dist/formats.js') as {
+  fullFormats: Record<string, { validate: (value: string) => boolean }>;
+};
+const reference = fullFormats['date-time']!.validate;
+
+const EDGE_CASES = [
+  '2026-11-22T12:00:00Z',
+  '2026-11-22T12:00:00.000Z',
+  '2026-11-22t12:00:00.5z',
+  '2026-11-22 12:00:00Z',
+  '2026-11-22\t12:00:00Z',
+  '2026-11-22\u00a012:00:00Z',
+  '2026-11-22T12:00:00+01:00',
+  '2026-11-22T12:00:00+0100',
+  '2026-11-22T12:00:00-01',
+  '2026-11-22T12:00:00+23:59',
+  '2026-11-22T12:00:00+24:00',
+  '2026-11-22T12:00:00+01:60',
+  '2026-11-22T12:00:00',
+  '2026-11-22T12:00:00.Z',
+  '2026-11-22T24:00:00Z',
+  '2026-11-22T23:60:00Z',
+  '2026-12-31T23:59:60Z',
+  '2026-12-31T23:59:60.999Z',
+  '2026-12-31T23:59:61Z',
+  '2026-12-31T22:59:60Z',
+  '2026-12-31T22:59:60-01:00',
+  '2027-01-01T00:59:60+01:00',
+  '2026-12-31T23:29:60-00:30',
+  '2026-12-31T18:59:60-05:00',
+  '2024-02-29T00:00:00Z',
+  '2023-02-29T00:00:00Z',
+  '2000-02-29T00:00:00Z',
+  '1900-02-29T00:00:00Z',
+  '2026-04-31T00:00:00Z',
+  '2026-00-10T00:00:00Z',
+  '2026-13-10T00:00:00Z',
+  '2026-01-00T00:00:00Z',
+  '2026-01-32T00:00:00Z',
+  '2026-11-22TT12:00:00Z',
+  '2026-11-22T12:00:00Z\n',
+  ' 2026-11-22T12:00:00Z',
+  '2026-11-22T12:00Z',
+  '26-11-22T12:00:00Z',
+  '2026-11-22T12:00:00+1:00',
+  '2026-11-22T12:00:00+01:0',
+  '２026-11-22T12:00:00Z',
+  '',
+];
+
+/** Deterministic variations of valid values: every character replaced, dropped or doubled. */
+function mutations(): string[] {
+  const alphabet = ['0', '1', '2', '3', '5', '6', '9', '-', ':', '.', '+', 'T', 't', 'Z', 'z', ' ', 'x'];
+  const seeds = ['2026-11-22T12:34:56.789+05:30', '2024-02-29T23:59:60-00:00', '1999-12-31t23:59:59z'];
+  const out: string[] = [];
+  for (const seed of seeds) {
+    for (let i = 0; i < seed.length; i++) {
+      out.push(seed.slice(0, i) + seed.slice(i + 1), seed.slice(0, i) + seed[i] + seed.slice(i));
+      for (const c of alphabet) out.push(seed.slice(0, i) + c + seed.slice(i + 1));
+    }
+  }
+  return out;
+}
+
+describe('isDateTime', () => {
+  it('accepts and refuses exactly what ajv-formats full date-time does', () => {
+    const cases = [...EDGE_CASES, ...mutations()];
+    const disagreements = cases.filter((value) => isDateTime(value) !== reference(value));
+    expect(disagreements).toEqual([]);
+    // The cases exercise both answers, leap seconds and days past a month's end included.
+    expect(cases.filter(reference).length).toBeGreaterThan(50);
+    expect(cases.filter((value) => !reference(value)).length).toBeGreaterThan(500);
+  });
+});
