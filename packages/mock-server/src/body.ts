@@ -4,11 +4,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SizeLimitError } from './errors.js';
 
 /**
- * Reads the whole body, then calls `done` with it, or `failed` with a SizeLimitError or the stream's
- * error. Callbacks, not a promise: this is every publish's path, and its promise jobs cost about 1 us
- * of the emulator's ~21 us a publish (BENCHMARKS.md). `bodyOf` is the promise form for the other paths.
+ * Reads the whole body, then calls `done` with it, or `failed` past the limit. Callbacks, not a
+ * promise: this is every publish's path, and promise jobs cost about 1 us of the emulator's ~21 us a
+ * publish (BENCHMARKS.md). `bodyOf` is the promise form for the other paths.
  */
-export function readBody(req: IncomingMessage, limit: number, what: string, done: (body: Buffer) => void, failed: (error: unknown) => void): void {
+export function readBody(req: IncomingMessage, limit: number, what: string, done: (body: Buffer) => void, failed: (error: SizeLimitError) => void): void {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
     failed(new SizeLimitError(limit, Number(declared), `The ${what} is larger than ${limit} bytes`));
@@ -16,26 +16,21 @@ export function readBody(req: IncomingMessage, limit: number, what: string, done
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  // Exactly one of done and failed is called: a stream error after the end or after a refusal is dropped.
-  let settled = false;
-  const fail = (error: unknown) => {
-    if (settled) return;
-    settled = true;
-    req.off('data', onData);
-    failed(error);
-  };
   const onData = (chunk: Buffer) => {
     size += chunk.length;
-    if (size > limit) fail(new SizeLimitError(limit, size, `The ${what} is larger than ${limit} bytes`));
-    else chunks.push(chunk);
+    if (size <= limit) {
+      chunks.push(chunk);
+      return;
+    }
+    req.off('data', onData);
+    req.off('end', onEnd);
+    failed(new SizeLimitError(limit, size, `The ${what} is larger than ${limit} bytes`));
   };
+  const onEnd = () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
   req.on('data', onData);
-  req.on('end', () => {
-    if (settled) return;
-    settled = true;
-    done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-  });
-  req.on('error', fail);
+  req.on('end', onEnd);
+  // No 'error' listener: node emits a request's error (a client gone mid-body) only to listeners, and
+  // such a request has nobody left to answer; each listener costs every publish.
 }
 
 export function bodyOf(req: IncomingMessage, limit: number, what: string): Promise<Buffer> {

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { createConnection } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { type Answer, assertConforms, call, toAnswer, withTopic } from './helpers.js';
 
@@ -82,6 +83,22 @@ describe('publish', () => {
     expect(answer.body.max_size).toBe(10_000);
     expect(answer.body.current_size).toBeGreaterThan(10_000);
     expect(answer.body.current_size).toBeLessThan(20_000);
+  });
+
+  it('stores nothing from a client that leaves mid-body, and keeps serving', async () => {
+    const { server, accessToken, topicId, publish, consume } = await withTopic();
+    const { port } = new URL(server.url);
+    const socket = createConnection({ host: '127.0.0.1', port: Number(port) });
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const body = JSON.stringify({ order_id: 'gone' });
+    socket.write(
+      `POST /api/v1/topics/${topicId}/publish HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${accessToken}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    expect((await publish({ order_id: 'kept' })).status).toBe(201);
+    expect((await consume()).body.messages.map((m: any) => m.payload)).toEqual([{ order_id: 'kept' }]);
   });
 });
 
