@@ -51,6 +51,13 @@ export class Credentials {
   private readonly keysByClientId = new Map<string, KeyEntry>();
   /** Bearer tokens: issued access tokens and, for `token` clients, the keys' static tokens. */
   private readonly tokens = new Map<string, TokenEntry>();
+  /**
+   * The last Authorization header found in `tokens`, valid while `tokens` is unchanged: load tests
+   * send one header over and over, and comparing it costs a fraction of hashing its token for the
+   * lookup (1.4% of a publish).
+   */
+  private recent: { header: string; token: string; found: TokenEntry; tokensVersion: number } | undefined;
+  private tokensVersion = 0;
   private nextClientId = 1;
   private nextKeyId = 1;
   private issued = 0;
@@ -182,7 +189,7 @@ export class Credentials {
     if (++this.issued % 1024 === 0) this.forgetExpiredTokens();
     const token = randomToken(32);
     entry.tokens.add(token);
-    this.tokens.set(token, { entry, expiresAt: this.clock() + this.tokenTtlSeconds * 1000 });
+    this.setToken(token, { entry, expiresAt: this.clock() + this.tokenTtlSeconds * 1000 });
     return { token, expiresIn: this.tokenTtlSeconds };
   }
 
@@ -190,7 +197,7 @@ export class Credentials {
   authenticateBearer(authorization: string | undefined): ApiKey {
     const { token, found } = this.findBearer(authorization);
     if (this.clock() >= found.expiresAt) {
-      this.tokens.delete(token);
+      this.dropToken(token);
       found.entry.tokens.delete(token);
       throw new ApiError(401, 'TOKEN_EXPIRED', 'The access token has expired; request a new one');
     }
@@ -198,11 +205,16 @@ export class Credentials {
   }
 
   private findBearer(authorization: string | undefined): { token: string; found: TokenEntry } {
+    const recent = this.recent;
+    if (recent && authorization === recent.header && recent.tokensVersion === this.tokensVersion) return recent;
     // "Bearer <token>" as clients send it is looked up without the regular expression: tokens hold no
     // whitespace, so a token found this way is the one the expression would have found.
     const exact = authorization?.startsWith('Bearer ') ? authorization.slice(7) : undefined;
     const quick = exact === undefined ? undefined : this.tokens.get(exact);
-    if (quick) return { token: exact!, found: quick };
+    if (quick) {
+      this.recent = { header: authorization!, token: exact!, found: quick, tokensVersion: this.tokensVersion };
+      return this.recent;
+    }
     const token = authorization ? BEARER.exec(authorization)?.[1] : undefined;
     if (!token) throw new ApiError(401, 'UNAUTHORIZED', 'The Authorization header must be "Bearer <ACCESS_TOKEN>"');
     const found = this.tokens.get(token);
@@ -210,12 +222,22 @@ export class Credentials {
     return { token, found };
   }
 
+  private setToken(token: string, entry: TokenEntry): void {
+    this.tokens.set(token, entry);
+    this.tokensVersion++;
+  }
+
+  private dropToken(token: string): void {
+    this.tokens.delete(token);
+    this.tokensVersion++;
+  }
+
   /** Expired tokens are otherwise only dropped when presented; this bounds their number. */
   private forgetExpiredTokens(): void {
     const now = this.clock();
     for (const [token, { entry, expiresAt }] of this.tokens) {
       if (now >= expiresAt) {
-        this.tokens.delete(token);
+        this.dropToken(token);
         entry.tokens.delete(token);
       }
     }
@@ -225,11 +247,11 @@ export class Credentials {
     const client = this.clients.get(entry.key.api_client_id);
     if (client?.auth_type !== 'token') return;
     entry.tokens.add(entry.secret);
-    this.tokens.set(entry.secret, { entry, expiresAt: Number.POSITIVE_INFINITY });
+    this.setToken(entry.secret, { entry, expiresAt: Number.POSITIVE_INFINITY });
   }
 
   private revokeTokens(entry: KeyEntry): void {
-    for (const token of entry.tokens) this.tokens.delete(token);
+    for (const token of entry.tokens) this.dropToken(token);
     entry.tokens.clear();
   }
 
