@@ -37,8 +37,15 @@ const ID_PATTERN = /^[0-9a-z]{11}$/;
 const toId = (sequence: number) => sequence.toString(36).padStart(ID_WIDTH, '0');
 const fromId = (id: string) => (ID_PATTERN.test(id) ? parseInt(id, 36) : -1);
 
-/** Payload bytes live in slabs of this size (a larger message gets a slab of its own). */
-const SLAB_BYTES = 4 * 1024 * 1024;
+/**
+ * Payload bytes live in slabs: a topic's first is this size, each next one twice the last, up to
+ * MAX_SLAB_BYTES (a larger message gets a slab of its own). A quiet topic holds little memory, and a
+ * busy one seldom allocates: V8 counts the slabs as external memory, and each allocation can start a
+ * full garbage collection (with 4 MiB slabs, one every 0.8 s of publishing, 2 to 3% of a publish).
+ * Pages are only resident once written.
+ */
+const FIRST_SLAB_BYTES = 4 * 1024 * 1024;
+const MAX_SLAB_BYTES = 64 * 1024 * 1024;
 /** A message's location is slab number * SLAB_STRIDE + byte offset, exact in a double. */
 const SLAB_STRIDE = 2 ** 31;
 /** Entries per chunk of a NumberColumn: 64 KiB of doubles. */
@@ -89,7 +96,9 @@ class TopicLog {
   /** slabs[i] is slab number firstSlab + i; undefined once all its messages are gone. */
   private slabs: (Buffer | undefined)[] = [];
   private firstSlab = 0;
-  private used = SLAB_BYTES;
+  /** Bytes written to the current slab. */
+  private used = 0;
+  private nextSlabBytes = FIRST_SLAB_BYTES;
 
   constructor(public retentionMs: number) {}
 
@@ -98,10 +107,7 @@ class TopicLog {
   }
 
   push(payload: string, time: number): void {
-    if (!this.hasRoomFor(payload)) {
-      this.slabs.push(Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, Buffer.byteLength(payload))));
-      this.used = 0;
-    }
+    if (!this.hasRoomFor(payload)) this.addSlab(Buffer.byteLength(payload));
     const slabNumber = this.firstSlab + this.slabs.length - 1;
     const size = this.slabs.at(-1)!.write(payload, this.used, 'utf8');
     const start = slabNumber * SLAB_STRIDE + this.used;
@@ -147,7 +153,6 @@ class TopicLog {
     this.firstSequence = this.nextSequence;
     this.firstSlab += this.slabs.length;
     this.slabs = [];
-    this.used = SLAB_BYTES;
   }
 
   slice(start: number, limit: number): ReadResult {
@@ -165,9 +170,16 @@ class TopicLog {
    * writing them (counting first costs about as much as writing).
    */
   private hasRoomFor(payload: string): boolean {
-    if (this.slabs.length === 0) return false;
-    const room = SLAB_BYTES - this.used;
+    const slab = this.slabs.at(-1);
+    if (!slab) return false;
+    const room = slab.length - this.used;
     return payload.length * 3 <= room || Buffer.byteLength(payload) <= room;
+  }
+
+  private addSlab(atLeastBytes: number): void {
+    this.slabs.push(Buffer.allocUnsafeSlow(Math.max(this.nextSlabBytes, atLeastBytes)));
+    this.nextSlabBytes = Math.min(this.nextSlabBytes * 2, MAX_SLAB_BYTES);
+    this.used = 0;
   }
 
   /** Frees the slabs that hold only expired messages (the current slab stays for new ones). */
