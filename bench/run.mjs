@@ -25,6 +25,8 @@ const BATCH_MESSAGES = 100;
 const DRAIN_MESSAGES = 1_000_000;
 const CONSUME_BATCH = 50;
 const WRK_CONNECTIONS = 10;
+/** Publish rounds, alternating emulator and bare node:http on fresh servers: the machine's speed drifts. */
+const PUBLISH_ROUNDS = 3;
 
 function requireTools() {
   for (const tool of ['wrk', 'hyperfine']) {
@@ -55,27 +57,48 @@ async function loadTest(pid, options) {
   return result;
 }
 
-async function emulatorMeasures(files) {
+/** A fresh emulator's publish figures. */
+async function emulatorPublish(files) {
   const { child, info } = await startChild(process.execPath, [at('bench/servers/emulator.mjs')]);
   try {
-    const common = { url: info.url, token: info.token };
     log(`publish, emulator ${info.url}`);
-    const publish = await loadTest(child.pid, { ...common, path: publishPath(info.topicId), bodyFile: files.message });
-    log('batch publish, emulator');
-    const batch = await loadTest(child.pid, { ...common, path: batchPublishPath(info.topicId), bodyFile: files.batch });
-    log('long-poll wake-up, emulator');
-    const longPoll = await longPollWake({ ...info, payloadText: PAYLOAD_TEXT });
-    return { publish, batch, longPoll };
+    return await loadTest(child.pid, { url: info.url, token: info.token, path: publishPath(info.topicId), bodyFile: files.message });
   } finally {
     await stopChild(child);
   }
 }
 
-async function bareMeasure(files) {
+async function barePublish(files) {
   const { child, info } = await startChild(process.execPath, [at('bench/servers/bare.mjs')]);
   try {
     log(`publish, bare node:http ${info.url}`);
     return await loadTest(child.pid, { url: info.url, path: publishPath(1), bodyFile: files.message });
+  } finally {
+    await stopChild(child);
+  }
+}
+
+/** Each server's round with the median requests/s (its latencies and CPU are that run's), and every round's requests/s. */
+async function publishRounds(files) {
+  const rounds = { emulator: [], bare: [] };
+  for (let round = 1; round <= PUBLISH_ROUNDS; round++) {
+    rounds.emulator.push(await emulatorPublish(files));
+    rounds.bare.push(await barePublish(files));
+  }
+  const median = (results) => [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[(results.length - 1) >> 1];
+  const summary = (results) => ({ ...median(results), rounds: results.map((r) => r.requestsPerSecond) });
+  return { emulator: summary(rounds.emulator), bare: summary(rounds.bare) };
+}
+
+async function emulatorMeasures(files) {
+  const { child, info } = await startChild(process.execPath, [at('bench/servers/emulator.mjs')]);
+  try {
+    const common = { url: info.url, token: info.token };
+    log('batch publish, emulator');
+    const batch = await loadTest(child.pid, { ...common, path: batchPublishPath(info.topicId), bodyFile: files.batch });
+    log('long-poll wake-up, emulator');
+    const longPoll = await longPollWake({ ...info, payloadText: PAYLOAD_TEXT });
+    return { batch, longPoll };
   } finally {
     await stopChild(child);
   }
@@ -129,8 +152,8 @@ async function main() {
   writeFileSync(files.message, PAYLOAD_TEXT);
   writeFileSync(files.batch, batchText(BATCH_MESSAGES));
   try {
+    const { emulator: publish, bare } = await publishRounds(files);
     const emulator = await emulatorMeasures(files);
-    const bare = await bareMeasure(files);
     const prism = await prismMeasure(files);
     const { memory, consume } = await consumeAndMemory(dir);
     log('start-up');
@@ -146,12 +169,13 @@ async function main() {
       publish: {
         seconds: PUBLISH_SECONDS,
         connections: WRK_CONNECTIONS,
-        emulator: emulator.publish,
+        rounds: PUBLISH_ROUNDS,
+        emulator: publish,
         prism,
         bare,
         ratios: {
-          emulatorToBare: emulator.publish.requestsPerSecond / bare.requestsPerSecond,
-          emulatorToPrism: emulator.publish.requestsPerSecond / prism.requestsPerSecond,
+          emulatorToBare: publish.requestsPerSecond / bare.requestsPerSecond,
+          emulatorToPrism: publish.requestsPerSecond / prism.requestsPerSecond,
         },
       },
       batchPublish: { ...emulator.batch, connections: WRK_CONNECTIONS, batchSize: BATCH_MESSAGES, messagesPerSecond: emulator.batch.requestsPerSecond * BATCH_MESSAGES },

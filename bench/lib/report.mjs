@@ -62,7 +62,8 @@ export function renderMarkdown(r) {
     line(['---', '---', '---', '---']),
     ...r.targets.map((t) => line([t.measure, t.figure, t.target, t.met ? 'met' : '**not met**'])),
     '',
-    `Publish, one ~${r.payloadBytes} B message per request, wrk -t1 -c${r.publish.connections} -d${r.publish.seconds}s:`,
+    `Publish, one ~${r.payloadBytes} B message per request, wrk -t1 -c${r.publish.connections} -d${r.publish.seconds}s; ` +
+      `${r.publish.rounds} rounds alternating the emulator and bare node:http, each on a fresh server, and each one's median round:`,
     '',
     line(['Server', 'Requests/s', 'p50', 'p99', 'server CPU per request']),
     line(['---', '---:', '---:', '---:', '---:']),
@@ -70,7 +71,8 @@ export function renderMarkdown(r) {
     publishRow('Prism 5 mocking the event-streams spec', r.publish.prism),
     publishRow('bare node:http, same 201 body', r.publish.bare),
     '',
-    `Ratios: emulator / bare ${round(r.publish.ratios.emulatorToBare, 2)}, emulator / Prism ${round(r.publish.ratios.emulatorToPrism, 1)}.`,
+    `Ratios: emulator / bare ${round(r.publish.ratios.emulatorToBare, 2)}, emulator / Prism ${round(r.publish.ratios.emulatorToPrism, 1)}. ` +
+      `Requests/s of every round: emulator ${r.publish.emulator.rounds.map(thousands).join(', ')}; bare ${r.publish.bare.rounds.map(thousands).join(', ')}.`,
     '',
     line(['Other figure', 'Value']),
     line(['---', '---']),
