@@ -78,11 +78,10 @@ function writeWhenQuiet(): void {
 function write(res: ServerResponse, api: ApiName, { status, json, headers }: Reply): void {
   // A connection can be answered twice in one turn (a long poll woken as its client leaves): the first wins.
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, {
-    ...headers,
-    'content-type': CONTENT_TYPES[api],
-    'content-length': Buffer.byteLength(json),
-  });
+  // As a flat [name, value, ...] list, which node reads without enumerating an object's keys.
+  const fields: (string | number)[] = ['content-type', CONTENT_TYPES[api], 'content-length', Buffer.byteLength(json)];
+  if (headers) for (const [name, value] of Object.entries(headers)) fields.push(name, value);
+  res.writeHead(status, fields);
   res.end(json);
 }
 
