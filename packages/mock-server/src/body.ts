@@ -5,8 +5,8 @@ import { SizeLimitError } from './errors.js';
 
 /**
  * Reads the whole body, then calls `done` with it, or `failed` past the limit. Callbacks, not a
- * promise: this is every publish's path, and promise jobs cost about 1 us of the emulator's ~21 us a
- * publish (BENCHMARKS.md). `bodyOf` is the promise form for the other paths.
+ * promise: this is every publish's path, and its promise jobs cost about 1 us, 5% of a publish
+ * (BENCHMARKS.md). `bodyOf` is the promise form for the other paths.
  */
 export function readBody(req: IncomingMessage, limit: number, what: string, done: (body: Buffer) => void, failed: (error: SizeLimitError) => void): void {
   const declared = req.headers['content-length'];
