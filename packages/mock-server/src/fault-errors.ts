@@ -25,6 +25,9 @@ const DEFAULT_CODES: Record<number, ErrorCode> = {
 /** Why the fault cannot be answered as the operation's spec requires, or undefined when it can. */
 export function faultProblem(operation: Operation | undefined, fault: FaultSpec): string | undefined {
   if (!operation) return 'Unknown operation: use an operationId of the specs';
+  if (fault.retryAfter !== undefined && !(Number.isSafeInteger(fault.retryAfter) && fault.retryAfter >= 0)) {
+    return `retryAfter must be a whole number of seconds, not ${JSON.stringify(fault.retryAfter)}`;
+  }
   if (!operation.responses[String(fault.status)] || fault.status < 400) {
     return `${operation.operationId} declares no ${fault.status} error response`;
   }

@@ -72,7 +72,14 @@ function writeWhenQuiet(): void {
   }
   const batch = pending;
   pending = [];
-  for (const { res, api, reply } of batch) write(res, api, reply);
+  for (const { res, api, reply } of batch) {
+    try {
+      write(res, api, reply);
+    } catch {
+      // An answer node refuses (a bad header value) costs its own connection, not the burst or the process.
+      res.destroy();
+    }
+  }
 }
 
 function write(res: ServerResponse, api: ApiName, { status, json, headers }: Reply): void {

@@ -52,6 +52,9 @@ describe('fault injection', () => {
     expect(() => server.faults.failNext('consume_messages', { status: 413 })).toThrow(/declares no 413/);
     expect(() => server.faults.failNext('consume_messages', { status: 500, code: 'OOPS' })).toThrow(/TIMEOUT/);
     expect(() => server.faults.failNext('no_such_operation', { status: 500 })).toThrow(/Unknown operation/);
+    // The seconds become a RETRY-AFTER header: text in them would break the answer.
+    expect(() => server.faults.failNext('publish_message', { status: 429, retryAfter: '1\r\nx: y' as never })).toThrow(/whole number of seconds/);
+    expect(() => server.faults.failNext('publish_message', { status: 429, retryAfter: 1.5 })).toThrow(/whole number of seconds/);
     server.faults.failNext('consume_messages', { status: 500 }, { times: 5 });
     server.faults.clear();
     expect((await consume()).status).toBe(200);
@@ -67,6 +70,9 @@ describe('fault injection', () => {
     const bad = await post({ operation: 'consume_messages', status: 418 });
     expect(bad.status).toBe(400);
     expect((await bad.json()).message).toMatch(/declares no 418/);
+    const badSeconds = await post({ operation: 'publish_message', status: 429, retry_after: '1\r\nx: y' });
+    expect(badSeconds.status).toBe(400);
+    expect((await badSeconds.json()).message).toMatch(/whole number of seconds/);
     expect((await post({ operation: 'consume_messages', status: 500, times: 3 })).status).toBe(204);
     expect((await fetch(`${server.url}/_emulator/faults`, { method: 'DELETE' })).status).toBe(204);
     expect((await consume()).status).toBe(200);
