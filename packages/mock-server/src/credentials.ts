@@ -188,7 +188,6 @@ export class Credentials {
     const entry = this.entry(key);
     if (++this.issued % 1024 === 0) this.forgetExpiredTokens();
     const token = randomToken(32);
-    entry.tokens.add(token);
     this.setToken(token, { entry, expiresAt: this.clock() + this.tokenTtlSeconds * 1000 });
     return { token, expiresIn: this.tokenTtlSeconds };
   }
@@ -197,8 +196,7 @@ export class Credentials {
   authenticateBearer(authorization: string | undefined): ApiKey {
     const { token, found } = this.findBearer(authorization);
     if (this.clock() >= found.expiresAt) {
-      this.dropToken(token);
-      found.entry.tokens.delete(token);
+      this.dropToken(token, found.entry);
       throw new ApiError(401, 'TOKEN_EXPIRED', 'The access token has expired; request a new one');
     }
     return found.entry.key;
@@ -222,13 +220,16 @@ export class Credentials {
     return { token, found };
   }
 
-  private setToken(token: string, entry: TokenEntry): void {
-    this.tokens.set(token, entry);
+  /** Every change to the bearer tokens goes through these two: both indexes and the version move together. */
+  private setToken(token: string, issued: TokenEntry): void {
+    this.tokens.set(token, issued);
+    issued.entry.tokens.add(token);
     this.tokensVersion++;
   }
 
-  private dropToken(token: string): void {
+  private dropToken(token: string, entry: KeyEntry): void {
     this.tokens.delete(token);
+    entry.tokens.delete(token);
     this.tokensVersion++;
   }
 
@@ -237,8 +238,7 @@ export class Credentials {
     const now = this.clock();
     for (const [token, { entry, expiresAt }] of this.tokens) {
       if (now >= expiresAt) {
-        this.dropToken(token);
-        entry.tokens.delete(token);
+        this.dropToken(token, entry);
       }
     }
   }
@@ -246,13 +246,11 @@ export class Credentials {
   private registerStaticToken(entry: KeyEntry): void {
     const client = this.clients.get(entry.key.api_client_id);
     if (client?.auth_type !== 'token') return;
-    entry.tokens.add(entry.secret);
     this.setToken(entry.secret, { entry, expiresAt: Number.POSITIVE_INFINITY });
   }
 
   private revokeTokens(entry: KeyEntry): void {
-    for (const token of entry.tokens) this.dropToken(token);
-    entry.tokens.clear();
+    for (const token of entry.tokens) this.dropToken(token, entry);
   }
 
   private entry(key: ApiKey): KeyEntry {
