@@ -21,7 +21,7 @@ import { PrismBackend } from './prism.js';
 import { RateLimiter } from './rate-limit.js';
 import { ManagementFailure, type Reply, renderError, send } from './reply.js';
 import { Router, type RouteMatch, type RouteResult } from './router.js';
-import { deref, documentedErrorCodes, type JsonObject, loadSpecs, type Operation, platformLimits, specFilePath, type Specs } from './spec.js';
+import { type ApiName, deref, documentedErrorCodes, type JsonObject, loadSpecs, type Operation, platformLimits, specFilePath, type Specs } from './spec.js';
 import { MemoryStore, type MessageStore } from './store.js';
 import { Topics } from './topics.js';
 import { createAjv, describeViolations, RequestValidators, violations } from './validation.js';
@@ -128,8 +128,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     } else if (pathname === '/_emulator/faults') {
       faultsEndpoint(state.faults, req, res).catch((error: unknown) => lastResort(error, res));
     } else {
-      abandonBody(req, res);
-      send(res, 'event-streams', renderError('event-streams', new ApiError(404, 'NOT_FOUND', `No operation at ${req.method} ${pathname}`)));
+      finish(req, res, 'event-streams', renderError('event-streams', new ApiError(404, 'NOT_FOUND', `No operation at ${req.method} ${pathname}`)));
     }
   });
 
@@ -141,10 +140,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     const { operation } = match;
     const fail = (error: unknown) => {
       if (!isExpected(error)) logger.error({ err: error, operationId: operation.operationId }, 'request failed');
-      finish(req, res, operation, renderError(operation.api, error));
+      finish(req, res, operation.api, renderError(operation.api, error));
     };
     const answer = (result: Reply | undefined) => {
-      if (result) finish(req, res, operation, result);
+      if (result) finish(req, res, operation.api, result);
     };
     const complete = (work: () => Outcome) => {
       let outcome: Outcome;
@@ -187,11 +186,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   }
 
   let closing = false;
-  function finish(req: IncomingMessage, res: ServerResponse, operation: Operation, reply: Reply) {
+  function finish(req: IncomingMessage, res: ServerResponse, api: ApiName, reply: Reply) {
     abandonBody(req, res);
     // While shutting down, each answer also ends its keep-alive connection.
     if (closing) res.shouldKeepAlive = false;
-    send(res, operation.api, reply);
+    send(res, api, reply);
   }
 
   await new Promise<void>((resolve, reject) => {
