@@ -9,9 +9,10 @@ import { SizeLimitError } from './errors.js';
  * (BENCHMARKS.md). `bodyOf` is the promise form for the other paths.
  */
 export function readBody(req: IncomingMessage, limit: number, what: string, done: (body: Buffer) => void, failed: (error: SizeLimitError) => void): void {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) {
-    failed(new SizeLimitError(limit, Number(declared), `The ${what} is larger than ${limit} bytes`));
+  // NaN (no Content-Length: a chunked body) is never over the limit.
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) {
+    failed(tooLarge(limit, declared, what));
     return;
   }
   const chunks: Buffer[] = [];
@@ -24,7 +25,7 @@ export function readBody(req: IncomingMessage, limit: number, what: string, done
     }
     req.off('data', onData);
     req.off('end', onEnd);
-    failed(new SizeLimitError(limit, size, `The ${what} is larger than ${limit} bytes`));
+    failed(tooLarge(limit, size, what));
   };
   const onEnd = () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
   req.on('data', onData);
@@ -32,6 +33,8 @@ export function readBody(req: IncomingMessage, limit: number, what: string, done
   // No 'error' listener: node emits a request's error (a client gone mid-body) only to listeners, and
   // such a request has nobody left to answer; each listener costs every publish.
 }
+
+const tooLarge = (limit: number, size: number, what: string) => new SizeLimitError(limit, size, `The ${what} is larger than ${limit} bytes`);
 
 export function bodyOf(req: IncomingMessage, limit: number, what: string): Promise<Buffer> {
   return new Promise((resolve, reject) => readBody(req, limit, what, resolve, reject));
