@@ -93,8 +93,8 @@ class TopicLog {
   firstSequence = 1;
   nextSequence = 1;
   lastTime = 0;
-  /** slabs[i] is slab number firstSlab + i; undefined once all its messages are gone. */
-  private slabs: (Buffer | undefined)[] = [];
+  /** slabs[i] is slab number firstSlab + i; slabs whose messages are all gone are dropped from the front. */
+  private slabs: Buffer[] = [];
   private firstSlab = 0;
   /** Bytes written to the current slab. */
   private used = 0;
