@@ -57,22 +57,12 @@ async function loadTest(pid, options) {
   return result;
 }
 
-/** A fresh emulator's publish figures. */
-async function emulatorPublish(files) {
-  const { child, info } = await startChild(process.execPath, [at('bench/servers/emulator.mjs')]);
+/** Publish figures of a fresh server from bench/servers (the bare one takes no token and any topic id). */
+async function publishOn(name, script, files) {
+  const { child, info } = await startChild(process.execPath, [at(`bench/servers/${script}`)]);
   try {
-    log(`publish, emulator ${info.url}`);
-    return await loadTest(child.pid, { url: info.url, token: info.token, path: publishPath(info.topicId), bodyFile: files.message });
-  } finally {
-    await stopChild(child);
-  }
-}
-
-async function barePublish(files) {
-  const { child, info } = await startChild(process.execPath, [at('bench/servers/bare.mjs')]);
-  try {
-    log(`publish, bare node:http ${info.url}`);
-    return await loadTest(child.pid, { url: info.url, path: publishPath(1), bodyFile: files.message });
+    log(`publish, ${name} ${info.url}`);
+    return await loadTest(child.pid, { url: info.url, token: info.token, path: publishPath(info.topicId ?? 1), bodyFile: files.message });
   } finally {
     await stopChild(child);
   }
@@ -82,8 +72,8 @@ async function barePublish(files) {
 async function publishRounds(files) {
   const rounds = { emulator: [], bare: [] };
   for (let round = 1; round <= PUBLISH_ROUNDS; round++) {
-    rounds.emulator.push(await emulatorPublish(files));
-    rounds.bare.push(await barePublish(files));
+    rounds.emulator.push(await publishOn('emulator', 'emulator.mjs', files));
+    rounds.bare.push(await publishOn('bare node:http', 'bare.mjs', files));
   }
   const median = (results) => [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[(results.length - 1) >> 1];
   const summary = (results) => ({ ...median(results), rounds: results.map((r) => r.requestsPerSecond) });
