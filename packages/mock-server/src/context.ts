@@ -71,6 +71,8 @@ export interface JsonBody {
   value: unknown;
   /** The body as received, for storing a message unchanged. */
   text: string;
+  /** The same, as the bytes received. */
+  bytes: Buffer;
 }
 
 /**
@@ -98,7 +100,7 @@ export function withJsonBody(ctx: Context, limit: number, what: string, then: (b
 function parseJson(bytes: Buffer): JsonBody {
   const text = bytes.toString('utf8');
   try {
-    return { value: JSON.parse(text), text };
+    return { value: JSON.parse(text), text, bytes };
   } catch (error) {
     // Only a failed parse can be an empty body, so well-formed bodies are not scanned twice.
     if (text.trim() === '') throw new ApiError(400, 'INVALID_REQUEST', 'A JSON request body is required');

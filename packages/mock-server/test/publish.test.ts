@@ -25,6 +25,24 @@ describe('publish', () => {
     expect((await consume()).body.messages.map((m: any) => m.payload)).toEqual([{ order_id: 'A', total: null, note: 'kept' }]);
   });
 
+  it('gives a consumer the message text exactly as published: spacing, key order and UTF-8', async () => {
+    const { server, accessToken, topicId } = await withTopic();
+    const sent = '{ "order_id" : "Ä-1 😀",\n  "note": "\\u00e9 é",  "total": 1.50 }';
+    const published = await call(server, 'publish_message', {
+      token: accessToken,
+      params: { topic_id: topicId },
+      rawBody: sent,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(published.status).toBe(201);
+    const consumed = await fetch(`${server.url}/api/v1/topics/${topicId}/consume`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(await consumed.text()).toContain(`"payload":${sent},`);
+  });
+
   it('answers 400 for bad JSON, a wrong Content-Type, a non-object body and a bad topic_id; 404 for an unknown topic', async () => {
     const { server, accessToken, topicId } = await withTopic();
     const publish = (options: Parameters<typeof call>[2]) =>

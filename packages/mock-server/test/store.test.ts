@@ -23,6 +23,15 @@ describe('MemoryStore', () => {
     expect(readAll(store, 1)).toEqual(sent);
   });
 
+  it('stores the UTF-8 bytes a publish received as its payload, mixed with text-only appends', () => {
+    const store = new MemoryStore();
+    store.addTopic(1, 60_000);
+    const sent = Array.from({ length: 3000 }, (_, i) => message(i, 2000));
+    sent.splice(1500, 0, message(-1, 5 * 1024 * 1024));
+    sent.forEach((payload, i) => (i % 2 ? store.append(1, payload) : store.append(1, payload, Buffer.from(payload))));
+    expect(readAll(store, 1)).toEqual(sent);
+  });
+
   it('drops expired messages from the front, and their ids become unknown, also after compaction', () => {
     let now = 1_000_000;
     const store = new MemoryStore(() => now);

@@ -19,10 +19,10 @@ export function eventStreamHandlers(state: EmulatorState): Record<string, RouteH
 
 function publish(state: EmulatorState, ctx: Context): Outcome {
   const entry = topicOr404(state, ctx);
-  return withJsonBody(ctx, state.limits.maxMessageBytes, 'message', ({ value, text }) => {
+  return withJsonBody(ctx, state.limits.maxMessageBytes, 'message', ({ value, text, bytes }) => {
     validateBody(state, ctx, value);
     checkTopicSchema(entry, value);
-    const messageId = state.store.append(entry.topic.id, text);
+    const messageId = state.store.append(entry.topic.id, text, bytes);
     state.topics.wake(entry);
     return { status: 201, json: `{"message_id":"${messageId}"}` };
   });
