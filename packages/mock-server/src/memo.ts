@@ -1,17 +1,22 @@
 // A bounded memo for pure per-request work keyed by what the client sent (routing, parameter
 // validation): a load test repeats a few paths many times. Past `capacity` keys it starts afresh, so
 // a client sending endless distinct paths cannot grow it.
-export class BoundedMemo<V> {
+export class BoundedMemo<V extends {}> {
   private readonly entries = new Map<string, V>();
 
   constructor(private readonly capacity = 4096) {}
 
-  /** The value remembered for `key`, else `compute()` (remembered unless it throws). */
+  /**
+   * The value remembered for `key`, else `compute()` (remembered unless it throws). Values are never
+   * undefined, so one lookup tells a remembered key from a new one.
+   */
   get(key: string, compute: () => V): V {
-    if (this.entries.has(key)) return this.entries.get(key) as V;
-    const value = compute();
-    if (this.entries.size >= this.capacity) this.entries.clear();
-    this.entries.set(key, value);
+    let value = this.entries.get(key);
+    if (value === undefined) {
+      value = compute();
+      if (this.entries.size >= this.capacity) this.entries.clear();
+      this.entries.set(key, value);
+    }
     return value;
   }
 }
