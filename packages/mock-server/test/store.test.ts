@@ -73,6 +73,16 @@ describe('MemoryStore', () => {
     expect(store.readAfter(1, ids[29_999]!, 1)!.messages).toEqual([{ id: next, payload: '{"i":30000}', time: 1_200 }]);
   });
 
+  it('issues fixed-width ids that sort in publish order as strings, and reads give the same ids', () => {
+    const store = new MemoryStore();
+    store.addTopic(1, 60_000);
+    const ids = Array.from({ length: 1400 }, (_, i) => store.append(1, `{"i":${i}}`));
+    expect(ids.every((id) => /^[0-9a-z]{11}$/.test(id))).toBe(true);
+    expect(ids.every((id, i) => i === 0 || id > ids[i - 1]!)).toBe(true);
+    expect(store.readOldest(1, 1400).messages.map((m) => m.id)).toEqual(ids);
+    expect(store.readAfter(1, ids[34]!, 3)!.messages.map((m) => m.payload)).toEqual(['{"i":35}', '{"i":36}', '{"i":37}']);
+  });
+
   it('knows only ids it issued for the topic', () => {
     const store = new MemoryStore();
     store.addTopic(1, 60_000);
