@@ -103,6 +103,24 @@ describe('publish', () => {
     expect(answer.body.current_size).toBeLessThan(20_000);
   });
 
+  it('reads a body that comes whole, in pieces, chunked or pipelined, and refuses one past the limit either way', async () => {
+    const { server, accessToken, topicId, consume } = await withTopic({ limits: { maxMessageBytes: 1000 } });
+    const head = (framing: string) =>
+      `POST /api/v1/topics/${topicId}/publish HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${accessToken}\r\n` +
+      `Content-Type: application/json\r\n${framing}\r\n`;
+    const sized = (body: string) => head(`Content-Length: ${Buffer.byteLength(body)}\r\n`) + body;
+    const chunked = (body: string) => head('Transfer-Encoding: chunked\r\n') + `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+    const message = (order_id: string) => JSON.stringify({ order_id });
+
+    expect(await statuses(server.url, [chunked(message('whole, chunked'))], 1)).toEqual([201]);
+    const inPieces = sized(message('in pieces'));
+    expect(await statuses(server.url, [inPieces.slice(0, -8), inPieces.slice(-8)], 1)).toEqual([201]);
+    expect(await statuses(server.url, [sized(message('pipelined 1')) + sized(message('pipelined 2'))], 2)).toEqual([201, 201]);
+    expect(await statuses(server.url, [chunked(message('x'.repeat(2000)))], 1)).toEqual([413]);
+    const stored = (await consume()).body.messages.map((m: any) => m.payload.order_id);
+    expect(stored).toEqual(['whole, chunked', 'in pieces', 'pipelined 1', 'pipelined 2']);
+  });
+
   it('stores nothing from a client that leaves mid-body, and keeps serving', async () => {
     const { server, accessToken, topicId, publish, consume } = await withTopic();
     const { port } = new URL(server.url);
@@ -228,3 +246,26 @@ describe('concurrency', () => {
     expect(results[2]).toEqual(results[0]);
   });
 });
+
+/** Sends `pieces` on one connection, 30 ms apart; resolves to the statuses of the first `count` answers. */
+async function statuses(url: string, pieces: string[], count: number): Promise<number[]> {
+  const socket = createConnection({ host: '127.0.0.1', port: Number(new URL(url).port) });
+  let received = '';
+  const answered = new Promise<number[]>((resolve, reject) => {
+    socket.on('error', reject);
+    socket.on('data', (chunk) => {
+      received += chunk;
+      const found = [...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+      if (found.length >= count) resolve(found.slice(0, count));
+    });
+  });
+  for (const [i, piece] of pieces.entries()) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 30));
+    socket.write(piece);
+  }
+  try {
+    return await answered;
+  } finally {
+    socket.destroy();
+  }
+}
