@@ -38,7 +38,9 @@ function readQueued(): void {
   const reads = queuedReads;
   queuedReads = [];
   for (const read of reads) {
-    if (read.req.complete && read.req.readableFlowing === null) takeBuffered(read);
+    const { req } = read;
+    // A request destroyed meanwhile (its client went away) is left alone, as its 'end' never comes.
+    if (req.complete && !req.destroyed && req.readableFlowing === null) takeBuffered(read);
     else listen(read);
   }
 }
