@@ -138,7 +138,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
 
   /**
    * Answers every failure itself. No promise unless a handler returns one: withJsonBody continues
-   * through `complete` from the body's end event, so a publish costs no promise job.
+   * through `complete` once readBody has the body, so a publish costs no promise job.
    */
   function dispatch(match: RouteMatch, target: RequestTarget, req: IncomingMessage, res: ServerResponse, query: string): void {
     const { operation } = match;
