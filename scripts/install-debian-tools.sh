@@ -1,14 +1,13 @@
 #!/bin/sh
-# Installs, through apt-get, the Debian packages that provide the given commands, skipping every
-# command already on PATH; does nothing when all are there. Debian packages only, never downloads.
-# Usage: sh scripts/install-debian-tools.sh COMMAND[=PACKAGE]...   (PACKAGE defaults to COMMAND)
+# Installs, through apt-get, the Debian packages of the given commands (each package is named as its
+# command), skipping every command already on PATH; does nothing when all are there. Debian packages
+# only, nothing else is downloaded.
+# Usage: sh scripts/install-debian-tools.sh COMMAND...
 set -eu
 
 missing=""
-for wanted in "$@"; do
-  command=${wanted%%=*}
-  package=${wanted#*=}
-  command -v "$command" >/dev/null 2>&1 || missing="$missing $package"
+for tool in "$@"; do
+  command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
 done
 if [ -z "$missing" ]; then
   echo "install-debian-tools: $* already present; nothing to do"
@@ -29,4 +28,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update
 # shellcheck disable=SC2086 # one word per package
 $SUDO apt-get install -y --no-install-recommends $missing
-for wanted in "$@"; do echo "install-debian-tools: $(command -v "${wanted%%=*}")"; done
+for tool in "$@"; do echo "install-debian-tools: $(command -v "$tool")"; done
