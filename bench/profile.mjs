@@ -1,6 +1,7 @@
-// Profiles the emulator under load: node --cpu-prof on the emulator child while wrk publishes
-// (single or batch) for a few seconds, then prints the functions with the most self time.
-// Usage: node bench/profile.mjs [publish|batch] [seconds]
+// Profiles a server under load: node --cpu-prof on the emulator child while wrk publishes (single or
+// batch), or on the bare node:http server, for a few seconds, then prints the functions with the most
+// self time.
+// Usage: node bench/profile.mjs [publish|batch|bare] [seconds]
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
