@@ -2,10 +2,11 @@
 // tooling, in one run; writes bench/results.json and the results section of BENCHMARKS.md.
 // Loopback only; every load is bounded (wrk durations, fixed message counts); every server it starts
 // is stopped, also on failure.
+
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { drain, longPollWake } from './lib/consume.mjs';
 import { cpuMicros } from './lib/cpu.mjs';
@@ -52,7 +53,9 @@ async function loadTest(pid, options) {
   const cpuAfter = cpuMicros(pid);
   result.serverCpuMicrosPerRequest = cpuBefore === undefined ? null : (cpuAfter - cpuBefore) / result.requests;
   if (result.failed > 0 || result.socketErrors) {
-    throw new Error(`${options.url}${options.path}: ${result.failed} failed answers, socket errors ${result.socketErrors}`);
+    throw new Error(
+      `${options.url}${options.path}: ${result.failed} failed answers, socket errors ${result.socketErrors}`,
+    );
   }
   return result;
 }
@@ -62,7 +65,12 @@ async function publishOn(name, script, files) {
   const { child, info } = await startChild(process.execPath, [at(`bench/servers/${script}`)]);
   try {
     log(`publish, ${name} ${info.url}`);
-    return await loadTest(child.pid, { url: info.url, token: info.token, path: publishPath(info.topicId ?? 1), bodyFile: files.message });
+    return await loadTest(child.pid, {
+      url: info.url,
+      token: info.token,
+      path: publishPath(info.topicId ?? 1),
+      bodyFile: files.message,
+    });
   } finally {
     await stopChild(child);
   }
@@ -75,7 +83,8 @@ async function publishRounds(files) {
     rounds.emulator.push(await publishOn('emulator', 'emulator.mjs', files));
     rounds.bare.push(await publishOn('bare node:http', 'bare.mjs', files));
   }
-  const median = (results) => [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[(results.length - 1) >> 1];
+  const median = (results) =>
+    [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[(results.length - 1) >> 1];
   const summary = (results) => ({ ...median(results), rounds: results.map((r) => r.requestsPerSecond) });
   return { emulator: summary(rounds.emulator), bare: summary(rounds.bare) };
 }
@@ -99,11 +108,19 @@ async function prismMeasure(files) {
   const url = `http://127.0.0.1:${port}`;
   const path = publishPath(1);
   const probe = async () => {
-    const answer = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer x' }, body: PAYLOAD_TEXT });
+    const answer = await fetch(url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer x' },
+      body: PAYLOAD_TEXT,
+    });
     await answer.arrayBuffer();
     return answer.status === 201;
   };
-  const child = await startProbed(at('node_modules/.bin/prism'), ['mock', '-h', '127.0.0.1', '-p', String(port), '-v', 'error', at('spec/dist/event-streams.yaml')], probe);
+  const child = await startProbed(
+    at('node_modules/.bin/prism'),
+    ['mock', '-h', '127.0.0.1', '-p', String(port), '-v', 'error', at('spec/dist/event-streams.yaml')],
+    probe,
+  );
   try {
     log(`publish, Prism ${url}`);
     return await loadTest(child.pid, { url, path, token: 'prism-accepts-any-bearer', bodyFile: files.message });
@@ -115,7 +132,15 @@ async function prismMeasure(files) {
 async function consumeAndMemory(dir) {
   const offsetsFile = join(dir, 'offsets.txt');
   log(`storing ${DRAIN_MESSAGES} messages in a fresh emulator`);
-  const args = [at('bench/servers/emulator.mjs'), '--prefill', String(DRAIN_MESSAGES), '--batch', String(CONSUME_BATCH), '--offsets-file', offsetsFile];
+  const args = [
+    at('bench/servers/emulator.mjs'),
+    '--prefill',
+    String(DRAIN_MESSAGES),
+    '--batch',
+    String(CONSUME_BATCH),
+    '--offsets-file',
+    offsetsFile,
+  ];
   const { child, info } = await startChild(process.execPath, args, { timeoutMs: 120_000 });
   try {
     const memory = {
@@ -126,7 +151,14 @@ async function consumeAndMemory(dir) {
       heapUsedBytes: info.memory.heapUsed,
     };
     log('consume drain');
-    const consume = await drain({ ...info, offsetsFile, total: DRAIN_MESSAGES, batchSize: CONSUME_BATCH, connections: 8, depth: 4 });
+    const consume = await drain({
+      ...info,
+      offsetsFile,
+      total: DRAIN_MESSAGES,
+      batchSize: CONSUME_BATCH,
+      connections: 8,
+      depth: 4,
+    });
     return { memory, consume };
   } finally {
     await stopChild(child);
@@ -168,7 +200,12 @@ async function main() {
           emulatorToPrism: publish.requestsPerSecond / prism.requestsPerSecond,
         },
       },
-      batchPublish: { ...emulator.batch, connections: WRK_CONNECTIONS, batchSize: BATCH_MESSAGES, messagesPerSecond: emulator.batch.requestsPerSecond * BATCH_MESSAGES },
+      batchPublish: {
+        ...emulator.batch,
+        connections: WRK_CONNECTIONS,
+        batchSize: BATCH_MESSAGES,
+        messagesPerSecond: emulator.batch.requestsPerSecond * BATCH_MESSAGES,
+      },
       consume,
       longPoll: emulator.longPoll,
       memory,

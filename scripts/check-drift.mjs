@@ -11,7 +11,12 @@ if (!changed) {
   console.log(`No drift: ${GENERATED.join(', ')} are what the generators produce.`);
   process.exit(0);
 }
-const diff = git('diff', '--stat', '--', ...GENERATED) + git('diff', '--', ...GENERATED).split('\n').slice(0, 80).join('\n');
+const diff =
+  git('diff', '--stat', '--', ...GENERATED) +
+  git('diff', '--', ...GENERATED)
+    .split('\n')
+    .slice(0, 80)
+    .join('\n');
 console.error(
   `Generated files are out of step with the specs:\n${changed}\n\n${diff}\n\n` +
     'Run `npm run generate` and commit the result together with the spec change.',

@@ -10,10 +10,21 @@ import { RawConnection } from './raw-http.mjs';
  * from the first request written to the last answer received. Every answer must be a 200; every
  * `checkEvery`-th answer is parsed fully and must hold `batchSize` messages that follow its offset.
  */
-export async function drain({ url, token, topicId, offsetsFile, total, batchSize, connections = 4, depth = 8, checkEvery = 50 }) {
+export async function drain({
+  url,
+  token,
+  topicId,
+  offsetsFile,
+  total,
+  batchSize,
+  connections = 4,
+  depth = 8,
+  checkEvery = 50,
+}) {
   const offsets = readFileSync(offsetsFile, 'utf8').split('\n').filter(Boolean);
   const batches = [undefined, ...offsets];
-  if (batches.length * batchSize !== total) throw new Error(`${batches.length} batches of ${batchSize} are not ${total} messages`);
+  if (batches.length * batchSize !== total)
+    throw new Error(`${batches.length} batches of ${batchSize} are not ${total} messages`);
   const path = consumePath(topicId);
   const sockets = await Promise.all(Array.from({ length: connections }, () => RawConnection.open(url)));
   const perConnection = Math.ceil(batches.length / connections);
@@ -24,7 +35,11 @@ export async function drain({ url, token, topicId, offsetsFile, total, batchSize
     sockets.map(async (socket, c) => {
       const range = batches.slice(c * perConnection, (c + 1) * perConnection);
       const requests = range.map((after) =>
-        socket.postRequest(path, token, after === undefined ? { batch_size: batchSize } : { after_message_id: after, batch_size: batchSize }),
+        socket.postRequest(
+          path,
+          token,
+          after === undefined ? { batch_size: batchSize } : { after_message_id: after, batch_size: batchSize },
+        ),
       );
       let next = 0;
       const worker = async () => {
@@ -42,14 +57,22 @@ export async function drain({ url, token, topicId, offsetsFile, total, batchSize
   const seconds = (performance.now() - began) / 1000;
   for (const socket of sockets) socket.close();
   if (messages !== total) throw new Error(`Drained ${messages} messages, expected ${total}`);
-  return { messages, seconds, messagesPerSecond: messages / seconds, megabytesPerSecond: bytes / seconds / 1e6, connections, depth };
+  return {
+    messages,
+    seconds,
+    messagesPerSecond: messages / seconds,
+    megabytesPerSecond: bytes / seconds / 1e6,
+    connections,
+    depth,
+  };
 }
 
 function checkBatch(body, after, batchSize) {
   const batch = JSON.parse(body.toString('utf8'));
   const ids = batch.messages.map((m) => m.message_id);
   const ordered = ids.every((id, i) => (i === 0 ? after === undefined || id > after : id > ids[i - 1]));
-  if (batch.messages.length !== batchSize || !ordered) throw new Error(`Bad batch after ${after}: ${ids.length} messages`);
+  if (batch.messages.length !== batchSize || !ordered)
+    throw new Error(`Bad batch after ${after}: ${ids.length} messages`);
   return batch.messages.length;
 }
 
@@ -65,7 +88,9 @@ export async function longPollWake({ url, token, topicId, payloadText, samples =
   let after = JSON.parse((await publisher.send(publish)).body).message_id;
   const latencies = [];
   for (let i = 0; i < warmup + samples; i++) {
-    const waiting = consumer.send(consumer.postRequest(consumePath(topicId), token, { after_message_id: after, timeout_secs: 5 }));
+    const waiting = consumer.send(
+      consumer.postRequest(consumePath(topicId), token, { after_message_id: after, timeout_secs: 5 }),
+    );
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
     const began = performance.now();
     const published = publisher.send(publish);
@@ -73,7 +98,8 @@ export async function longPollWake({ url, token, topicId, payloadText, samples =
     const elapsed = performance.now() - began;
     const { message_id: id } = JSON.parse((await published).body);
     const batch = JSON.parse(body);
-    if (status !== 200 || batch.messages[0]?.message_id !== id) throw new Error(`Woken consumer got ${status} ${body}, expected ${id}`);
+    if (status !== 200 || batch.messages[0]?.message_id !== id)
+      throw new Error(`Woken consumer got ${status} ${body}, expected ${id}`);
     after = id;
     if (i >= warmup) latencies.push(elapsed);
   }

@@ -31,7 +31,8 @@ export function payload(sequence) {
 export const PAYLOAD_TEXT = JSON.stringify(payload(1));
 
 /** The batch publish body of `count` messages, numbered from 1. */
-export const batchText = (count) => JSON.stringify({ payloads: Array.from({ length: count }, (_, i) => payload(i + 1)) });
+export const batchText = (count) =>
+  JSON.stringify({ payloads: Array.from({ length: count }, (_, i) => payload(i + 1)) });
 
 export const publishPath = (topicId) => `/api/v1/topics/${topicId}/publish`;
 export const batchPublishPath = (topicId) => `/api/v1/batch/topics/${topicId}/publish`;

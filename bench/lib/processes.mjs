@@ -14,7 +14,10 @@ export async function startChild(command, args, { timeoutMs = 60_000 } = {}) {
   child.once('exit', () => children.delete(child));
   const lines = createInterface({ input: child.stdout });
   const ready = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} was not ready within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`${args.join(' ')} was not ready within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     lines.on('line', (line) => {
       if (!line.startsWith('{"ready":true')) return;
       clearTimeout(timer);

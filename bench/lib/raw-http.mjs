@@ -2,8 +2,9 @@
 // waiting, answers come back in order. It costs the shared CPU far less than fetch or node:http's
 // client, so the bench measures the server rather than its own client. It understands exactly what
 // the emulator sends: a status line, headers with Content-Length, a body.
-import { connect } from 'node:net';
+
 import { once } from 'node:events';
+import { connect } from 'node:net';
 
 export class RawConnection {
   #socket;

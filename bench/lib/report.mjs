@@ -53,7 +53,8 @@ export function renderMarkdown(r) {
   const m = r.machine;
   const line = (cells) => `| ${cells.join(' | ')} |`;
   const cpu = (w) => (w.serverCpuMicrosPerRequest == null ? 'n/a' : `${round(w.serverCpuMicrosPerRequest, 1)} µs`);
-  const publishRow = (name, w) => line([name, thousands(w.requestsPerSecond), `${round(w.p50Ms, 2)} ms`, `${round(w.p99Ms, 2)} ms`, cpu(w)]);
+  const publishRow = (name, w) =>
+    line([name, thousands(w.requestsPerSecond), `${round(w.p50Ms, 2)} ms`, `${round(w.p99Ms, 2)} ms`, cpu(w)]);
   return [
     `Measured ${r.measuredAt} on ${m.nproc} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ` +
       `load average at start ${m.loadAverageAtStart.join(' / ')}. The load generator and the server share the cores.`,
@@ -92,12 +93,18 @@ export function renderMarkdown(r) {
       `memory, ${thousands(r.memory.messages)} messages of ${r.payloadBytes} B`,
       `RSS ${round(r.memory.rssBytes / MB)} MB (${round(r.memory.rssBeforePrefillBytes / MB)} MB before storing), array buffers ${round(r.memory.arrayBuffersBytes / MB)} MB, JS heap ${round(r.memory.heapUsedBytes / MB)} MB`,
     ]),
-    line([`start-up, ${r.startup.runs} runs`, `median ${round(r.startup.medianMs)} ms (min ${round(r.startup.minMs)}, max ${round(r.startup.maxMs)})`]),
+    line([
+      `start-up, ${r.startup.runs} runs`,
+      `median ${round(r.startup.medianMs)} ms (min ${round(r.startup.minMs)}, max ${round(r.startup.maxMs)})`,
+    ]),
     line([
       'codegen',
       `cold \`turbo run generate --force\` ${round(r.codegen.coldSeconds, 1)} s; cached turbo ${round(r.codegen.cachedTurboSeconds, 2)} s; cached \`npm run generate\` ${round(r.codegen.cachedNpmRunSeconds, 2)} s`,
     ]),
-    line([`client runtime, ${r.clientSize.name}`, `${round(r.clientSize.bytes / 1000, 2)} kB (budget ${round(r.clientSize.budgetBytes / 1000)} kB)`]),
+    line([
+      `client runtime, ${r.clientSize.name}`,
+      `${round(r.clientSize.bytes / 1000, 2)} kB (budget ${round(r.clientSize.budgetBytes / 1000)} kB)`,
+    ]),
   ].join('\n');
 }
 

@@ -17,9 +17,13 @@ export async function startupTimes({ cli, runs = 7 }) {
 
 async function startOnce(cli) {
   const began = performance.now();
-  const child = spawn(process.execPath, [cli, '--port', '0', '--log-level', 'error', '--client-id', CLIENT_ID, '--client-secret', CLIENT_SECRET], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [cli, '--port', '0', '--log-level', 'error', '--client-id', CLIENT_ID, '--client-secret', CLIENT_SECRET],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   try {
     const url = await listeningUrl(child);
     const status = await tokenRequest(url);
@@ -45,10 +49,14 @@ function listeningUrl(child) {
 function tokenRequest(url) {
   const body = `grant_type=client_credentials&client_id=${CLIENT_ID}&client_secret=${CLIENT_SECRET}`;
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode));
-    });
+    const req = request(
+      `${url}/oauth2/token`,
+      { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

@@ -15,15 +15,24 @@ export async function codegenTimes({ root, turbo, cachedRuns = 10 }) {
   const coldSeconds = (performance.now() - began) / 1000;
   const cached = await hyperfine(root, `${turbo} run generate --output-logs=errors-only`, cachedRuns);
   const viaNpm = await hyperfine(root, 'npm run generate --silent', 3);
-  return { coldSeconds, cachedTurboSeconds: cached.median, cachedTurboRuns: cachedRuns, cachedNpmRunSeconds: viaNpm.median };
+  return {
+    coldSeconds,
+    cachedTurboSeconds: cached.median,
+    cachedTurboRuns: cachedRuns,
+    cachedNpmRunSeconds: viaNpm.median,
+  };
 }
 
 async function hyperfine(cwd, command, runs) {
   const exportFile = `/tmp/bench-hyperfine-${process.pid}.json`;
-  await run('hyperfine', ['--warmup', '1', '--runs', String(runs), '--style', 'none', '--export-json', exportFile, command], {
-    cwd,
-    env: TURBO_ENV,
-  });
+  await run(
+    'hyperfine',
+    ['--warmup', '1', '--runs', String(runs), '--style', 'none', '--export-json', exportFile, command],
+    {
+      cwd,
+      env: TURBO_ENV,
+    },
+  );
   const [result] = JSON.parse(await readFile(exportFile, 'utf8')).results;
   await rm(exportFile);
   return result;
@@ -31,7 +40,9 @@ async function hyperfine(cwd, command, runs) {
 
 /** The client's runtime (with openapi-fetch), minified and gzipped, from its size-limit check. */
 export async function clientSize({ root }) {
-  const { stdout } = await run('npm', ['run', 'size', '--silent', '-w', '@platform-api/client', '--', '--json'], { cwd: root });
+  const { stdout } = await run('npm', ['run', 'size', '--silent', '-w', '@platform-api/client', '--', '--json'], {
+    cwd: root,
+  });
   const [entry] = JSON.parse(stdout.slice(stdout.indexOf('[')));
   return { name: entry.name, bytes: entry.size, budgetBytes: entry.sizeLimit ?? null };
 }

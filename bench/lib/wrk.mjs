@@ -6,16 +6,21 @@ import { run } from './processes.mjs';
 const POST_SCRIPT = fileURLToPath(new URL('../wrk/post.lua', import.meta.url));
 
 export async function wrkPost({ url, path, bodyFile, token = '', connections = 10, seconds = 10 }) {
-  const { stdout } = await run('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', POST_SCRIPT, url], {
-    env: { BENCH_PATH: path, BENCH_BODY_FILE: bodyFile, BENCH_TOKEN: token },
-  });
+  const { stdout } = await run(
+    'wrk',
+    ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', POST_SCRIPT, url],
+    {
+      env: { BENCH_PATH: path, BENCH_BODY_FILE: bodyFile, BENCH_TOKEN: token },
+    },
+  );
   return parseWrk(stdout);
 }
 
 function parseWrk(output) {
   const requestsPerSecond = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
   const requests = Number(/(\d+) requests in/.exec(output)?.[1]);
-  if (!Number.isFinite(requestsPerSecond) || !Number.isFinite(requests)) throw new Error(`Unexpected wrk output:\n${output}`);
+  if (!Number.isFinite(requestsPerSecond) || !Number.isFinite(requests))
+    throw new Error(`Unexpected wrk output:\n${output}`);
   const failed = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
   const socketErrors = /Socket errors: (.*)/.exec(output)?.[1];
   return {

@@ -7,7 +7,10 @@ const BODY = '{"message_id":"00000000001"}';
 const server = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
-    res.writeHead(201, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(BODY) });
+    res.writeHead(201, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(BODY),
+    });
     res.end(BODY);
   });
 });

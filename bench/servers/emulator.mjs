@@ -40,7 +40,11 @@ reportReady({
 process.on('SIGTERM', () => server.close().then(() => process.exit(0)));
 
 async function accessToken({ url, clientId, clientSecret }) {
-  const answer = await post(`${url}/oauth2/token`, undefined, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+  const answer = await post(`${url}/oauth2/token`, undefined, {
+    grant_type: 'client_credentials',
+    client_id: clientId,
+    client_secret: clientSecret,
+  });
   return answer.access_token;
 }
 

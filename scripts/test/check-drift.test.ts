@@ -17,7 +17,11 @@ beforeAll(() => {
 afterAll(() => rmSync(join(clone, '..'), { recursive: true, force: true }));
 
 function check() {
-  const run = spawnSync('npm', ['run', 'check', '--silent'], { cwd: clone, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+  const run = spawnSync('npm', ['run', 'check', '--silent'], {
+    cwd: clone,
+    encoding: 'utf8',
+    env: { ...process.env, FORCE_COLOR: '0' },
+  });
   return { code: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
@@ -30,7 +34,10 @@ describe('npm run check', { timeout: 120_000 }, () => {
 
   test('fails on a spec edited without regenerating, naming the stale bundle and the fix', () => {
     const file = join(clone, 'spec/event-streams/paths/api@v1@topics@{topic_id}@publish.yaml');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('summary: Publish a message', 'summary: Publish one message'));
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace('summary: Publish a message', 'summary: Publish one message'),
+    );
     execFileSync('git', ['commit', '--quiet', '-am', 'edit the spec only'], { cwd: clone });
     const { code, output } = check();
     expect(code).toBe(1);

@@ -34,7 +34,9 @@ try {
 }
 `;
 
-test('spec, client and mock-server install from their tarballs, type-check and run together', { timeout: 300_000 }, () => {
+test('spec, client and mock-server install from their tarballs, type-check and run together', {
+  timeout: 300_000,
+}, () => {
   const tarballs = ['spec', 'packages/client', 'packages/mock-server'].map((dir) =>
     join(work, run('npm', ['pack', '--silent', '--pack-destination', work], join(repo, dir)).trim().split('\n').pop()!),
   );
@@ -43,14 +45,34 @@ test('spec, client and mock-server install from their tarballs, type-check and r
   writeFileSync(
     join(app, 'tsconfig.json'),
     json({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, types: ['node'], outDir: 'dist' },
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        skipLibCheck: false,
+        types: ['node'],
+        outDir: 'dist',
+      },
       include: ['src'],
     }),
   );
   copyFileSync(join(repo, 'packages/client/examples/quick-start.ts'), join(app, 'src/quick-start.ts'));
   writeFileSync(join(app, 'src/run.ts'), runner);
 
-  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs, 'typescript@~5.9.3', '@types/node@^20.19.0'], app);
+  run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      ...tarballs,
+      'typescript@~5.9.3',
+      '@types/node@^20.19.0',
+    ],
+    app,
+  );
   run(join(app, 'node_modules/.bin/tsc'), ['-p', '.'], app);
   const output = run('node', ['dist/run.js'], app);
 

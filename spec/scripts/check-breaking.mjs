@@ -69,7 +69,8 @@ function breaksIn(report) {
 async function checkApi(api) {
   const before = join(values.released, `${api}.yaml`);
   const after = join(values.current, `${api}.yaml`);
-  if (!existsSync(before)) return { ok: true, text: `${api}: no released baseline yet (${before}); nothing to compare.` };
+  if (!existsSync(before))
+    return { ok: true, text: `${api}: no released baseline yet (${before}); nothing to compare.` };
   const released = parse(readFileSync(before, 'utf8')).info.version;
   const current = parseDocument(readFileSync(after, 'utf8'));
   const version = current.getIn(['info', 'version']);
@@ -81,7 +82,10 @@ async function checkApi(api) {
   const [from, to] = [majorOf(released), majorOf(version)];
   const list = breaks.map((b) => `  - ${b}`).join('\n');
   if (to > from) {
-    return { ok: true, text: `${api}: ${breaks.length} breaking change(s), accepted with the major version bump ${from} -> ${to}:\n${list}` };
+    return {
+      ok: true,
+      text: `${api}: ${breaks.length} breaking change(s), accepted with the major version bump ${from} -> ${to}:\n${list}`,
+    };
   }
   return {
     ok: false,

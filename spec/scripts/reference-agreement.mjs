@@ -114,7 +114,13 @@ export function compare(ours, reference) {
     const ourFields = operationFields(ours, mine.item, mine.op);
     for (const [field, type] of operationFields(reference, theirs.item, theirs.op)) {
       const ourType = ourFields.get(field);
-      result.fields.push({ op: key, field, theirs: type, ours: ourType ?? null, agrees: ourType !== undefined && (ourType === type || type === '' || ourType === '') });
+      result.fields.push({
+        op: key,
+        field,
+        theirs: type,
+        ours: ourType ?? null,
+        agrees: ourType !== undefined && (ourType === type || type === '' || ourType === ''),
+      });
     }
   }
   return result;
@@ -127,10 +133,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.log(JSON.stringify(result, null, 2));
   } else {
     for (const f of result.fields.filter((f) => !f.agrees || process.argv.includes('--verbose'))) {
-      console.log(`${f.agrees ? 'ok  ' : 'DIFF'} ${f.op}  ${f.field}: reference ${f.theirs || 'any'}, ours ${f.ours ?? 'missing'}`);
+      console.log(
+        `${f.agrees ? 'ok  ' : 'DIFF'} ${f.op}  ${f.field}: reference ${f.theirs || 'any'}, ours ${f.ours ?? 'missing'}`,
+      );
     }
     for (const op of result.missingOperations) console.log(`MISSING OPERATION ${op}`);
     const pct = ((100 * agreed) / result.fields.length).toFixed(1);
-    console.log(`\n${agreed} of ${result.fields.length} reference fields agree (${pct}%); ${result.missingOperations.length} reference operations not in ours`);
+    console.log(
+      `\n${agreed} of ${result.fields.length} reference fields agree (${pct}%); ${result.missingOperations.length} reference operations not in ours`,
+    );
   }
 }

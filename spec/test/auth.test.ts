@@ -1,7 +1,7 @@
 // Holds the token endpoint's bundle to the description: four request formats, the token response,
 // RFC 6749 errors and the {auth_url} server variable.
 import { describe, expect, test } from 'vitest';
-import { deref, loadBundle, operations, type Json } from './bundles.js';
+import { deref, type Json, loadBundle, operations } from './bundles.js';
 
 const doc = loadBundle('auth');
 const [token] = operations(doc);
@@ -14,10 +14,17 @@ describe('POST /oauth2/token', () => {
 
   test('accepts the four formats: Basic header + form, JSON, form fields, multipart', () => {
     const content = op.requestBody.content as Json;
-    expect(Object.keys(content).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+    expect(Object.keys(content).sort()).toEqual([
+      'application/json',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data',
+    ]);
     const form = deref(doc, content['application/x-www-form-urlencoded'].schema);
     expect(form.required).toEqual(['grant_type']);
-    expect(Object.keys(content['application/x-www-form-urlencoded'].examples).sort()).toEqual(['basicHeader', 'formFields']);
+    expect(Object.keys(content['application/x-www-form-urlencoded'].examples).sort()).toEqual([
+      'basicHeader',
+      'formFields',
+    ]);
     for (const type of ['application/json', 'multipart/form-data']) {
       const schema = deref(doc, content[type].schema);
       expect(schema.required.sort()).toEqual(['client_id', 'client_secret', 'grant_type']);
@@ -44,7 +51,12 @@ describe('POST /oauth2/token', () => {
       const schema = deref(doc, op.responses[status].content['application/json'].schema);
       expect(schema.required).toEqual(['error']);
       expect(schema.properties.error.enum.sort()).toEqual([
-        'invalid_client', 'invalid_grant', 'invalid_request', 'invalid_scope', 'unauthorized_client', 'unsupported_grant_type',
+        'invalid_client',
+        'invalid_grant',
+        'invalid_request',
+        'invalid_scope',
+        'unauthorized_client',
+        'unsupported_grant_type',
       ]);
       expect(schema.properties.error_description.type).toBe('string');
     }
@@ -57,6 +69,18 @@ describe('POST /oauth2/token', () => {
     const variable = doc.servers[0].variables.auth_url;
     expect(variable.default).toBe('http://127.0.0.1:4010');
     const regions = variable['x-documented-values'].map((v: Json) => v.region);
-    expect(regions).toEqual(['us', 'eu', 'jp', 'sg', 'au', 'il', 'cn', 'kr', 'uk', 'self-service-and-sandbox', 'custom-domain']);
+    expect(regions).toEqual([
+      'us',
+      'eu',
+      'jp',
+      'sg',
+      'au',
+      'il',
+      'cn',
+      'kr',
+      'uk',
+      'self-service-and-sandbox',
+      'custom-domain',
+    ]);
   });
 });

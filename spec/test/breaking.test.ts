@@ -1,7 +1,7 @@
 // The breaking-change gate: a break since the last release fails with a report naming it, unless
 // info.version raises its major; an unchanged spec passes.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,7 +46,7 @@ describe('check-breaking', { timeout: 60_000 }, () => {
   });
 
   test('the same break passes with a major version bump', async () => {
-    const { code, output } = await check(renamed.replace(/^  version: 1\.7\.1$/m, '  version: 2.0.0'));
+    const { code, output } = await check(renamed.replace(/^ {2}version: 1\.7\.1$/m, '  version: 2.0.0'));
     expect(output).toContain('accepted with the major version bump 1 -> 2');
     expect(code).toBe(0);
   });

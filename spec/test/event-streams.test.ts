@@ -1,7 +1,7 @@
 // Holds the event-streams bundle to the tables of api-description.md: every field, type, format,
 // required and read-only flag, every status per operation, and the behaviour the spec promises.
 import { describe, expect, test } from 'vitest';
-import { deref, loadBundle, operations, type Json } from './bundles.js';
+import { deref, type Json, loadBundle, operations } from './bundles.js';
 
 const doc = loadBundle('event-streams');
 const schemas = doc.components.schemas as Json;
@@ -93,9 +93,33 @@ describe('operations', () => {
   const ALL = ['400', '401', '403', '404', '429', '500'];
 
   test.each([
-    ['consume_messages', 'post', '/api/v1/topics/{topic_id}/consume', '200', ALL, 'ConsumeMessageRequest', 'ReadMessagesResponseOk'],
-    ['publish_message', 'post', '/api/v1/topics/{topic_id}/publish', '201', [...ALL, '413'], 'PublishMessageRequest', 'MessageCreatedResponse'],
-    ['publish_messages_batch', 'post', '/api/v1/batch/topics/{topic_id}/publish', '201', [...ALL, '413'], 'CreateMessagesRequest', 'MessagesBatchCreatedResponse'],
+    [
+      'consume_messages',
+      'post',
+      '/api/v1/topics/{topic_id}/consume',
+      '200',
+      ALL,
+      'ConsumeMessageRequest',
+      'ReadMessagesResponseOk',
+    ],
+    [
+      'publish_message',
+      'post',
+      '/api/v1/topics/{topic_id}/publish',
+      '201',
+      [...ALL, '413'],
+      'PublishMessageRequest',
+      'MessageCreatedResponse',
+    ],
+    [
+      'publish_messages_batch',
+      'post',
+      '/api/v1/batch/topics/{topic_id}/publish',
+      '201',
+      [...ALL, '413'],
+      'CreateMessagesRequest',
+      'MessagesBatchCreatedResponse',
+    ],
   ])('%s: %s %s, statuses and bodies', (id, method, path, success, errors, requestSchema, responseSchema) => {
     const { op, method: m, path: p, pathItem } = ops[id]!;
     expect([m, p]).toEqual([method, path]);
@@ -126,8 +150,9 @@ describe('operations', () => {
 
   test('every request and response has at least one named example', () => {
     for (const { op } of operations(doc)) {
-      const media = [op.requestBody, ...Object.values(op.responses as Json)]
-        .map((r) => deref(doc, r).content[JSON_UTF8]);
+      const media = [op.requestBody, ...Object.values(op.responses as Json)].map(
+        (r) => deref(doc, r).content[JSON_UTF8],
+      );
       for (const m of media) expect(Object.keys(m.examples ?? {}).length).toBeGreaterThan(0);
     }
   });

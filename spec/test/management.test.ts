@@ -3,7 +3,7 @@
 // description recommends migrating away; topics and v2 API keys modelled in full.
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { deref, loadBundle, operations, type Json } from './bundles.js';
+import { deref, type Json, loadBundle, operations } from './bundles.js';
 
 const doc = loadBundle('management');
 const ops = operations(doc);
@@ -43,7 +43,10 @@ describe('the set of management operations', () => {
     for (const o of ops) {
       expect(o.op.summary, key(o)).toBeTruthy();
       expect(o.op.security, key(o)).toBeUndefined();
-      expect(Object.keys(o.op.responses).some((s) => s.startsWith('4')), key(o)).toBe(true);
+      expect(
+        Object.keys(o.op.responses).some((s) => s.startsWith('4')),
+        key(o),
+      ).toBe(true);
     }
   });
 
@@ -62,12 +65,19 @@ describe('the set of management operations', () => {
   });
 
   test('older API clients, access profiles and /pubsub/topics forms are deprecated, and only they', () => {
-    const deprecated = ops.filter((o) => o.op.deprecated).map(key).sort();
+    const deprecated = ops
+      .filter((o) => o.op.deprecated)
+      .map(key)
+      .sort();
     expect(deprecated).toEqual(
       [
-        'GET /api/api_clients', 'POST /api/api_clients',
-        'GET /api/api_access_profiles', 'POST /api/api_access_profiles', 'PUT /api/api_access_profiles',
-        'PUT /api_access_profiles', 'PUT /api/api_access_profiles/{id}/refresh_secret',
+        'GET /api/api_clients',
+        'POST /api/api_clients',
+        'GET /api/api_access_profiles',
+        'POST /api/api_access_profiles',
+        'PUT /api/api_access_profiles',
+        'PUT /api_access_profiles',
+        'PUT /api/api_access_profiles/{id}/refresh_secret',
         ...expected.filter((e) => e.key.includes(' /pubsub/topics')).map((e) => e.key),
       ].sort(),
     );
@@ -85,28 +95,53 @@ describe('payloads the emulator implements are modelled in full', () => {
   const schemas = doc.components.schemas as Json;
 
   test('Topic: id, name, description, schema, retention, timestamps', () => {
-    expect(Object.keys(schemas.Topic.properties).sort()).toEqual(
-      ['created_at', 'description', 'id', 'name', 'retention', 'schema', 'updated_at'],
-    );
+    expect(Object.keys(schemas.Topic.properties).sort()).toEqual([
+      'created_at',
+      'description',
+      'id',
+      'name',
+      'retention',
+      'schema',
+      'updated_at',
+    ]);
     expect(schemas.Topic.properties.retention.maximum).toBe(90 * 24 * 3600);
     expect(schemas.TopicCreateRequest.required.sort()).toEqual(['name', 'schema']);
     expect(schemas.TopicCreateRequest.properties.retention.default).toBe(604800);
-    expect(schemas.TopicSchemaField.properties.type.enum).toEqual(
-      ['string', 'integer', 'number', 'boolean', 'date', 'date_time', 'object', 'array'],
-    );
+    expect(schemas.TopicSchemaField.properties.type.enum).toEqual([
+      'string',
+      'integer',
+      'number',
+      'boolean',
+      'date',
+      'date_time',
+      'object',
+      'array',
+    ]);
   });
 
   test('API keys: scopes, enable/disable and refresh_secret returning the new secret once', () => {
     const byId = Object.fromEntries(ops.map((o) => [o.op.operationId, o]));
-    for (const id of ['create_api_key', 'enable_api_key', 'disable_api_key', 'refresh_api_key_secret', 'list_api_clients', 'create_api_client']) {
+    for (const id of [
+      'create_api_key',
+      'enable_api_key',
+      'disable_api_key',
+      'refresh_api_key_secret',
+      'list_api_clients',
+      'create_api_client',
+    ]) {
       expect(byId[id], id).toBeDefined();
     }
-    expect(key(byId.refresh_api_key_secret!)).toBe('PUT /api/v2/api_clients/{api_client_id}/api_keys/{api_key_id}/refresh_secret');
+    expect(key(byId.refresh_api_key_secret!)).toBe(
+      'PUT /api/v2/api_clients/{api_client_id}/api_keys/{api_key_id}/refresh_secret',
+    );
     const refreshed = deref(doc, byId.refresh_api_key_secret!.op.responses['200'].content['application/json'].schema);
     expect(JSON.stringify(refreshed)).toContain('client_secret');
     expect(schemas.ApiKey.properties.client_secret).toBeUndefined();
-    expect(schemas.ApiKey.properties.scopes.items.enum.sort()).toEqual(
-      ['api_clients:manage', 'event_streams:consume', 'event_streams:publish', 'topics:manage'],
-    );
+    expect(schemas.ApiKey.properties.scopes.items.enum.sort()).toEqual([
+      'api_clients:manage',
+      'event_streams:consume',
+      'event_streams:publish',
+      'topics:manage',
+    ]);
   });
 });

@@ -1,9 +1,10 @@
 // Prism mocks each bundled spec from code: one operation of each API answers with its example,
 // and Prism's request validation refuses what the spec forbids.
+
+import { fileURLToPath } from 'node:url';
+import { createLogger } from '@stoplight/prism-core';
 import { getHttpOperationsFromSpec } from '@stoplight/prism-http';
 import { createServer } from '@stoplight/prism-http-server';
-import { createLogger } from '@stoplight/prism-core';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 
 type Mock = { url: string; close: () => Promise<void> };
@@ -37,13 +38,17 @@ describe('Prism mocks of the bundled specs', () => {
   test('event streams: publish answers 201 with the example message_id', async () => {
     const { url } = await mock('event-streams');
     const res = await fetch(`${url}/api/v1/topics/1042/publish`, {
-      method: 'POST', headers: bearer, body: JSON.stringify({ order_id: 'ORD-1' }),
+      method: 'POST',
+      headers: bearer,
+      body: JSON.stringify({ order_id: 'ORD-1' }),
     });
     expect(res.status).toBe(201);
     expect(await res.json()).toEqual({ message_id: '01JDB6Q5V4X7R2K9M3N8P0T6WZ' });
 
     const invalid = await fetch(`${url}/api/v1/topics/1042/consume`, {
-      method: 'POST', headers: bearer, body: JSON.stringify({ timeout_secs: 61 }),
+      method: 'POST',
+      headers: bearer,
+      body: JSON.stringify({ timeout_secs: 61 }),
     });
     expect(invalid.status).toBe(400);
     const unauthenticated = await fetch(`${url}/api/v1/topics/1042/consume`, { method: 'POST', body: '{}' });

@@ -1,5 +1,5 @@
-import { createEventStreamsClient } from '@platform-api/client';
 import { readFile, writeFile } from 'node:fs/promises';
+import { createEventStreamsClient } from '@platform-api/client';
 
 // A long-running consumer that survives restarts: it saves the last message_id after each
 // message and starts after it next time. Ctrl-C (or RUN_FOR_MS) stops it cleanly.

@@ -13,7 +13,13 @@ const events = createEventStreamsClient({ baseUrl, auth });
 
 // Create a topic (management API): typed body, typed answer.
 const { data: topic, error } = await management.POST('/api/event_streams/topics', {
-  body: { name: `orders-${Date.now()}`, schema: [{ name: 'order_id', type: 'string' }, { name: 'total', type: 'number' }] },
+  body: {
+    name: `orders-${Date.now()}`,
+    schema: [
+      { name: 'order_id', type: 'string' },
+      { name: 'total', type: 'number' },
+    ],
+  },
 });
 if (!topic) throw new Error(`Could not create the topic: ${JSON.stringify(error)}`);
 

@@ -46,10 +46,23 @@ const management = readBundle('management');
 writeFileSync(
   new URL('servers.ts', outDir),
   header +
-    constant('eventStreamsServers', 'Base URL of the event-streams API per data center (servers of event-streams.yaml).', dataCenterHosts(eventStreams)) +
-    constant('managementServers', 'Base URL of the management API per data center (servers of management.yaml).', dataCenterHosts(management)),
+    constant(
+      'eventStreamsServers',
+      'Base URL of the event-streams API per data center (servers of event-streams.yaml).',
+      dataCenterHosts(eventStreams),
+    ) +
+    constant(
+      'managementServers',
+      'Base URL of the management API per data center (servers of management.yaml).',
+      dataCenterHosts(management),
+    ),
 );
 writeFileSync(
   new URL('limits.ts', outDir),
-  header + constant('eventStreamsLimits', 'The `x-platform-limits` of event-streams.yaml.', eventStreams.info['x-platform-limits']),
+  header +
+    constant(
+      'eventStreamsLimits',
+      'The `x-platform-limits` of event-streams.yaml.',
+      eventStreams.info['x-platform-limits'],
+    ),
 );

@@ -80,7 +80,10 @@ export function clientCredentials(options: ClientCredentialsOptions): TokenProvi
   let pending: Promise<string> | undefined;
 
   async function requestToken(): Promise<string> {
-    const { data, error, response } = await tokenClient.POST('/oauth2/token', tokenRequest(format, clientId, clientSecret));
+    const { data, error, response } = await tokenClient.POST(
+      '/oauth2/token',
+      tokenRequest(format, clientId, clientSecret),
+    );
     if (!data) throw errorOf(TokenError, { method: 'POST', path: '/oauth2/token' }, response, error, now);
     const margin = Math.min(renewBeforeSeconds, data.expires_in / 2);
     cached = { token: data.access_token, renewAt: now() + (data.expires_in - margin) * 1000 };

@@ -1,4 +1,4 @@
-import { CONSUME_PATH, eventStreamsError, type EventStreamsRawClient, type Message } from './event-streams-api.js';
+import { CONSUME_PATH, type EventStreamsRawClient, eventStreamsError, type Message } from './event-streams-api.js';
 import type { RetryPolicy } from './retry.js';
 
 export interface ConsumeOptions {
@@ -27,7 +27,12 @@ export interface MessageStream extends AsyncIterable<Message> {
 }
 
 /** Reads a topic from an offset, following `has_more` and long-polling when it is read to its end. */
-export function consume(client: EventStreamsRawClient, retry: RetryPolicy, topicId: number, options: ConsumeOptions = {}): MessageStream {
+export function consume(
+  client: EventStreamsRawClient,
+  retry: RetryPolicy,
+  topicId: number,
+  options: ConsumeOptions = {},
+): MessageStream {
   const { batchSize, timeoutSecs = 30, signal, stopAtEnd = false } = options;
   let lastMessageId = options.afterMessageId;
   // since_time only until the first message: from then on the position is lastMessageId.

@@ -1,8 +1,8 @@
 import type { Client, FetchOptions, FetchResponse } from 'openapi-fetch';
 import { ApiError, type MergedErrorBodies } from './errors.js';
-import { errorOf } from './options.js';
 import type { components, operations, paths } from './generated/event-streams.js';
 import type { eventStreamsServers } from './generated/servers.js';
+import { errorOf } from './options.js';
 
 export type EventStreamsDataCenter = keyof typeof eventStreamsServers;
 export type Message = components['schemas']['Message'];
@@ -33,6 +33,11 @@ export const PUBLISH_PATH = '/api/v1/topics/{topic_id}/publish';
 export const BATCH_PUBLISH_PATH = '/api/v1/batch/topics/{topic_id}/publish';
 
 /** The EventStreamsError of a POST to `path` that got an error answer; `now` dates a RETRY-AFTER given as an HTTP date. */
-export function eventStreamsError(path: keyof paths, response: Response, body: unknown, now: () => number): EventStreamsError {
+export function eventStreamsError(
+  path: keyof paths,
+  response: Response,
+  body: unknown,
+  now: () => number,
+): EventStreamsError {
   return errorOf(EventStreamsError, { method: 'POST', path }, response, body, now);
 }

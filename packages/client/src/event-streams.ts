@@ -1,19 +1,19 @@
 import createClient from 'openapi-fetch';
 import { providerOf } from './auth.js';
-import { consume, type ConsumeOptions, type MessageStream } from './consume.js';
+import { type ConsumeOptions, consume, type MessageStream } from './consume.js';
 import {
   CONSUME_PATH,
-  eventStreamsError,
-  PUBLISH_PATH,
   type EventStreamsDataCenter,
   type EventStreamsRawClient,
+  eventStreamsError,
   type Payload,
+  PUBLISH_PATH,
 } from './event-streams-api.js';
 import type { paths } from './generated/event-streams.js';
 import { eventStreamsServers } from './generated/servers.js';
 import { resilience } from './middleware.js';
 import { baseUrlOf, type ClientOptions } from './options.js';
-import { publishBatch, type PublishBatchOptions } from './publish-batch.js';
+import { type PublishBatchOptions, publishBatch } from './publish-batch.js';
 import { retryPolicy } from './retry.js';
 
 export type EventStreamsClientOptions = ClientOptions<EventStreamsDataCenter>;

@@ -1,6 +1,6 @@
 import type { Middleware } from 'openapi-fetch';
 import type { TokenProvider } from './auth.js';
-import { retryAfterMs, type RetryPolicy } from './retry.js';
+import { type RetryPolicy, retryAfterMs } from './retry.js';
 
 export interface ResilienceOptions {
   auth: TokenProvider;
@@ -62,7 +62,11 @@ export function resilience({ auth, retry, isRetrySafe }: ResilienceOptions): Mid
     return transient && sentState.retrySafe ? { waitMs: retry.backoffMs(attempt) } : 'done';
   }
 
-  async function settle(request: Request, first: Outcome, fetch: (request: Request) => Promise<Response>): Promise<Response> {
+  async function settle(
+    request: Request,
+    first: Outcome,
+    fetch: (request: Request) => Promise<Response>,
+  ): Promise<Response> {
     const state = sent.get(request);
     // Settled once: openapi-fetch passes a response made in onError through onResponse again.
     sent.delete(request);

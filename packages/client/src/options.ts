@@ -1,6 +1,6 @@
 import type { Auth } from './auth.js';
 import type { RequestLabel } from './errors.js';
-import { retryAfterMs, type RetryOptions } from './retry.js';
+import { type RetryOptions, retryAfterMs } from './retry.js';
 
 /** Either a data center (its host comes from the spec's servers) or an explicit base URL, e.g. the emulator's. */
 export type Location<DataCenter extends string> =
@@ -23,7 +23,8 @@ export function baseUrlOf<DataCenter extends string>(
 ): string {
   if (location.baseUrl !== undefined) return location.baseUrl;
   const url = servers[location.dataCenter as DataCenter];
-  if (!url) throw new TypeError(`Unknown data center "${location.dataCenter}"; use one of ${Object.keys(servers).join(', ')}`);
+  if (!url)
+    throw new TypeError(`Unknown data center "${location.dataCenter}"; use one of ${Object.keys(servers).join(', ')}`);
   return url;
 }
 

@@ -1,5 +1,10 @@
-import { PublishBatchError, type BatchFailure } from './errors.js';
-import { BATCH_PUBLISH_PATH, eventStreamsError, type EventStreamsRawClient, type Payload } from './event-streams-api.js';
+import { type BatchFailure, PublishBatchError } from './errors.js';
+import {
+  BATCH_PUBLISH_PATH,
+  type EventStreamsRawClient,
+  eventStreamsError,
+  type Payload,
+} from './event-streams-api.js';
 import { eventStreamsLimits } from './generated/limits.js';
 import type { RetryPolicy } from './retry.js';
 

@@ -1,12 +1,14 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { clientCredentials, createEventStreamsClient, TokenError, type TokenRequestFormat } from '../src/index.js';
 import {
-  clientCredentials,
-  createEventStreamsClient,
-  TokenError,
-  type TokenRequestFormat,
-} from '../src/index.js';
-import { errorBody, rejectionOf, startTestServer, tokenReply, type Received, type TestServer } from './support/http-server.js';
+  errorBody,
+  type Received,
+  rejectionOf,
+  startTestServer,
+  type TestServer,
+  tokenReply,
+} from './support/http-server.js';
 
 const CLIENT_ID = 'client-7f3a';
 const CLIENT_SECRET = 's3cr3t-Qv9XkLmP2zR8wT4+/=';
@@ -95,10 +97,12 @@ describe('clientCredentials', () => {
     const [request] = tokenRequests();
     const type = String(request!.headers['content-type']);
     expect(type.startsWith(contentType)).toBe(true);
-    const fields = Object.fromEntries(await new Response(request!.body, { headers: { 'content-type': type } }).formData().then(
-      (form) => form.entries(),
-      () => Object.entries(JSON.parse(request!.body) as Record<string, string>),
-    ));
+    const fields = Object.fromEntries(
+      await new Response(request!.body, { headers: { 'content-type': type } }).formData().then(
+        (form) => form.entries(),
+        () => Object.entries(JSON.parse(request!.body) as Record<string, string>),
+      ),
+    );
     if (format === 'basic') {
       expect(fields).toEqual({ grant_type: 'client_credentials' });
       const encoded = String(request!.headers.authorization).replace(/^Basic /, '');
@@ -131,7 +135,9 @@ describe('401 from the API', () => {
   it('renews once for many requests refused at the same time', async () => {
     server = await startTestServer((request) => {
       if (isToken(request)) return tokenReply(server.received);
-      return request.headers.authorization === 'Bearer token-1' ? { status: 401, json: errorBody('INVALID_TOKEN') } : created;
+      return request.headers.authorization === 'Bearer token-1'
+        ? { status: 401, json: errorBody('INVALID_TOKEN') }
+        : created;
     });
     const client = createEventStreamsClient({ baseUrl: server.url, auth: provider() });
     await Promise.all(Array.from({ length: 10 }, (_, n) => client.publish(7, { n })));

@@ -1,7 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createEventStreamsClient, createManagementClient, eventStreamsServers, managementServers } from '../src/index.js';
+import {
+  createEventStreamsClient,
+  createManagementClient,
+  eventStreamsServers,
+  managementServers,
+} from '../src/index.js';
 
 /** A fetch that records the URLs and answers 201 without any network. */
 function offline() {
@@ -14,9 +19,11 @@ function offline() {
 }
 
 const serversOf = async (api: string) =>
-  (parse(await readFile(new URL(`../../../spec/dist/${api}.yaml`, import.meta.url), 'utf8')) as { servers: { url: string }[] }).servers.map(
-    (s) => s.url,
-  );
+  (
+    parse(await readFile(new URL(`../../../spec/dist/${api}.yaml`, import.meta.url), 'utf8')) as {
+      servers: { url: string }[];
+    }
+  ).servers.map((s) => s.url);
 
 describe('data centers', () => {
   it('send requests to the host of the data center', async () => {
@@ -37,7 +44,11 @@ describe('data centers', () => {
   });
 
   it('reject an unknown data center with a clear error', () => {
-    const options = { dataCenter: 'mars', auth: { token: 't' } } as unknown as Parameters<typeof createEventStreamsClient>[0];
-    expect(() => createEventStreamsClient(options)).toThrow('Unknown data center "mars"; use one of us, eu, jp, sg, au, trial');
+    const options = { dataCenter: 'mars', auth: { token: 't' } } as unknown as Parameters<
+      typeof createEventStreamsClient
+    >[0];
+    expect(() => createEventStreamsClient(options)).toThrow(
+      'Unknown data center "mars"; use one of us, eu, jp, sg, au, trial',
+    );
   });
 });

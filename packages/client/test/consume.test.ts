@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventStreamsError, type Message, type MessageStream } from '../src/index.js';
-import { createTopic, numbered, startPlatform, type Platform } from './support/emulator.js';
+import { createTopic, numbered, type Platform, startPlatform } from './support/emulator.js';
 import { rejectionOf } from './support/http-server.js';
 
 let platform: Platform;
@@ -25,7 +25,11 @@ describe('consume', () => {
     await platform.events.publishBatch(topic, numbered(7));
     const messages = await collect(platform.events.consume(topic, { batchSize: 3, timeoutSecs: 0, stopAtEnd: true }));
     expect(ns(messages)).toEqual([0, 1, 2, 3, 4, 5, 6]);
-    expect(consumeBodies().map((b) => b.after_message_id)).toEqual([undefined, messages[2]!.message_id, messages[5]!.message_id]);
+    expect(consumeBodies().map((b) => b.after_message_id)).toEqual([
+      undefined,
+      messages[2]!.message_id,
+      messages[5]!.message_id,
+    ]);
   });
 
   it('resumes after a saved checkpoint without repeating or skipping a message', async () => {
@@ -51,11 +55,20 @@ describe('consume', () => {
     await platform.events.publishBatch(topic, [{ n: 1 }, { n: 2 }]);
     const [, second] = await collect(platform.events.consume(topic, { timeoutSecs: 0, stopAtEnd: true }));
     platform.sent.length = 0;
-    const stream = platform.events.consume(topic, { sinceTime: new Date(second!.time), batchSize: 1, timeoutSecs: 0, stopAtEnd: true });
+    const stream = platform.events.consume(topic, {
+      sinceTime: new Date(second!.time),
+      batchSize: 1,
+      timeoutSecs: 0,
+      stopAtEnd: true,
+    });
     const messages = await collect(stream);
     expect(ns(messages)).toEqual([1, 2]);
     expect(consumeBodies()[0]).toMatchObject({ since_time: new Date(second!.time).toISOString() });
-    expect(consumeBodies().slice(1).every((b) => b.since_time === undefined && b.after_message_id)).toBe(true);
+    expect(
+      consumeBodies()
+        .slice(1)
+        .every((b) => b.since_time === undefined && b.after_message_id),
+    ).toBe(true);
   });
 
   it('long-polls and hands out a message published while it waits', async () => {
@@ -136,7 +149,9 @@ describe('publish', () => {
   it('reports a message over the size limit with max_size and current_size', async () => {
     platform = await startPlatform();
     const topic = await createTopic(platform);
-    const error = await rejectionOf<EventStreamsError>(platform.events.publish(topic, { n: 1, pad: 'x'.repeat(1_100_000) }));
+    const error = await rejectionOf<EventStreamsError>(
+      platform.events.publish(topic, { n: 1, pad: 'x'.repeat(1_100_000) }),
+    );
     expect(error.is(413)).toBe(true);
     if (error.is(413)) expect(error.body.current_size).toBeGreaterThan(error.body.max_size);
   });

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createTopic, startPlatform, type Platform } from './support/emulator.js';
+import { createTopic, type Platform, startPlatform } from './support/emulator.js';
 
 const packageDir = new URL('../', import.meta.url);
 const read = (path: string) => readFile(new URL(path, packageDir), 'utf8');

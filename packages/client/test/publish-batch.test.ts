@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { PublishBatchError, type Message } from '../src/index.js';
-import { createTopic, numbered, startPlatform, type Platform } from './support/emulator.js';
+import { type Message, PublishBatchError } from '../src/index.js';
+import { createTopic, numbered, type Platform, startPlatform } from './support/emulator.js';
 import { rejectionOf } from './support/http-server.js';
 
 let platform: Platform;
@@ -61,7 +61,9 @@ describe('publishBatch', () => {
     const topic = await createTopic(platform);
     platform.emulator.faults.failBatchPositions([2, 4]);
     platform.emulator.faults.failBatchPositions([0, 1], { times: 2 }); // the resends carry only those two
-    const error = await rejectionOf<PublishBatchError>(platform.events.publishBatch(topic, numbered(105), { maxAttempts: 3 }));
+    const error = await rejectionOf<PublishBatchError>(
+      platform.events.publishBatch(topic, numbered(105), { maxAttempts: 3 }),
+    );
 
     expect(error).toBeInstanceOf(PublishBatchError);
     expect(sentBatches().map((b) => b.length)).toEqual([100, 2, 2]);
@@ -69,7 +71,9 @@ describe('publishBatch', () => {
       { position: 2, reason: expect.any(String) },
       { position: 4, reason: expect.any(String) },
     ]);
-    expect(error.failures.slice(2)).toEqual([100, 101, 102, 103, 104].map((position) => ({ position, reason: 'not sent' })));
+    expect(error.failures.slice(2)).toEqual(
+      [100, 101, 102, 103, 104].map((position) => ({ position, reason: 'not sent' })),
+    );
     expect(error.message).toMatch(/^7 of 105 messages were not stored/);
     expect(error.messageIds.filter(Boolean)).toHaveLength(98);
     await expectStoredOnce(topic, error.messageIds);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEventStreamsClient, createManagementClient, EventStreamsError, retryAfterMs } from '../src/index.js';
-import { errorBody, rejectionOf, startTestServer, type Reply, type TestServer } from './support/http-server.js';
+import { errorBody, type Reply, rejectionOf, startTestServer, type TestServer } from './support/http-server.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -113,7 +113,9 @@ describe('500', () => {
     await answering(internal('INTERNAL_SERVER_ERROR'), { status: 200, json: {} });
     const waits: number[] = [];
     const path = { topic_id: 1 };
-    const { error, response } = await management(waits).DELETE('/api/event_streams/topics/{topic_id}', { params: { path } });
+    const { error, response } = await management(waits).DELETE('/api/event_streams/topics/{topic_id}', {
+      params: { path },
+    });
     expect(response.status).toBe(500);
     expect(error).toEqual(errorBody('INTERNAL_SERVER_ERROR'));
     expect(server!.received).toHaveLength(1);

@@ -5,8 +5,8 @@ import {
   clientCredentials,
   createEventStreamsClient,
   createManagementClient,
-  EventStreamsError,
   type EventStreamsDataCenter,
+  type EventStreamsError,
   type ManagementDataCenter,
   type Message,
 } from '../src/index.js';

@@ -36,7 +36,9 @@ export async function buildDocs({ specDir = defaultSpecDir, outDir = join(packag
   const specPaths = API_PAGES.map((name) => join(specDir, `${name}.yaml`));
   const missing = specPaths.filter((path) => !existsSync(path));
   if (missing.length > 0) {
-    throw new Error(`Bundled spec missing: ${missing.join(', ')}. Bundle it first: npm run build -w @platform-api/spec`);
+    throw new Error(
+      `Bundled spec missing: ${missing.join(', ')}. Bundle it first: npm run build -w @platform-api/spec`,
+    );
   }
   await mkdir(outDir, { recursive: true });
   await Promise.all(API_PAGES.map((name, i) => renderReferencePage(specPaths[i]!, join(outDir, `${name}.html`))));
@@ -62,12 +64,16 @@ function svgDataUri(width: number, text: string) {
 
 async function renderReferencePage(specPath: string, outFile: string) {
   const template = join(packageDir, 'src/reference.hbs');
-  await run(process.execPath, [redoclyCli, 'build-docs', specPath, '--inlineBundle', '--template', template, '--output', outFile], {
-    cwd: packageDir,
-    // Also switches off the telemetry that the rendered page would otherwise send from the browser.
-    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  await run(
+    process.execPath,
+    [redoclyCli, 'build-docs', specPath, '--inlineBundle', '--template', template, '--output', outFile],
+    {
+      cwd: packageDir,
+      // Also switches off the telemetry that the rendered page would otherwise send from the browser.
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
   let html = await readFile(outFile, 'utf8');
   for (const [url, inline] of Object.entries(offlineAssets)) html = html.replaceAll(url, inline);
   await writeOfflinePage(outFile, html);
@@ -76,7 +82,9 @@ async function renderReferencePage(specPath: string, outFile: string) {
 async function writeOfflinePage(file: string, html: string) {
   const remote = remoteAssetUrls(html);
   if (remote.length > 0) {
-    throw new Error(`${file} would load ${remote.join(', ')} from the network; inline it (see offlineAssets in src/build.ts)`);
+    throw new Error(
+      `${file} would load ${remote.join(', ')} from the network; inline it (see offlineAssets in src/build.ts)`,
+    );
   }
   await writeFile(file, html);
 }
@@ -92,7 +100,9 @@ const remoteAssetPatterns = [
 
 /** Remote URLs a page would load by itself (links the reader may follow are not counted). */
 export function remoteAssetUrls(html: string): string[] {
-  const urls = remoteAssetPatterns.flatMap((pattern) => [...html.matchAll(pattern)].map((match) => match[1] ?? match[0]));
+  const urls = remoteAssetPatterns.flatMap((pattern) =>
+    [...html.matchAll(pattern)].map((match) => match[1] ?? match[0]),
+  );
   return [...new Set(urls)];
 }
 
@@ -118,5 +128,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({ options: { 'spec-dir': { type: 'string' }, 'out-dir': { type: 'string' } } });
   const started = Date.now();
   await buildDocs({ specDir: values['spec-dir'], outDir: values['out-dir'] });
-  console.log(`docs: wrote ${[...API_PAGES, 'index'].map((name) => `${name}.html`).join(', ')} in ${Date.now() - started} ms`);
+  console.log(
+    `docs: wrote ${[...API_PAGES, 'index'].map((name) => `${name}.html`).join(', ')} in ${Date.now() - started} ms`,
+  );
 }

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_PAGES } from '../src/build.js';
 
@@ -137,7 +137,8 @@ async function embeddedOperation(name: string, operationId: string) {
   const operation = Object.values(paths)
     .flatMap((pathItem) => Object.values(pathItem))
     .find((candidate) => candidate.operationId === operationId);
-  if (!operation?.summary || !operation.tags?.[0]) throw new Error(`${name}: no operation ${operationId} with a summary and a tag`);
+  if (!operation?.summary || !operation.tags?.[0])
+    throw new Error(`${name}: no operation ${operationId} with a summary and a tag`);
   return { summary: operation.summary, tag: operation.tags[0] };
 }
 
@@ -185,7 +186,12 @@ describe('rendered docs in chromium', () => {
       expect(await visited.page.locator(`a[href="${name}.html"]`).isVisible(), `link to ${name}.html`).toBe(true);
     }
     const steps = await visited.page.locator('[data-quickstart="steps"]').innerText();
-    for (const path of ['/oauth2/token', '/api/event_streams/topics', '/api/v1/topics/$TOPIC_ID/publish', '/api/v1/topics/$TOPIC_ID/consume']) {
+    for (const path of [
+      '/oauth2/token',
+      '/api/event_streams/topics',
+      '/api/v1/topics/$TOPIC_ID/publish',
+      '/api/v1/topics/$TOPIC_ID/consume',
+    ]) {
       expect(steps).toContain(path);
     }
     await expectCleanAndScreenshot(visited, 'index');
@@ -198,7 +204,9 @@ describe('rendered docs in chromium', () => {
       await visited.page.locator(`a[href="${name}.html"]`).click();
       await settle(visited.page);
       expect(visited.page.url()).toBe(pathToFileURL(join(distDir, `${name}.html`)).href);
-      await expect.poll(() => visited.page.locator('#redoc h1').first().innerText(), RENDER_TIMEOUT).toMatch(/\(\d+\.\d+\.\d+\)$/);
+      await expect
+        .poll(() => visited.page.locator('#redoc h1').first().innerText(), RENDER_TIMEOUT)
+        .toMatch(/\(\d+\.\d+\.\d+\)$/);
       expect(visited.offHostRequests).toEqual([]);
       expect(visited.consoleErrors).toEqual([]);
       await visited.page.close();

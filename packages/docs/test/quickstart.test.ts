@@ -1,6 +1,6 @@
 // Runs the landing page's quick start, as printed, against the emulator started the way a reader
 // starts it (its CLI), with the credentials the CLI prints; and checks the emulator serves the pages.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -33,10 +33,15 @@ afterAll(() => {
 
 /** Starts the CLI on a free port and reads the address and credentials from its banner. */
 function startEmulator(): Promise<Emulator> {
-  const child = spawn(process.execPath, [emulatorCli, '--port', '0', '--log-level', 'error'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [emulatorCli, '--port', '0', '--log-level', 'error'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   return new Promise((started, failed) => {
-    const timer = setTimeout(() => failed(new Error(`The emulator printed no credentials within 20 s:\n${output}`)), 20_000);
+    const timer = setTimeout(
+      () => failed(new Error(`The emulator printed no credentials within 20 s:\n${output}`)),
+      20_000,
+    );
     child.on('exit', (code) => failed(new Error(`The emulator exited (${code}):\n${output}`)));
     const read = (chunk: Buffer) => {
       output += chunk.toString();
@@ -77,14 +82,29 @@ describe('the quick start of the landing page', () => {
     const steps = await quickStartBlock('steps');
     const { url, clientId, clientSecret } = emulator;
     const { stdout } = await promisify(execFile)('sh', ['-e', '-c', steps], {
-      env: { ...process.env, AUTH_URL: url, BASE_URL: url, EVENTS_URL: url, CLIENT_ID: clientId, CLIENT_SECRET: clientSecret },
+      env: {
+        ...process.env,
+        AUTH_URL: url,
+        BASE_URL: url,
+        EVENTS_URL: url,
+        CLIENT_ID: clientId,
+        CLIENT_SECRET: clientSecret,
+      },
     });
-    const [published, batch, consumed] = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const [published, batch, consumed] = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(published.message_id).toEqual(expect.any(String));
     expect(batch.is_partial_error).toBe(false);
-    expect(Object.values(batch.message_ids).map((entry) => (entry as { result: string }).result)).toEqual(['success', 'success']);
+    expect(Object.values(batch.message_ids).map((entry) => (entry as { result: string }).result)).toEqual([
+      'success',
+      'success',
+    ]);
     expect(consumed.has_more).toBe(false);
-    expect(consumed.messages.map((message: { payload: { order_id: string; status: string } }) => message.payload)).toEqual([
+    expect(
+      consumed.messages.map((message: { payload: { order_id: string; status: string } }) => message.payload),
+    ).toEqual([
       { order_id: 'ORD-10231', status: 'created', total: 149.9 },
       { order_id: 'ORD-10232', status: 'created', total: 20 },
       { order_id: 'ORD-10231', status: 'shipped', total: 149.9 },
@@ -95,7 +115,10 @@ describe('the quick start of the landing page', () => {
 
 describe('the emulator', () => {
   it('serves the built pages under /docs/', async () => {
-    for (const [path, file] of [['/docs/', 'index.html'], ...API_PAGES.map((name) => [`/docs/${name}.html`, `${name}.html`])]) {
+    for (const [path, file] of [
+      ['/docs/', 'index.html'],
+      ...API_PAGES.map((name) => [`/docs/${name}.html`, `${name}.html`]),
+    ]) {
       const response = await fetch(`${emulator.url}${path}`);
       expect(response.status, path).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^text\/html/);

@@ -13,7 +13,13 @@ import { SizeLimitError } from './errors.js';
  * and 'end' listeners and the ticks of flowing mode (about 1 us of a publish). A body still arriving
  * is read through listeners as it comes.
  */
-export function readBody(req: IncomingMessage, limit: number, what: string, done: (body: Buffer) => void, failed: (error: SizeLimitError) => void): void {
+export function readBody(
+  req: IncomingMessage,
+  limit: number,
+  what: string,
+  done: (body: Buffer) => void,
+  failed: (error: SizeLimitError) => void,
+): void {
   // NaN (no Content-Length: a chunked body) is never over the limit.
   const declared = Number(req.headers['content-length']);
   if (declared > limit) {
@@ -73,7 +79,8 @@ function listen({ req, limit, what, done, failed }: BodyRead): void {
   // such a request has nobody left to answer; each listener costs every publish.
 }
 
-const tooLarge = (limit: number, size: number, what: string) => new SizeLimitError(limit, size, `The ${what} is larger than ${limit} bytes`);
+const tooLarge = (limit: number, size: number, what: string) =>
+  new SizeLimitError(limit, size, `The ${what} is larger than ${limit} bytes`);
 
 export function bodyOf(req: IncomingMessage, limit: number, what: string): Promise<Buffer> {
   return new Promise((resolve, reject) => readBody(req, limit, what, resolve, reject));

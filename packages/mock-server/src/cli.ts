@@ -68,7 +68,8 @@ try {
   });
 } catch (error) {
   const code = (error as NodeJS.ErrnoException).code;
-  const reason = code === 'EADDRINUSE' ? `port ${flags.port} is already in use (try --port 0)` : (error as Error).message;
+  const reason =
+    code === 'EADDRINUSE' ? `port ${flags.port} is already in use (try --port 0)` : (error as Error).message;
   console.error(`platform-api-mock: cannot start: ${reason}`);
   process.exit(1);
 }

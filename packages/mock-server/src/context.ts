@@ -64,7 +64,9 @@ export function mediaType(contentType: string): string {
 
 export function isJsonContentType(contentType: string | undefined): boolean {
   // The exact header nearly every client sends is decided without parsing (a publish-path hot spot).
-  return contentType === 'application/json' || (contentType !== undefined && mediaType(contentType) === 'application/json');
+  return (
+    contentType === 'application/json' || (contentType !== undefined && mediaType(contentType) === 'application/json')
+  );
 }
 
 export interface JsonBody {
@@ -82,7 +84,11 @@ export interface JsonBody {
 export function withJsonBody(ctx: Context, limit: number, what: string, then: (body: JsonBody) => Outcome): Outcome {
   const contentType = ctx.req.headers['content-type'];
   if (!isJsonContentType(contentType)) {
-    throw new ApiError(400, 'UNSUPPORTED_CONTENT_TYPE', `Content-Type must be application/json, not ${contentType ?? 'absent'}`);
+    throw new ApiError(
+      400,
+      'UNSUPPORTED_CONTENT_TYPE',
+      `Content-Type must be application/json, not ${contentType ?? 'absent'}`,
+    );
   }
   readBody(
     ctx.req,

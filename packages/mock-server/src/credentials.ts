@@ -5,7 +5,12 @@ import { definedOnly } from './objects.js';
 import { isoTime } from './time.js';
 
 export type Scope = 'event_streams:publish' | 'event_streams:consume' | 'topics:manage' | 'api_clients:manage';
-export const ALL_SCOPES: Scope[] = ['event_streams:publish', 'event_streams:consume', 'topics:manage', 'api_clients:manage'];
+export const ALL_SCOPES: Scope[] = [
+  'event_streams:publish',
+  'event_streams:consume',
+  'topics:manage',
+  'api_clients:manage',
+];
 
 export interface ApiClient {
   id: number;
@@ -77,7 +82,9 @@ export class Credentials {
     return this.clients.get(id);
   }
 
-  createClient(input: Pick<ApiClient, 'name'> & Partial<Pick<ApiClient, 'description' | 'project_id' | 'auth_type'>>): ApiClient {
+  createClient(
+    input: Pick<ApiClient, 'name'> & Partial<Pick<ApiClient, 'description' | 'project_id' | 'auth_type'>>,
+  ): ApiClient {
     const now = this.now();
     const client: ApiClient = {
       id: this.nextClientId++,

@@ -14,7 +14,8 @@ export function isDateTime(value: string): boolean {
   const year = two(0) * 100 + two(2);
   const month = two(5);
   const day = two(8);
-  if (month < 1 || month > 12 || day < 1 || day > (month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month]!)) return false;
+  if (month < 1 || month > 12 || day < 1 || day > (month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month]!))
+    return false;
   const { sign, hours: zoneHours, minutes: zoneMinutes } = zoneOffset(value);
   if (zoneHours > 23 || zoneMinutes > 59) return false;
   const hours = two(11);

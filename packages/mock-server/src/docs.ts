@@ -1,10 +1,10 @@
 // Serves the rendered API documentation (packages/docs/dist) under /docs/.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 
 const MEDIA_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -29,10 +29,20 @@ export function findDocsDir(preferred?: string): string | undefined {
   return candidates.find((dir) => existsSync(join(dir, 'index.html')));
 }
 
-export async function serveDocs(docsDir: string | undefined, pathname: string, res: ServerResponse, req: IncomingMessage) {
-  if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, 'Only GET and HEAD are served under /docs/');
+export async function serveDocs(
+  docsDir: string | undefined,
+  pathname: string,
+  res: ServerResponse,
+  req: IncomingMessage,
+) {
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    return sendText(res, 405, 'Only GET and HEAD are served under /docs/');
   if (!docsDir) {
-    return sendText(res, 404, 'The API documentation is not built. Run `npm run build` at the repository root (or in packages/docs) and restart.');
+    return sendText(
+      res,
+      404,
+      'The API documentation is not built. Run `npm run build` at the repository root (or in packages/docs) and restart.',
+    );
   }
   if (pathname === '/docs') {
     res.writeHead(301, { location: '/docs/' });
@@ -49,7 +59,10 @@ export async function serveDocs(docsDir: string | undefined, pathname: string, r
   if (!file.startsWith(root + sep)) return sendText(res, 404, 'Not found');
   try {
     const content = await readFile(existsSync(file) || extname(file) ? file : `${file}.html`);
-    res.writeHead(200, { 'content-type': MEDIA_TYPES[extname(file) || '.html'] ?? 'application/octet-stream', 'content-length': content.length });
+    res.writeHead(200, {
+      'content-type': MEDIA_TYPES[extname(file) || '.html'] ?? 'application/octet-stream',
+      'content-length': content.length,
+    });
     res.end(req.method === 'HEAD' ? undefined : content);
   } catch {
     sendText(res, 404, `No documentation page at ${pathname}`);

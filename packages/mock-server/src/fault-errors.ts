@@ -40,9 +40,12 @@ export function faultError(operation: Operation, fault: FaultSpec, limits: Limit
   const message = `Injected fault (${fault.status})`;
   const retryAfter = { 'retry-after': String(fault.retryAfter ?? 1) };
   if (operation.api === 'auth') {
-    return fault.status === 401 ? new OAuthError(401, 'invalid_client', message) : new OAuthError(400, 'invalid_request', message);
+    return fault.status === 401
+      ? new OAuthError(401, 'invalid_client', message)
+      : new OAuthError(400, 'invalid_request', message);
   }
-  if (fault.status === 500) return new InternalError((fault.code as InternalErrorCode) ?? 'INTERNAL_SERVER_ERROR', message);
+  if (fault.status === 500)
+    return new InternalError((fault.code as InternalErrorCode) ?? 'INTERNAL_SERVER_ERROR', message);
   if (fault.status === 413) return new SizeLimitError(limits.maxMessageBytes, limits.maxMessageBytes + 1, message);
   if (operation.api === 'management' && fault.status !== 429) return new ManagementFailure(fault.status, message);
   const code = (fault.code as ErrorCode | undefined) ?? DEFAULT_CODES[fault.status] ?? 'INVALID_REQUEST';

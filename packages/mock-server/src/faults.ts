@@ -43,7 +43,10 @@ export class Faults {
     if (!positions.every((p) => Number.isInteger(p) && p >= 0)) {
       throw new TypeError('Batch fault positions must be non-negative integers');
     }
-    this.batches.push({ value: { positions: new Set(positions), omit: options.omit ?? false }, times: positiveTimes(options.times) });
+    this.batches.push({
+      value: { positions: new Set(positions), omit: options.omit ?? false },
+      times: positiveTimes(options.times),
+    });
   }
 
   clear(): void {

@@ -1,4 +1,4 @@
-export { startMockServer, type LogLevel, type MockServer, type MockServerOptions } from './server.js';
-export type { BatchFault, FaultSpec, Faults } from './faults.js';
-export { MemoryStore, type MessageStore, type ReadResult, type StoredMessage } from './store.js';
 export { EMITTED_ERROR_CODES } from './errors.js';
+export type { BatchFault, FaultSpec, Faults } from './faults.js';
+export { type LogLevel, type MockServer, type MockServerOptions, startMockServer } from './server.js';
+export { MemoryStore, type MessageStore, type ReadResult, type StoredMessage } from './store.js';

@@ -102,7 +102,8 @@ export function renderError(api: ApiName, error: unknown): Reply {
   if (api === 'auth' && (error instanceof ApiError || error instanceof SizeLimitError)) {
     return renderError(api, new OAuthError(400, 'invalid_request', error.message));
   }
-  if (error instanceof ApiError) return reply(error.status, errorResponse(error.code, error.message, error.details), error.headers);
+  if (error instanceof ApiError)
+    return reply(error.status, errorResponse(error.code, error.message, error.details), error.headers);
   if (error instanceof SizeLimitError) {
     return reply(413, sizeLimitErrorResponse(error));
   }

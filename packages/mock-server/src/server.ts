@@ -14,14 +14,24 @@ import { Faults } from './faults.js';
 import { apiClientHandlers } from './handlers/api-clients.js';
 import { eventStreamHandlers } from './handlers/event-streams.js';
 import { faultsEndpoint } from './handlers/faults-endpoint.js';
-import { BoundedMemo } from './memo.js';
 import { tokenHandlers } from './handlers/token.js';
 import { topicHandlers } from './handlers/topics.js';
+import { BoundedMemo } from './memo.js';
 import { PrismBackend } from './prism.js';
 import { RateLimiter } from './rate-limit.js';
 import { ManagementFailure, type Reply, renderError, send } from './reply.js';
-import { Router, type RouteMatch, type RouteResult } from './router.js';
-import { type ApiName, deref, documentedErrorCodes, type JsonObject, loadSpecs, type Operation, platformLimits, specFilePath, type Specs } from './spec.js';
+import { type RouteMatch, type RouteResult, Router } from './router.js';
+import {
+  type ApiName,
+  deref,
+  documentedErrorCodes,
+  type JsonObject,
+  loadSpecs,
+  type Operation,
+  platformLimits,
+  type Specs,
+  specFilePath,
+} from './spec.js';
 import { MemoryStore, type MessageStore } from './store.js';
 import { Topics } from './topics.js';
 import { createAjv, describeViolations, RequestValidators, violations } from './validation.js';
@@ -132,7 +142,12 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     } else if (pathname === '/_emulator/faults') {
       faultsEndpoint(state.faults, req, res).catch((error: unknown) => lastResort(error, res));
     } else {
-      finish(req, res, 'event-streams', renderError('event-streams', new ApiError(404, 'NOT_FOUND', `No operation at ${req.method} ${pathname}`)));
+      finish(
+        req,
+        res,
+        'event-streams',
+        renderError('event-streams', new ApiError(404, 'NOT_FOUND', `No operation at ${req.method} ${pathname}`)),
+      );
     }
   });
 
@@ -140,7 +155,13 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
    * Answers every failure itself. No promise unless a handler returns one: withJsonBody continues
    * through `complete` once readBody has the body, so a publish costs no promise job.
    */
-  function dispatch(match: RouteMatch, target: RequestTarget, req: IncomingMessage, res: ServerResponse, query: string): void {
+  function dispatch(
+    match: RouteMatch,
+    target: RequestTarget,
+    req: IncomingMessage,
+    res: ServerResponse,
+    query: string,
+  ): void {
     const { operation } = match;
     const fail = (error: unknown) => {
       if (!isExpected(error)) logger.error({ err: error, operationId: operation.operationId }, 'request failed');
@@ -165,7 +186,14 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       const key = operation.needsBearer ? state.credentials.authenticateBearer(req.headers.authorization) : undefined;
       if (key && operation.api === 'event-streams') {
         const wait = state.rateLimiter.hit(key.id);
-        if (wait) throw new ApiError(429, 'RATE_LIMITED', `Rate limit exceeded, retry in ${wait} seconds`, {}, { 'retry-after': String(wait) });
+        if (wait)
+          throw new ApiError(
+            429,
+            'RATE_LIMITED',
+            `Rate limit exceeded, retry in ${wait} seconds`,
+            {},
+            { 'retry-after': String(wait) },
+          );
       }
       const fault = state.faults.takeFault(operation.operationId);
       if (fault) throw faultError(operation, fault, limits);
@@ -185,7 +213,15 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   function logWhenAnswered(req: IncomingMessage, res: ServerResponse): void {
     const began = performance.now();
     res.once('close', () => {
-      logger.debug({ method: req.method, url: req.url, status: res.headersSent ? res.statusCode : undefined, ms: performance.now() - began }, 'request');
+      logger.debug(
+        {
+          method: req.method,
+          url: req.url,
+          status: res.headersSent ? res.statusCode : undefined,
+          ms: performance.now() - began,
+        },
+        'request',
+      );
     });
   }
 
@@ -233,12 +269,15 @@ function resolveLimits(specs: Specs, given: NonNullable<MockServerOptions['limit
     maxMessageBytes: positiveInteger('limits.maxMessageBytes', given.maxMessageBytes ?? spec.maxMessageBytes),
     maxBatchMessages: positiveInteger('limits.maxBatchMessages', given.maxBatchMessages ?? spec.maxBatchMessages),
     rateLimitPerMinute:
-      given.rateLimitPerMinute === undefined ? undefined : positiveInteger('limits.rateLimitPerMinute', given.rateLimitPerMinute),
+      given.rateLimitPerMinute === undefined
+        ? undefined
+        : positiveInteger('limits.rateLimitPerMinute', given.rateLimitPerMinute),
   };
 }
 
 function positiveInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer, not ${value}`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new TypeError(`${name} must be a positive integer, not ${value}`);
   return value;
 }
 
@@ -254,7 +293,8 @@ function withBatchLimit(specs: Specs, schema: JsonObject, maxItems: number): Jso
 function assertErrorCodesDocumented(specs: Specs): void {
   const documented = new Set(documentedErrorCodes(specs));
   const missing = EMITTED_ERROR_CODES.filter((code) => !documented.has(code));
-  if (missing.length > 0) throw new Error(`The event-streams spec does not document the error codes ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw new Error(`The event-streams spec does not document the error codes ${missing.join(', ')}`);
 }
 
 /** Every event-streams and token operation has a handler, and every handler an operation of the specs. */
@@ -267,7 +307,10 @@ function assertHandlersMatchSpecs(specs: Specs, handlers: Record<string, RouteHa
 }
 
 function bootstrapKey(credentials: Credentials, options: MockServerOptions) {
-  const client = credentials.createClient({ name: 'Local emulator', description: 'Created at start-up; its key has every right' });
+  const client = credentials.createClient({
+    name: 'Local emulator',
+    description: 'Created at start-up; its key has every right',
+  });
   const { key, secret } = credentials.createKey(
     client,
     { name: 'Bootstrap key' },
@@ -277,7 +320,12 @@ function bootstrapKey(credentials: Credentials, options: MockServerOptions) {
 }
 
 /** Path and query parameters coerced to their schema types (frozen: requests to the same target share them); 400 otherwise. */
-function validateParams(state: EmulatorState, operation: Operation, pathParams: Readonly<Record<string, string>>, query: string) {
+function validateParams(
+  state: EmulatorState,
+  operation: Operation,
+  pathParams: Readonly<Record<string, string>>,
+  query: string,
+) {
   const validate = state.validators.for(operation).params;
   const params: Record<string, unknown> = query
     ? { ...Object.fromEntries(new URLSearchParams(query)), ...pathParams }
@@ -285,14 +333,23 @@ function validateParams(state: EmulatorState, operation: Operation, pathParams: 
   if (validate && !validate(params)) {
     const list = violations(validate.errors);
     if (list.some((v) => v.pointer.startsWith('/topic_id'))) {
-      throw new ApiError(400, 'INVALID_TOPIC_ID', `topic_id must be an unsigned 32-bit integer, not '${pathParams.topic_id}'`);
+      throw new ApiError(
+        400,
+        'INVALID_TOPIC_ID',
+        `topic_id must be an unsigned 32-bit integer, not '${pathParams.topic_id}'`,
+      );
     }
     throw new ApiError(400, 'INVALID_REQUEST', describeViolations('Parameters', list), { errors: list });
   }
   return Object.freeze(params);
 }
 
-function checkRights(key: { scopes: string[]; topic_ids: number[] | null }, scope: string, operation: Operation, params: Record<string, any>) {
+function checkRights(
+  key: { scopes: string[]; topic_ids: number[] | null },
+  scope: string,
+  operation: Operation,
+  params: Record<string, any>,
+) {
   if (!key.scopes.includes(scope)) throw new ApiError(403, 'FORBIDDEN', `This API key has no ${scope} right`);
   if (operation.api === 'event-streams' && key.topic_ids && !key.topic_ids.includes(params.topic_id)) {
     throw new ApiError(403, 'FORBIDDEN', `This API key has no right on topic ${params.topic_id}`);
@@ -303,4 +360,3 @@ function checkRights(key: { scopes: string[]; topic_ids: number[] | null }, scop
 function isExpected(error: unknown): boolean {
   return [ApiError, SizeLimitError, OAuthError, ManagementFailure, InternalError].some((type) => error instanceof type);
 }
-

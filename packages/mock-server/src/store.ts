@@ -96,7 +96,8 @@ class NumberColumn {
 
   /** Frees the chunks that hold only entries before `index`. */
   dropBefore(index: number): void {
-    for (let chunk = (index >>> CHUNK_BITS) - 1; chunk >= 0 && this.chunks[chunk]; chunk--) this.chunks[chunk] = undefined;
+    for (let chunk = (index >>> CHUNK_BITS) - 1; chunk >= 0 && this.chunks[chunk]; chunk--)
+      this.chunks[chunk] = undefined;
   }
 }
 
@@ -172,7 +173,9 @@ class TopicLog {
     const head = this.indexAtOrAfter(now - this.retentionMs + 1);
     if (head === this.head) return;
     this.head = head;
-    this.releaseSlabsBefore(head < this.length ? Math.floor(this.starts.get(head) / SLAB_STRIDE) : this.firstSlab + this.slabs.length - 1);
+    this.releaseSlabsBefore(
+      head < this.length ? Math.floor(this.starts.get(head) / SLAB_STRIDE) : this.firstSlab + this.slabs.length - 1,
+    );
     for (const column of [this.starts, this.ends, this.times]) column.dropBefore(head);
   }
 

@@ -64,13 +64,18 @@ const EXPECTED: Record<string, string> = {
 function mismatch(error: ErrorObject | undefined): SchemaMismatch {
   if (!error) return { field: '', message: 'The message does not match the topic schema' };
   const params = error.params as Record<string, string>;
-  const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'required') segments.push(params.missingProperty!);
   const field = segments.reduce((path, s) => (/^\d+$/.test(s) ? `${path}[${s}]` : path ? `${path}.${s}` : s), '');
   const label = field || 'message';
   if (error.keyword === 'required') return { field, message: `Field '${label}' is required` };
-  if (error.keyword === 'format') return { field, message: `Field '${label}' must be ${EXPECTED[params.format!] ?? params.format}` };
-  if (error.keyword === 'type') return { field, message: `Field '${label}' must be ${article(String(params.type).split(',')[0]!)}` };
+  if (error.keyword === 'format')
+    return { field, message: `Field '${label}' must be ${EXPECTED[params.format!] ?? params.format}` };
+  if (error.keyword === 'type')
+    return { field, message: `Field '${label}' must be ${article(String(params.type).split(',')[0]!)}` };
   return { field, message: `Field '${label}' ${error.message ?? 'is invalid'}` };
 }
 

@@ -17,7 +17,10 @@ export function createAjv(specs: Specs, options: { coerceTypes?: boolean } = {})
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, meta: false, ...options });
   addFormats(ajv);
   ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
-  ajv.addFormat('uint32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 && n <= UINT32_MAX });
+  ajv.addFormat('uint32', {
+    type: 'number',
+    validate: (n: number) => Number.isInteger(n) && n >= 0 && n <= UINT32_MAX,
+  });
   ajv.addFormat('uint64', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 });
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) });
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
@@ -37,7 +40,9 @@ export function anchorRefs(api: ApiName, schema: unknown): unknown {
   return Object.fromEntries(
     Object.entries(schema).map(([key, value]) => [
       key,
-      key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? schemaBase(api) + value : anchorRefs(api, value),
+      key === '$ref' && typeof value === 'string' && value.startsWith('#/')
+        ? schemaBase(api) + value
+        : anchorRefs(api, value),
     ]),
   );
 }
@@ -82,7 +87,9 @@ export class RequestValidators {
               required: params.filter((p) => p.required).map((p) => p.name),
             }),
       body: bodySchema
-        ? this.bodyAjv.compile(anchorRefs(operation.api, this.adjustBodySchema(operation.operationId, bodySchema)) as object)
+        ? this.bodyAjv.compile(
+            anchorRefs(operation.api, this.adjustBodySchema(operation.operationId, bodySchema)) as object,
+          )
         : undefined,
     };
   }

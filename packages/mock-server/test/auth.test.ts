@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../src/index.js';
-import { type Answer, call, createTopic, start, toAnswer, token, assertConforms } from './helpers.js';
+import { type Answer, assertConforms, call, createTopic, start, toAnswer, token } from './helpers.js';
 
-async function tokenRequest(server: MockServer, init: { headers?: Record<string, string>; body?: BodyInit }): Promise<Answer> {
+async function tokenRequest(
+  server: MockServer,
+  init: { headers?: Record<string, string>; body?: BodyInit },
+): Promise<Answer> {
   const answer = await toAnswer(await fetch(`${server.url}/oauth2/token`, { method: 'POST', ...init }));
   assertConforms('request_access_token', answer);
   return answer;
@@ -20,14 +23,21 @@ describe('token endpoint', () => {
     multipart.set('client_id', clientId);
     multipart.set('client_secret', clientSecret);
     const answers = [
-      await tokenRequest(server, { headers: { authorization: basic(clientId, clientSecret), 'content-type': form }, body: 'grant_type=client_credentials' }),
+      await tokenRequest(server, {
+        headers: { authorization: basic(clientId, clientSecret), 'content-type': form },
+        body: 'grant_type=client_credentials',
+      }),
       await tokenRequest(server, {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
       }),
       await tokenRequest(server, {
         headers: { 'content-type': form },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: clientId,
+          client_secret: clientSecret,
+        }).toString(),
       }),
       await tokenRequest(server, { body: multipart }),
     ];
@@ -43,18 +53,44 @@ describe('token endpoint', () => {
 
   it('rejects a Content-Type that does not match the body, and bad parameters, with RFC 6749 errors', async () => {
     const server = await start();
-    const json = JSON.stringify({ grant_type: 'client_credentials', client_id: server.clientId, client_secret: server.clientSecret });
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: server.clientId, client_secret: server.clientSecret }).toString();
+    const json = JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: server.clientId,
+      client_secret: server.clientSecret,
+    });
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: server.clientId,
+      client_secret: server.clientSecret,
+    }).toString();
     const cases: Array<[{ headers?: Record<string, string>; body?: string }, number, string]> = [
       [{ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: json }, 400, 'invalid_request'],
       [{ headers: { 'content-type': 'application/json' }, body: form }, 400, 'invalid_request'],
       [{ headers: { 'content-type': 'multipart/form-data; boundary=xyz' }, body: form }, 400, 'invalid_request'],
       [{ headers: { 'content-type': 'text/plain' }, body: form }, 400, 'invalid_request'],
-      [{ headers: { 'content-type': 'application/json' }, body: json.replace('client_credentials', 'password') }, 400, 'unsupported_grant_type'],
-      [{ headers: { 'content-type': 'application/json' }, body: json.replace(server.clientSecret, 'wrong') }, 400, 'invalid_client'],
-      [{ headers: { 'content-type': 'application/json' }, body: '{"grant_type":"client_credentials"}' }, 400, 'invalid_request'],
       [
-        { headers: { authorization: basic(server.clientId, 'wrong'), 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' },
+        { headers: { 'content-type': 'application/json' }, body: json.replace('client_credentials', 'password') },
+        400,
+        'unsupported_grant_type',
+      ],
+      [
+        { headers: { 'content-type': 'application/json' }, body: json.replace(server.clientSecret, 'wrong') },
+        400,
+        'invalid_client',
+      ],
+      [
+        { headers: { 'content-type': 'application/json' }, body: '{"grant_type":"client_credentials"}' },
+        400,
+        'invalid_request',
+      ],
+      [
+        {
+          headers: {
+            authorization: basic(server.clientId, 'wrong'),
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: 'grant_type=client_credentials',
+        },
         401,
         'invalid_client',
       ],
@@ -110,7 +146,11 @@ async function keyWith(server: MockServer, adminToken: string, rights: Record<st
     body: { name: 'publisher', ...rights },
   });
   expect(key.status).toBe(200);
-  return { clientId: client.body.id, key: key.body, accessToken: await token(server, key.body.client_id, key.body.client_secret) };
+  return {
+    clientId: client.body.id,
+    key: key.body,
+    accessToken: await token(server, key.body.client_id, key.body.client_secret),
+  };
 }
 
 describe('API keys and rights', () => {
@@ -120,13 +160,21 @@ describe('API keys and rights', () => {
     const allowed = await createTopic(server, admin);
     const other = await createTopic(server, admin);
     const { accessToken } = await keyWith(server, admin, { scopes: ['event_streams:publish'], topic_ids: [allowed] });
-    const publish = (topic_id: number) => call(server, 'publish_message', { token: accessToken, params: { topic_id }, body: { order_id: 'A' } });
+    const publish = (topic_id: number) =>
+      call(server, 'publish_message', { token: accessToken, params: { topic_id }, body: { order_id: 'A' } });
     expect((await publish(allowed)).status).toBe(201);
     const wrongTopic = await publish(other);
     expect([wrongTopic.status, wrongTopic.body.error.details.code]).toEqual([403, 'FORBIDDEN']);
-    const noConsume = await call(server, 'consume_messages', { token: accessToken, params: { topic_id: allowed }, body: {} });
+    const noConsume = await call(server, 'consume_messages', {
+      token: accessToken,
+      params: { topic_id: allowed },
+      body: {},
+    });
     expect([noConsume.status, noConsume.body.error.details.code]).toEqual([403, 'FORBIDDEN']);
-    const noManage = await call(server, 'create_topic', { token: accessToken, body: { name: 'x', schema: [{ name: 'a', type: 'string' }] } });
+    const noManage = await call(server, 'create_topic', {
+      token: accessToken,
+      body: { name: 'x', schema: [{ name: 'a', type: 'string' }] },
+    });
     expect(noManage.status).toBe(403);
     expect((await call(server, 'list_api_clients', { token: accessToken })).status).toBe(403);
   });
@@ -144,7 +192,11 @@ describe('API keys and rights', () => {
     expect(revoked.status).toBe(401);
     const oldSecret = await tokenRequest(server, {
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: key.client_id, client_secret: key.client_secret }),
+      body: JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: key.client_id,
+        client_secret: key.client_secret,
+      }),
     });
     expect([oldSecret.status, oldSecret.body.error]).toEqual([400, 'invalid_client']);
     const fresh = await token(server, key.client_id, refreshed.body.client_secret);
@@ -154,13 +206,20 @@ describe('API keys and rights', () => {
     expect((await call(server, 'list_topics', { token: fresh })).status).toBe(401);
     const refused = await tokenRequest(server, {
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: key.client_id, client_secret: refreshed.body.client_secret }),
+      body: JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: key.client_id,
+        client_secret: refreshed.body.client_secret,
+      }),
     });
     expect(refused.body.error).toBe('invalid_client');
 
     const enabled = await call(server, 'enable_api_key', { token: admin, params: keyParams });
     expect(enabled.body.active).toBe(true);
-    expect((await call(server, 'list_topics', { token: await token(server, key.client_id, refreshed.body.client_secret) })).status).toBe(200);
+    expect(
+      (await call(server, 'list_topics', { token: await token(server, key.client_id, refreshed.body.client_secret) }))
+        .status,
+    ).toBe(200);
   });
 
   it('manages API clients and keys', async () => {
@@ -168,21 +227,39 @@ describe('API keys and rights', () => {
     const admin = await token(server);
     const { clientId, key } = await keyWith(server, admin, { topic_ids: [1] });
     expect((await call(server, 'list_api_clients', { token: admin })).body.count).toBe(2);
-    const updated = await call(server, 'update_api_client', { token: admin, params: { api_client_id: clientId }, body: { name: 'renamed' } });
+    const updated = await call(server, 'update_api_client', {
+      token: admin,
+      params: { api_client_id: clientId },
+      body: { name: 'renamed' },
+    });
     expect(updated.body.name).toBe('renamed');
-    expect((await call(server, 'get_api_client', { token: admin, params: { api_client_id: clientId } })).body.name).toBe('renamed');
+    expect(
+      (await call(server, 'get_api_client', { token: admin, params: { api_client_id: clientId } })).body.name,
+    ).toBe('renamed');
     const keys = await call(server, 'list_api_keys', { token: admin, params: { api_client_id: clientId } });
     expect(keys.body).toMatchObject({ count: 1, data: [{ id: key.id, topic_ids: [1] }] });
     expect(keys.body.data[0].client_secret).toBeUndefined();
     const keyParams = { api_client_id: clientId, api_key_id: key.id };
-    const changed = await call(server, 'update_api_key', { token: admin, params: keyParams, body: { scopes: ['event_streams:consume'] } });
+    const changed = await call(server, 'update_api_key', {
+      token: admin,
+      params: keyParams,
+      body: { scopes: ['event_streams:consume'] },
+    });
     expect(changed.body.scopes).toEqual(['event_streams:consume']);
-    const invalid = await call(server, 'update_api_key', { token: admin, params: keyParams, body: { scopes: ['everything'] } });
+    const invalid = await call(server, 'update_api_key', {
+      token: admin,
+      params: keyParams,
+      body: { scopes: ['everything'] },
+    });
     expect(invalid.status).toBe(400);
     expect((await call(server, 'delete_api_key', { token: admin, params: keyParams })).body).toEqual({ success: true });
     expect((await call(server, 'enable_api_key', { token: admin, params: keyParams })).status).toBe(404);
-    expect((await call(server, 'delete_api_client', { token: admin, params: { api_client_id: clientId } })).status).toBe(200);
-    expect((await call(server, 'get_api_client', { token: admin, params: { api_client_id: clientId } })).status).toBe(404);
+    expect(
+      (await call(server, 'delete_api_client', { token: admin, params: { api_client_id: clientId } })).status,
+    ).toBe(200);
+    expect((await call(server, 'get_api_client', { token: admin, params: { api_client_id: clientId } })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -192,7 +269,8 @@ describe('rate limit', () => {
     const server = await start({ clock: () => now, limits: { rateLimitPerMinute: 2 } });
     const accessToken = await token(server);
     const topicId = await createTopic(server, accessToken);
-    const publish = () => call(server, 'publish_message', { token: accessToken, params: { topic_id: topicId }, body: { order_id: 'A' } });
+    const publish = () =>
+      call(server, 'publish_message', { token: accessToken, params: { topic_id: topicId }, body: { order_id: 'A' } });
     expect((await publish()).status).toBe(201);
     expect((await publish()).status).toBe(201);
     const limited = await publish();

@@ -6,7 +6,9 @@ import { assertConforms, toAnswer } from './helpers.js';
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
 function runCli(args: string[]): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: fileURLToPath(new URL('..', import.meta.url)) });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+  });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -18,7 +20,18 @@ describe('platform-api-mock CLI', () => {
   it('--help lists every flag', async () => {
     const cli = runCli(['--help']);
     expect(await cli.exited).toBe(0);
-    for (const flag of ['--host', '--port', '--client-id', '--client-secret', '--max-batch-size', '--max-message-bytes', '--max-batch-messages', '--rate-limit', '--token-ttl', '--log-level']) {
+    for (const flag of [
+      '--host',
+      '--port',
+      '--client-id',
+      '--client-secret',
+      '--max-batch-size',
+      '--max-message-bytes',
+      '--max-batch-messages',
+      '--rate-limit',
+      '--token-ttl',
+      '--log-level',
+    ]) {
       expect(cli.output()).toContain(flag);
     }
   }, 20_000);
@@ -60,14 +73,28 @@ describe('platform-api-mock CLI', () => {
   }, 30_000);
 
   it('prints its URL, credentials and a curl example, serves them, and shuts down on SIGTERM', async () => {
-    const cli = runCli(['--port', '0', '--client-id', 'ci-client', '--client-secret', 'ci-secret', '--log-level', 'warn']);
+    const cli = runCli([
+      '--port',
+      '0',
+      '--client-id',
+      'ci-client',
+      '--client-secret',
+      'ci-secret',
+      '--log-level',
+      'warn',
+    ]);
     try {
       await expect.poll(() => cli.output(), { timeout: 15_000 }).toContain('Try it:');
       const url = /listening on (http:\/\/\S+)/.exec(cli.output())![1]!;
-      expect(cli.output()).toContain(`curl -s -u 'ci-client:ci-secret' -d grant_type=client_credentials ${url}/oauth2/token`);
+      expect(cli.output()).toContain(
+        `curl -s -u 'ci-client:ci-secret' -d grant_type=client_credentials ${url}/oauth2/token`,
+      );
       const answer = await fetch(`${url}/oauth2/token`, {
         method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from('ci-client:ci-secret').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          authorization: `Basic ${Buffer.from('ci-client:ci-secret').toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         body: 'grant_type=client_credentials',
       });
       const token = await toAnswer(answer);

@@ -132,7 +132,11 @@ describe('long polling', () => {
     aborted.abort();
     await expect(request).rejects.toThrow();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await call(server, 'publish_message', { token: accessToken, params: { topic_id: topicId }, body: { order_id: 'A' } });
+    await call(server, 'publish_message', {
+      token: accessToken,
+      params: { topic_id: topicId },
+      body: { order_id: 'A' },
+    });
     expect(reads).toBe(1);
   });
 
@@ -145,7 +149,11 @@ describe('long polling', () => {
     expect([deleted.status, deleted.body.error.details.code]).toEqual([404, 'TOPIC_NOT_FOUND']);
 
     const other = await createTopic(server, accessToken);
-    const pending = call(server, 'consume_messages', { token: accessToken, params: { topic_id: other }, body: { timeout_secs: 2 } });
+    const pending = call(server, 'consume_messages', {
+      token: accessToken,
+      params: { topic_id: other },
+      body: { timeout_secs: 2 },
+    });
     await new Promise((resolve) => setTimeout(resolve, 100));
     const began = performance.now();
     await server.close();
@@ -160,8 +168,10 @@ describe('retention and purge', () => {
     const server = await start({ clock: () => now });
     const accessToken = await token(server);
     const topicId = await createTopic(server, accessToken, { retention: 60 });
-    const publish = (order_id: string) => call(server, 'publish_message', { token: accessToken, params: { topic_id: topicId }, body: { order_id } });
-    const consume = (body = {}) => call(server, 'consume_messages', { token: accessToken, params: { topic_id: topicId }, body });
+    const publish = (order_id: string) =>
+      call(server, 'publish_message', { token: accessToken, params: { topic_id: topicId }, body: { order_id } });
+    const consume = (body = {}) =>
+      call(server, 'consume_messages', { token: accessToken, params: { topic_id: topicId }, body });
     const old = (await publish('old')).body.message_id;
     now += 30_000;
     await publish('recent');

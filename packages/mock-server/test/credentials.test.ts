@@ -27,7 +27,8 @@ describe('Credentials.authenticateBearer', () => {
   it('reads the token in any case and spacing of "Bearer", and refuses other forms', () => {
     const { credentials, key, header } = keyWithToken();
     const token = header.slice('Bearer '.length);
-    for (const form of [`bearer ${token}`, `Bearer   ${token}  `, `BEARER ${token}`]) expect(credentials.authenticateBearer(form)).toBe(key);
+    for (const form of [`bearer ${token}`, `Bearer   ${token}  `, `BEARER ${token}`])
+      expect(credentials.authenticateBearer(form)).toBe(key);
     for (const form of [undefined, '', 'Bearer ', `Basic ${token}`, `Bearer ${token} extra`, `Bearer\t${token}`]) {
       expect(() => credentials.authenticateBearer(form)).toThrow('must be "Bearer <ACCESS_TOKEN>"');
     }

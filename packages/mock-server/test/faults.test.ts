@@ -53,8 +53,12 @@ describe('fault injection', () => {
     expect(() => server.faults.failNext('consume_messages', { status: 500, code: 'OOPS' })).toThrow(/TIMEOUT/);
     expect(() => server.faults.failNext('no_such_operation', { status: 500 })).toThrow(/Unknown operation/);
     // The seconds become a RETRY-AFTER header: text in them would break the answer.
-    expect(() => server.faults.failNext('publish_message', { status: 429, retryAfter: '1\r\nx: y' as never })).toThrow(/whole number of seconds/);
-    expect(() => server.faults.failNext('publish_message', { status: 429, retryAfter: 1.5 })).toThrow(/whole number of seconds/);
+    expect(() => server.faults.failNext('publish_message', { status: 429, retryAfter: '1\r\nx: y' as never })).toThrow(
+      /whole number of seconds/,
+    );
+    expect(() => server.faults.failNext('publish_message', { status: 429, retryAfter: 1.5 })).toThrow(
+      /whole number of seconds/,
+    );
     server.faults.failNext('consume_messages', { status: 500 }, { times: 5 });
     server.faults.clear();
     expect((await consume()).status).toBe(200);
@@ -63,7 +67,11 @@ describe('fault injection', () => {
   it('is available over HTTP for an emulator started from the command line', async () => {
     const { server, consume } = await withTopic();
     const post = (body: unknown) =>
-      fetch(`${server.url}/_emulator/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${server.url}/_emulator/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     expect((await post({ operation: 'consume_messages', status: 500, code: 'TIMEOUT', times: 1 })).status).toBe(204);
     expect((await consume()).body.error.details.code).toBe('TIMEOUT');
     expect((await post({ batch_fail_positions: [1, 3], omit: false, times: 1 })).status).toBe(204);

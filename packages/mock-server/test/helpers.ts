@@ -1,6 +1,6 @@
 // Shared by the tests: starts emulators and calls operations by operationId, checking every response
 // against the bundled spec's schema for that operation and status.
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { afterEach, expect } from 'vitest';
 import { type MockServer, type MockServerOptions, startMockServer } from '../src/index.js';
 import { deref, loadSpecs, type Operation } from '../src/spec.js';
@@ -40,7 +40,10 @@ export function assertConforms(operationId: string, answer: Answer): void {
   const op = operation(operationId);
   const document = specs.documents[op.api];
   const declared = op.responses[String(answer.status)];
-  expect(declared, `${operationId} declares no ${answer.status} response (body ${JSON.stringify(answer.body)})`).toBeDefined();
+  expect(
+    declared,
+    `${operationId} declares no ${answer.status} response (body ${JSON.stringify(answer.body)})`,
+  ).toBeDefined();
   const content: Record<string, { schema: object }> | undefined = deref(document, declared).content;
   if (!content) return;
   const [mediaType, media] = Object.entries(content)[0]!;
@@ -53,13 +56,18 @@ export function assertConforms(operationId: string, answer: Answer): void {
     validators.set(key, validate);
   }
   const valid = validate(answer.body);
-  expect(valid, `${key} body ${JSON.stringify(answer.body)} violates the spec: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  expect(
+    valid,
+    `${key} body ${JSON.stringify(answer.body)} violates the spec: ${ajv.errorsText(validate.errors)}`,
+  ).toBe(true);
 }
 
 /** Asserts that a value matches a named component schema of one of the specs. */
 export function assertSchema(api: Operation['api'], schemaName: string, value: unknown): void {
   const validate = ajv.compile({ $ref: `urn:platform-api:${api}#/components/schemas/${schemaName}` });
-  expect(validate(value), `${JSON.stringify(value)} is not a ${schemaName}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  expect(validate(value), `${JSON.stringify(value)} is not a ${schemaName}: ${ajv.errorsText(validate.errors)}`).toBe(
+    true,
+  );
 }
 
 export interface CallOptions {
@@ -76,7 +84,9 @@ export interface CallOptions {
 export async function call(server: MockServer, operationId: string, options: CallOptions = {}): Promise<Answer> {
   const op = operation(operationId);
   const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(options.params?.[name])));
-  const query = options.query ? `?${new URLSearchParams(Object.entries(options.query).map(([k, v]) => [k, String(v)]))}` : '';
+  const query = options.query
+    ? `?${new URLSearchParams(Object.entries(options.query).map(([k, v]) => [k, String(v)]))}`
+    : '';
   const headers: Record<string, string> = { ...options.headers };
   const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   if (options.body !== undefined) headers['content-type'] ??= 'application/json';
@@ -90,11 +100,19 @@ export async function call(server: MockServer, operationId: string, options: Cal
 export async function toAnswer(response: Response): Promise<Answer> {
   const text = await response.text();
   const json = /json/.test(response.headers.get('content-type') ?? '');
-  return { status: response.status, headers: response.headers, body: text && json ? JSON.parse(text) : text || undefined };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text && json ? JSON.parse(text) : text || undefined,
+  };
 }
 
 /** An access token of the bootstrap key (or of the given credentials), JSON format. */
-export async function token(server: MockServer, clientId = server.clientId, clientSecret = server.clientSecret): Promise<string> {
+export async function token(
+  server: MockServer,
+  clientId = server.clientId,
+  clientSecret = server.clientSecret,
+): Promise<string> {
   const answer = await call(server, 'request_access_token', {
     body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
   });
@@ -118,7 +136,11 @@ export const ORDER_SCHEMA = [
   { name: 'placed_on', type: 'date', optional: true },
 ];
 
-export async function createTopic(server: MockServer, accessToken: string, fields: Record<string, unknown> = {}): Promise<number> {
+export async function createTopic(
+  server: MockServer,
+  accessToken: string,
+  fields: Record<string, unknown> = {},
+): Promise<number> {
   const answer = await call(server, 'create_topic', {
     token: accessToken,
     body: { name: `topic-${Math.random().toString(36).slice(2)}`, schema: ORDER_SCHEMA, ...fields },
@@ -132,7 +154,9 @@ export async function withTopic(options: MockServerOptions = {}) {
   const server = await start(options);
   const accessToken = await token(server);
   const topicId = await createTopic(server, accessToken);
-  const publish = (payload: unknown) => call(server, 'publish_message', { token: accessToken, params: { topic_id: topicId }, body: payload });
-  const consume = (body: unknown = {}) => call(server, 'consume_messages', { token: accessToken, params: { topic_id: topicId }, body });
+  const publish = (payload: unknown) =>
+    call(server, 'publish_message', { token: accessToken, params: { topic_id: topicId }, body: payload });
+  const consume = (body: unknown = {}) =>
+    call(server, 'consume_messages', { token: accessToken, params: { topic_id: topicId }, body });
   return { server, accessToken, topicId, publish, consume };
 }

@@ -11,32 +11,55 @@ describe('topic management', () => {
     const server = await start();
     const admin = await token(server);
     for (const prefix of ['', 'legacy_']) {
-      const created = await call(server, `${prefix}create_topic`, { token: admin, body: { name: `${prefix}orders`, schema: ORDER_SCHEMA } });
+      const created = await call(server, `${prefix}create_topic`, {
+        token: admin,
+        body: { name: `${prefix}orders`, schema: ORDER_SCHEMA },
+      });
       expect(created.body).toMatchObject({ name: `${prefix}orders`, retention: 604800, description: null });
       const id = created.body.id;
-      const updated = await call(server, `${prefix}update_topic`, { token: admin, params: { topic_id: id }, body: { retention: 3600, description: 'd' } });
+      const updated = await call(server, `${prefix}update_topic`, {
+        token: admin,
+        params: { topic_id: id },
+        body: { retention: 3600, description: 'd' },
+      });
       expect(updated.body).toMatchObject({ id, retention: 3600, description: 'd', name: `${prefix}orders` });
-      expect((await call(server, `${prefix}get_topic`, { token: admin, params: { topic_id: id } })).body).toEqual(updated.body);
+      expect((await call(server, `${prefix}get_topic`, { token: admin, params: { topic_id: id } })).body).toEqual(
+        updated.body,
+      );
       const listed = await call(server, `${prefix}list_topics`, { token: admin, query: { per_page: 1 } });
       expect(listed.body.count).toBe(prefix ? 2 : 1);
       expect(listed.body.data).toHaveLength(1);
-      expect((await call(server, `${prefix}delete_topic`, { token: admin, params: { topic_id: id } })).body).toEqual({ success: true });
+      expect((await call(server, `${prefix}delete_topic`, { token: admin, params: { topic_id: id } })).body).toEqual({
+        success: true,
+      });
       const gone = await call(server, `${prefix}get_topic`, { token: admin, params: { topic_id: id } });
       expect(gone.status).toBe(404);
-      const publish = await call(server, 'publish_message', { token: admin, params: { topic_id: id }, body: { order_id: 'A' } });
+      const publish = await call(server, 'publish_message', {
+        token: admin,
+        params: { topic_id: id },
+        body: { order_id: 'A' },
+      });
       expect(publish.body.error.details.code).toBe('TOPIC_NOT_FOUND');
-      await call(server, `${prefix}create_topic`, { token: admin, body: { name: `${prefix}kept`, schema: ORDER_SCHEMA } });
+      await call(server, `${prefix}create_topic`, {
+        token: admin,
+        body: { name: `${prefix}kept`, schema: ORDER_SCHEMA },
+      });
     }
   });
 
   it('answers 400 for an invalid body and 422 for a taken name or the 21st topic', async () => {
     const server = await start();
     const admin = await token(server);
-    const invalid = await call(server, 'create_topic', { token: admin, body: { name: 'x', schema: [{ name: 'a', type: 'uuid' }] } });
+    const invalid = await call(server, 'create_topic', {
+      token: admin,
+      body: { name: 'x', schema: [{ name: 'a', type: 'uuid' }] },
+    });
     expect(invalid.status).toBe(400);
     expect(invalid.body.errors[0].field).toBe('/schema/0/type');
     for (let i = 0; i < 20; i++) {
-      expect((await call(server, 'create_topic', { token: admin, body: { name: `t${i}`, schema: ORDER_SCHEMA } })).status).toBe(200);
+      expect(
+        (await call(server, 'create_topic', { token: admin, body: { name: `t${i}`, schema: ORDER_SCHEMA } })).status,
+      ).toBe(200);
     }
     const taken = await call(server, 'create_topic', { token: admin, body: { name: 't0', schema: ORDER_SCHEMA } });
     expect(taken.status).toBe(422);
@@ -50,9 +73,18 @@ describe('topic management', () => {
   it('checks messages against the updated schema after an update', async () => {
     const server = await start();
     const admin = await token(server);
-    const id = (await call(server, 'create_topic', { token: admin, body: { name: 'o', schema: ORDER_SCHEMA } })).body.id;
-    await call(server, 'update_topic', { token: admin, params: { topic_id: id }, body: { schema: [{ name: 'sku', type: 'string' }] } });
-    const old = await call(server, 'publish_message', { token: admin, params: { topic_id: id }, body: { order_id: 'A' } });
+    const id = (await call(server, 'create_topic', { token: admin, body: { name: 'o', schema: ORDER_SCHEMA } })).body
+      .id;
+    await call(server, 'update_topic', {
+      token: admin,
+      params: { topic_id: id },
+      body: { schema: [{ name: 'sku', type: 'string' }] },
+    });
+    const old = await call(server, 'publish_message', {
+      token: admin,
+      params: { topic_id: id },
+      body: { order_id: 'A' },
+    });
     expect(old.body.error.details).toEqual({ code: 'SCHEMA_MISMATCH', field: 'sku' });
   });
 });
@@ -74,9 +106,12 @@ describe('other management operations', () => {
     const document = specs.documents.management;
     const statuses: number[] = [];
     for (const op of specs.operations.filter((o) => o.api === 'management')) {
-      const example = (p: { example?: unknown; schema?: { example?: unknown; default?: unknown } }) => p.example ?? p.schema?.example ?? p.schema?.default ?? 1;
+      const example = (p: { example?: unknown; schema?: { example?: unknown; default?: unknown } }) =>
+        p.example ?? p.schema?.example ?? p.schema?.default ?? 1;
       const params = Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, example(p)]));
-      const query = Object.fromEntries(op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, example(p)]));
+      const query = Object.fromEntries(
+        op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, example(p)]),
+      );
       const examples = op.requestBody?.content?.['application/json']?.examples as Record<string, object> | undefined;
       const firstExample = Object.values(examples ?? {})[0];
       const body = op.requestBody ? (firstExample ? deref(document, firstExample).value : {}) : undefined;
@@ -93,7 +128,10 @@ describe('other management operations', () => {
 describe('routes outside the specs', () => {
   it('answers 404 NOT_FOUND in the ErrorResponse shape', async () => {
     const server = await start();
-    for (const [method, path] of [['GET', '/nothing/here'], ['DELETE', '/api/v1/topics/1/publish']]) {
+    for (const [method, path] of [
+      ['GET', '/nothing/here'],
+      ['DELETE', '/api/v1/topics/1/publish'],
+    ]) {
       const response = await fetch(`${server.url}${path}`, { method });
       expect(response.status).toBe(404);
       const body = await response.json();
@@ -107,7 +145,11 @@ describe('routes outside the specs', () => {
     writeFileSync(join(docsDir, 'index.html'), '<h1>API</h1>');
     const withDocs = await start({ docsDir });
     const page = await fetch(`${withDocs.url}/docs/`);
-    expect([page.status, page.headers.get('content-type'), await page.text()]).toEqual([200, 'text/html; charset=utf-8', '<h1>API</h1>']);
+    expect([page.status, page.headers.get('content-type'), await page.text()]).toEqual([
+      200,
+      'text/html; charset=utf-8',
+      '<h1>API</h1>',
+    ]);
     expect((await fetch(`${withDocs.url}/docs/..%2f..%2fetc%2fpasswd`)).status).toBe(404);
     const without = await start({ docsDir: join(docsDir, 'missing') });
     const missing = await fetch(`${without.url}/docs/`);

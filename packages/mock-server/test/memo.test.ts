@@ -13,7 +13,11 @@ describe('BoundedMemo', () => {
   it('does not remember a computation that throws (a refused request is refused again)', () => {
     const memo = new BoundedMemo<number>();
     let calls = 0;
-    const fail = () => memo.get('bad', () => { calls++; throw new Error('invalid'); });
+    const fail = () =>
+      memo.get('bad', () => {
+        calls++;
+        throw new Error('invalid');
+      });
     expect(fail).toThrow('invalid');
     expect(fail).toThrow('invalid');
     expect(calls).toBe(2);

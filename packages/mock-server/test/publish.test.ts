@@ -22,7 +22,9 @@ describe('publish', () => {
     }
     // Optional fields may be absent or null; unknown fields are kept.
     expect((await publish({ order_id: 'A', total: null, note: 'kept' })).status).toBe(201);
-    expect((await consume()).body.messages.map((m: any) => m.payload)).toEqual([{ order_id: 'A', total: null, note: 'kept' }]);
+    expect((await consume()).body.messages.map((m: any) => m.payload)).toEqual([
+      { order_id: 'A', total: null, note: 'kept' },
+    ]);
   });
 
   it('gives a consumer the message text exactly as published: spacing, key order and UTF-8', async () => {
@@ -48,17 +50,29 @@ describe('publish', () => {
     const publish = (options: Parameters<typeof call>[2]) =>
       call(server, 'publish_message', { token: accessToken, params: { topic_id: topicId }, ...options });
     const code = (answer: Answer) => answer.body.error.details.code;
-    expect(code(await publish({ rawBody: '{"order_id":', headers: { 'content-type': 'application/json' } }))).toBe('INVALID_JSON');
-    expect(code(await publish({ rawBody: 'order_id=A', headers: { 'content-type': 'application/x-www-form-urlencoded' } }))).toBe(
-      'UNSUPPORTED_CONTENT_TYPE',
+    expect(code(await publish({ rawBody: '{"order_id":', headers: { 'content-type': 'application/json' } }))).toBe(
+      'INVALID_JSON',
     );
+    expect(
+      code(await publish({ rawBody: 'order_id=A', headers: { 'content-type': 'application/x-www-form-urlencoded' } })),
+    ).toBe('UNSUPPORTED_CONTENT_TYPE');
     expect(code(await publish({ body: ['not', 'an', 'object'] }))).toBe('INVALID_REQUEST');
-    expect(code(await publish({ rawBody: '', headers: { 'content-type': 'application/json' } }))).toBe('INVALID_REQUEST');
+    expect(code(await publish({ rawBody: '', headers: { 'content-type': 'application/json' } }))).toBe(
+      'INVALID_REQUEST',
+    );
     for (const topic_id of ['4294967296', '-1', 'abc', '1.5']) {
-      const answer = await call(server, 'publish_message', { token: accessToken, params: { topic_id }, body: { order_id: 'A' } });
+      const answer = await call(server, 'publish_message', {
+        token: accessToken,
+        params: { topic_id },
+        body: { order_id: 'A' },
+      });
       expect([answer.status, code(answer)]).toEqual([400, 'INVALID_TOPIC_ID']);
     }
-    const missing = await call(server, 'publish_message', { token: accessToken, params: { topic_id: 4294967295 }, body: { order_id: 'A' } });
+    const missing = await call(server, 'publish_message', {
+      token: accessToken,
+      params: { topic_id: 4294967295 },
+      body: { order_id: 'A' },
+    });
     expect([missing.status, code(missing)]).toEqual([404, 'TOPIC_NOT_FOUND']);
   });
 
@@ -81,7 +95,11 @@ describe('publish', () => {
           port,
           method: 'POST',
           path: `/api/v1/topics/${topicId}/publish`,
-          headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+          headers: {
+            authorization: `Bearer ${accessToken}`,
+            'content-type': 'application/json',
+            'transfer-encoding': 'chunked',
+          },
         },
         (res) => {
           clearInterval(sending);
@@ -109,13 +127,16 @@ describe('publish', () => {
       `POST /api/v1/topics/${topicId}/publish HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${accessToken}\r\n` +
       `Content-Type: application/json\r\n${framing}\r\n`;
     const sized = (body: string) => head(`Content-Length: ${Buffer.byteLength(body)}\r\n`) + body;
-    const chunked = (body: string) => head('Transfer-Encoding: chunked\r\n') + `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+    const chunked = (body: string) =>
+      head('Transfer-Encoding: chunked\r\n') + `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`;
     const message = (order_id: string) => JSON.stringify({ order_id });
 
     expect(await statuses(server.url, [chunked(message('whole, chunked'))], 1)).toEqual([201]);
     const inPieces = sized(message('in pieces'));
     expect(await statuses(server.url, [inPieces.slice(0, -8), inPieces.slice(-8)], 1)).toEqual([201]);
-    expect(await statuses(server.url, [sized(message('pipelined 1')) + sized(message('pipelined 2'))], 2)).toEqual([201, 201]);
+    expect(await statuses(server.url, [sized(message('pipelined 1')) + sized(message('pipelined 2'))], 2)).toEqual([
+      201, 201,
+    ]);
     expect(await statuses(server.url, [chunked(message('x'.repeat(2000)))], 1)).toEqual([413]);
     const stored = (await consume()).body.messages.map((m: any) => m.payload.order_id);
     expect(stored).toEqual(['whole, chunked', 'in pieces', 'pipelined 1', 'pipelined 2']);
@@ -155,7 +176,9 @@ describe('batch publish', () => {
   });
 
   it('refuses more messages than the batch limit, a message over the size limit, and a schema mismatch, storing nothing', async () => {
-    const { server, accessToken, topicId, consume } = await withTopic({ limits: { maxBatchMessages: 3, maxMessageBytes: 100 } });
+    const { server, accessToken, topicId, consume } = await withTopic({
+      limits: { maxBatchMessages: 3, maxMessageBytes: 100 },
+    });
     const batch = (payloads: unknown[]) =>
       call(server, 'publish_messages_batch', { token: accessToken, params: { topic_id: topicId }, body: { payloads } });
     const tooMany = await batch([{ order_id: '1' }, { order_id: '2' }, { order_id: '3' }, { order_id: '4' }]);
@@ -165,7 +188,10 @@ describe('batch publish', () => {
     expect(tooBig.body).toMatchObject({ max_size: 100, current_size: 215 });
     expect(tooBig.body.details).toContain('Message 1');
     const mismatch = await batch([{ order_id: 'ok' }, { order_id: 5 }]);
-    expect([mismatch.status, mismatch.body.error.details]).toEqual([400, { code: 'SCHEMA_MISMATCH', field: 'order_id', position: 1 }]);
+    expect([mismatch.status, mismatch.body.error.details]).toEqual([
+      400,
+      { code: 'SCHEMA_MISMATCH', field: 'order_id', position: 1 },
+    ]);
     expect((await consume()).body.messages).toEqual([]);
   });
 
@@ -206,11 +232,23 @@ describe('concurrency', () => {
       for (let i = 0; i < perPublisher; ) {
         if (i % 20 === 0) {
           const payloads = Array.from({ length: 10 }, (_, k) => ({ order_id: `${p}:${i + k}` }));
-          const answer = await call(server, 'publish_messages_batch', { token: accessToken, params: { topic_id: topicId }, body: { payloads } });
+          const answer = await call(server, 'publish_messages_batch', {
+            token: accessToken,
+            params: { topic_id: topicId },
+            body: { payloads },
+          });
           expect(answer.body.is_partial_error).toBe(false);
           i += 10;
         } else {
-          expect((await call(server, 'publish_message', { token: accessToken, params: { topic_id: topicId }, body: { order_id: `${p}:${i}` } })).status).toBe(201);
+          expect(
+            (
+              await call(server, 'publish_message', {
+                token: accessToken,
+                params: { topic_id: topicId },
+                body: { order_id: `${p}:${i}` },
+              })
+            ).status,
+          ).toBe(201);
           i += 1;
         }
       }
@@ -220,7 +258,11 @@ describe('concurrency', () => {
       let after: string | undefined;
       while (seen.length < total) {
         const body = { batch_size: 7, timeout_secs: 2, ...(after ? { after_message_id: after } : {}) };
-        const answer = await call(server, 'consume_messages', { token: accessToken, params: { topic_id: topicId }, body });
+        const answer = await call(server, 'consume_messages', {
+          token: accessToken,
+          params: { topic_id: topicId },
+          body,
+        });
         expect(answer.status).toBe(200);
         for (const m of answer.body.messages) seen.push({ id: m.message_id, order: m.payload.order_id });
         if (answer.body.messages.length === 0) break;

@@ -80,7 +80,11 @@ describe('MemoryStore', () => {
     expect(ids.every((id) => /^[0-9a-z]{11}$/.test(id))).toBe(true);
     expect(ids.every((id, i) => i === 0 || id > ids[i - 1]!)).toBe(true);
     expect(store.readOldest(1, 1400).messages.map((m) => m.id)).toEqual(ids);
-    expect(store.readAfter(1, ids[34]!, 3)!.messages.map((m) => m.payload)).toEqual(['{"i":35}', '{"i":36}', '{"i":37}']);
+    expect(store.readAfter(1, ids[34]!, 3)!.messages.map((m) => m.payload)).toEqual([
+      '{"i":35}',
+      '{"i":36}',
+      '{"i":37}',
+    ]);
   });
 
   it('knows only ids it issued for the topic', () => {
@@ -88,6 +92,7 @@ describe('MemoryStore', () => {
     store.addTopic(1, 60_000);
     const id = store.append(1, message(0));
     expect(store.readAfter(1, id, 1)).toEqual({ messages: [], hasMore: false });
-    for (const unknown of ['', '00000000002', '0000000001', 'ZZZZZZZZZZZ', `${id} `]) expect(store.readAfter(1, unknown, 1)).toBeUndefined();
+    for (const unknown of ['', '00000000002', '0000000001', 'ZZZZZZZZZZZ', `${id} `])
+      expect(store.readAfter(1, unknown, 1)).toBeUndefined();
   });
 });

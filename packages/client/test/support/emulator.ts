@@ -1,4 +1,4 @@
-import { startMockServer, type MockServer } from '@platform-api/mock-server';
+import { type MockServer, startMockServer } from '@platform-api/mock-server';
 import {
   clientCredentials,
   createEventStreamsClient,
@@ -30,8 +30,12 @@ export interface Platform {
  * through the emulator's token endpoint. Requests are recorded; retry waits are recorded instead
  * of slept so that tests stay fast.
  */
-export async function startPlatform(options: { retry?: RetryOptions; maxBatchMessages?: number } = {}): Promise<Platform> {
-  const emulator = await startMockServer(options.maxBatchMessages ? { limits: { maxBatchMessages: options.maxBatchMessages } } : {});
+export async function startPlatform(
+  options: { retry?: RetryOptions; maxBatchMessages?: number } = {},
+): Promise<Platform> {
+  const emulator = await startMockServer(
+    options.maxBatchMessages ? { limits: { maxBatchMessages: options.maxBatchMessages } } : {},
+  );
   const sent: Sent[] = [];
   const waits: number[] = [];
   const fetch = async (request: Request) => {
@@ -60,7 +64,10 @@ export async function startPlatform(options: { retry?: RetryOptions; maxBatchMes
 type TopicSchema = ManagementApi.components['schemas']['TopicSchemaField'][];
 
 /** Creates a topic (by default its messages carry an integer `n`) and returns its id. */
-export async function createTopic(platform: Platform, schema: TopicSchema = [{ name: 'n', type: 'integer' }]): Promise<number> {
+export async function createTopic(
+  platform: Platform,
+  schema: TopicSchema = [{ name: 'n', type: 'integer' }],
+): Promise<number> {
   const name = `topic-${Math.random().toString(36).slice(2, 10)}`;
   const { data, error } = await platform.management.POST('/api/event_streams/topics', { body: { name, schema } });
   if (!data) throw new Error(`Topic creation failed: ${JSON.stringify(error)}`);

@@ -32,7 +32,12 @@ export async function startTestServer(handle: (request: Received) => Reply | Pro
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() };
+    const request = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString(),
+    };
     received.push(request);
     const reply = await handle(request);
     if (reply.drop) return void req.socket.destroy();

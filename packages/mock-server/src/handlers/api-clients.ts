@@ -1,6 +1,7 @@
 // API clients (v2) and their API keys: create, list, update, delete, enable, disable, refresh_secret.
-import type { ApiClient, ApiKey } from '../credentials.js';
+
 import { type Context, type EmulatorState, type RouteHandler, withValidJson } from '../context.js';
+import type { ApiClient, ApiKey } from '../credentials.js';
 import { ManagementFailure, reply } from '../reply.js';
 import { page } from './paging.js';
 

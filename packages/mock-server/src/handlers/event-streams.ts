@@ -1,5 +1,14 @@
 // publish_message, publish_messages_batch and consume_messages (long polling included).
-import { type Context, type EmulatorState, type Outcome, type RouteHandler, topicOr404, validateBody, withJsonBody, withValidJson } from '../context.js';
+import {
+  type Context,
+  type EmulatorState,
+  type Outcome,
+  type RouteHandler,
+  topicOr404,
+  validateBody,
+  withJsonBody,
+  withValidJson,
+} from '../context.js';
 import { ApiError, SizeLimitError } from '../errors.js';
 import type { Reply } from '../reply.js';
 import type { ReadResult } from '../store.js';
@@ -35,9 +44,14 @@ function publishBatch(state: EmulatorState, ctx: Context): Outcome {
   return withJsonBody(ctx, limit, 'batch', ({ value }) => {
     const count = (value as { payloads?: unknown })?.payloads;
     if (Array.isArray(count) && count.length > maxBatchMessages) {
-      throw new ApiError(400, 'BATCH_TOO_LARGE', `A batch carries at most ${maxBatchMessages} messages, not ${count.length}`, {
-        max_messages: maxBatchMessages,
-      });
+      throw new ApiError(
+        400,
+        'BATCH_TOO_LARGE',
+        `A batch carries at most ${maxBatchMessages} messages, not ${count.length}`,
+        {
+          max_messages: maxBatchMessages,
+        },
+      );
     }
     validateBody(state, ctx, value);
     return storeBatch(state, entry, (value as { payloads: object[] }).payloads);
@@ -62,7 +76,8 @@ function storeBatch(state: EmulatorState, entry: TopicEntry, payloads: object[])
   texts.forEach((text, position) => {
     if (fault?.positions.has(position)) {
       partial = true;
-      if (!fault.omit) results += `${results ? ',' : ''}"${position}":{"result":"failure","error":"Message could not be stored, retry later"}`;
+      if (!fault.omit)
+        results += `${results ? ',' : ''}"${position}":{"result":"failure","error":"Message could not be stored, retry later"}`;
       return;
     }
     const messageId = state.store.append(entry.topic.id, text);
@@ -118,7 +133,8 @@ function reader(state: EmulatorState, topicId: number, request: ConsumeRequest):
   if (afterId !== undefined) {
     return () => {
       const result = store.readAfter(topicId, afterId, limit);
-      if (!result) throw new ApiError(400, 'UNKNOWN_MESSAGE_ID', `Message ${afterId} was not found in topic ${topicId}`);
+      if (!result)
+        throw new ApiError(400, 'UNKNOWN_MESSAGE_ID', `Message ${afterId} was not found in topic ${topicId}`);
       return result;
     };
   }
@@ -146,7 +162,8 @@ function waitForMessages(
     const wake = () => {
       finish();
       try {
-        if (!state.topics.get(entry.topic.id)) throw new ApiError(404, 'TOPIC_NOT_FOUND', `Topic ${entry.topic.id} was deleted`);
+        if (!state.topics.get(entry.topic.id))
+          throw new ApiError(404, 'TOPIC_NOT_FOUND', `Topic ${entry.topic.id} was deleted`);
         resolve({ status: 200, json: consumeJson(read()) });
       } catch (error) {
         reject(error);

@@ -23,7 +23,8 @@ export async function faultsEndpoint(faults: Faults, req: IncomingMessage, res: 
       return answer(res, 204);
     }
     if (req.method !== 'POST') return answer(res, 405, 'Use POST to add a fault or DELETE to clear them');
-    if (!isJsonContentType(req.headers['content-type'])) return answer(res, 400, 'Content-Type must be application/json');
+    if (!isJsonContentType(req.headers['content-type']))
+      return answer(res, 400, 'Content-Type must be application/json');
     const body = JSON.parse((await bodyOf(req, SMALL_BODY_LIMIT, 'fault')).toString('utf8')) as FaultRequest;
     if (body === null || typeof body !== 'object') return answer(res, 400, 'The body must be a JSON object');
     if (body.batch_fail_positions !== undefined) {
@@ -31,7 +32,11 @@ export async function faultsEndpoint(faults: Faults, req: IncomingMessage, res: 
       faults.failBatchPositions(body.batch_fail_positions, { times: body.times, omit: body.omit === true });
     } else {
       if (typeof body.operation !== 'string' || typeof body.status !== 'number') {
-        return answer(res, 400, 'Send {"operation", "status"[, "code", "retry_after", "times"]} or {"batch_fail_positions"[, "omit", "times"]}');
+        return answer(
+          res,
+          400,
+          'Send {"operation", "status"[, "code", "retry_after", "times"]} or {"batch_fail_positions"[, "omit", "times"]}',
+        );
       }
       const retryAfter = body.retry_after ?? body.retryAfter;
       faults.failNext(body.operation, { status: body.status, code: body.code, retryAfter }, { times: body.times });
@@ -45,6 +50,9 @@ export async function faultsEndpoint(faults: Faults, req: IncomingMessage, res: 
 
 function answer(res: ServerResponse, status: number, message?: string): void {
   const json = message === undefined ? '' : JSON.stringify({ message });
-  res.writeHead(status, message === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+  res.writeHead(
+    status,
+    message === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) },
+  );
   res.end(json);
 }

@@ -23,7 +23,11 @@ async function requestToken(state: EmulatorState, ctx: Context) {
     throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
   }
   if (basic && (form.client_id !== undefined || form.client_secret !== undefined)) {
-    throw new OAuthError(400, 'invalid_request', 'Send the client credentials in the Authorization header or in the body, not both');
+    throw new OAuthError(
+      400,
+      'invalid_request',
+      'Send the client credentials in the Authorization header or in the body, not both',
+    );
   }
   const clientId = basic?.clientId ?? form.client_id;
   const secret = basic?.secret ?? form.client_secret;
@@ -32,10 +36,15 @@ async function requestToken(state: EmulatorState, ctx: Context) {
   // RFC 6749 5.2: 401 when the client authenticated with the Authorization header, 400 otherwise.
   if (!key) throw new OAuthError(basic ? 401 : 400, 'invalid_client', 'Client authentication failed');
   const { token, expiresIn } = state.credentials.issueToken(key);
-  return reply(200, { access_token: token, token_type: 'bearer', expires_in: expiresIn }, { 'cache-control': 'no-store' });
+  return reply(
+    200,
+    { access_token: token, token_type: 'bearer', expires_in: expiresIn },
+    { 'cache-control': 'no-store' },
+  );
 }
 
-const mismatch = () => new OAuthError(400, 'invalid_request', 'The Content-Type header does not match the request body');
+const mismatch = () =>
+  new OAuthError(400, 'invalid_request', 'The Content-Type header does not match the request body');
 
 /** The body's parameters by its Content-Type; a body that is not in that format is rejected. */
 async function parseTokenBody(contentType: string | undefined, body: Buffer): Promise<TokenParameters> {
@@ -52,12 +61,20 @@ async function parseTokenBody(contentType: string | undefined, body: Buffer): Pr
     try {
       const data = await new Response(new Uint8Array(body), { headers: { 'content-type': contentType } }).formData();
       const field = (name: string) => data.get(name) ?? undefined;
-      return stringFields({ grant_type: field('grant_type'), client_id: field('client_id'), client_secret: field('client_secret') });
+      return stringFields({
+        grant_type: field('grant_type'),
+        client_id: field('client_id'),
+        client_secret: field('client_secret'),
+      });
     } catch {
       throw mismatch();
     }
   }
-  throw new OAuthError(400, 'invalid_request', `Content-Type ${essence} is not accepted; use application/x-www-form-urlencoded, application/json or multipart/form-data`);
+  throw new OAuthError(
+    400,
+    'invalid_request',
+    `Content-Type ${essence} is not accepted; use application/x-www-form-urlencoded, application/json or multipart/form-data`,
+  );
 }
 
 function parseJsonParameters(text: string): TokenParameters {
@@ -74,7 +91,8 @@ function parseJsonParameters(text: string): TokenParameters {
 function stringFields(fields: Record<string, unknown>): TokenParameters {
   const pick = (name: keyof TokenParameters) => {
     const v = fields[name];
-    if (v !== undefined && typeof v !== 'string') throw new OAuthError(400, 'invalid_request', `${name} must be a string`);
+    if (v !== undefined && typeof v !== 'string')
+      throw new OAuthError(400, 'invalid_request', `${name} must be a string`);
     return v;
   };
   return { grant_type: pick('grant_type'), client_id: pick('client_id'), client_secret: pick('client_secret') };
@@ -85,7 +103,8 @@ function basicCredentials(authorization: string | undefined): { clientId: string
   if (!match) return undefined;
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) throw new OAuthError(400, 'invalid_request', 'The Basic credentials must be base64(client_id:client_secret)');
+  if (colon < 0)
+    throw new OAuthError(400, 'invalid_request', 'The Basic credentials must be base64(client_id:client_secret)');
   // RFC 6749 2.3.1: both parts are form-urlencoded before base64.
   return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
 }

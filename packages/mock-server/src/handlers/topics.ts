@@ -1,18 +1,28 @@
 // Topic management (/api/event_streams/topics and the legacy /pubsub/topics forms, same behaviour).
 import { type Context, type EmulatorState, type RouteHandler, topicOr404, withValidJson } from '../context.js';
 import { ManagementFailure, reply } from '../reply.js';
-import { type TopicInput, TopicConflict } from '../topics.js';
+import { TopicConflict, type TopicInput } from '../topics.js';
 import { page } from './paging.js';
 
 export function topicHandlers(state: EmulatorState): Record<string, RouteHandler> {
   const handlers: Record<string, RouteHandler['handle']> = {
     list_topics: (ctx) => reply(200, page(state.topics.list(), ctx)),
     create_topic: (ctx) =>
-      withValidJson(state, ctx, (input: Parameters<typeof state.topics.create>[0]) => reply(200, conflictsAs422(() => state.topics.create(input)))),
+      withValidJson(state, ctx, (input: Parameters<typeof state.topics.create>[0]) =>
+        reply(
+          200,
+          conflictsAs422(() => state.topics.create(input)),
+        ),
+      ),
     get_topic: (ctx) => reply(200, topicOr404(state, ctx).topic),
     update_topic: (ctx) => {
       const entry = topicOr404(state, ctx);
-      return withValidJson(state, ctx, (input: TopicInput) => reply(200, conflictsAs422(() => state.topics.update(entry, input))));
+      return withValidJson(state, ctx, (input: TopicInput) =>
+        reply(
+          200,
+          conflictsAs422(() => state.topics.update(entry, input)),
+        ),
+      );
     },
     delete_topic: (ctx) => {
       state.topics.delete(topicOr404(state, ctx));
