@@ -1,7 +1,7 @@
 // Profiles a server under load: node --cpu-prof on the emulator child while wrk publishes (single or
 // batch), or on the bare node:http server, for a few seconds, then prints the functions with the most
 // self time.
-// Usage: node bench/profile.mjs [publish|batch|bare] [seconds]
+// Usage: node bench/profile.mjs [publish|batch|bare] [seconds] [file to keep the .cpuprofile in]
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { batchPublishPath, batchText, PAYLOAD_TEXT, publishPath } from './lib/pa
 import { startChild, stopChild } from './lib/processes.mjs';
 import { wrkPost } from './lib/wrk.mjs';
 
-const [kind = 'publish', seconds = '8'] = process.argv.slice(2);
+const [kind = 'publish', seconds = '8', keepProfile] = process.argv.slice(2);
 const dir = mkdtempSync(join(tmpdir(), 'platform-api-profile-'));
 const bodyFile = join(dir, 'body.json');
 writeFileSync(bodyFile, kind === 'batch' ? batchText(100) : PAYLOAD_TEXT);
@@ -25,7 +25,7 @@ try {
 const profileFile = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
 const profile = JSON.parse(readFileSync(join(dir, profileFile), 'utf8'));
 printTopFrames(profile);
-if (process.env.KEEP_PROFILE) writeFileSync(process.env.KEEP_PROFILE, JSON.stringify(profile));
+if (keepProfile) writeFileSync(keepProfile, JSON.stringify(profile));
 rmSync(dir, { recursive: true, force: true });
 
 function printTopFrames({ nodes, samples, timeDeltas }) {

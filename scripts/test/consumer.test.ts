@@ -38,7 +38,10 @@ test('spec, client and mock-server install from their tarballs, type-check and r
   timeout: 300_000,
 }, () => {
   const tarballs = ['spec', 'packages/client', 'packages/mock-server'].map((dir) =>
-    join(work, run('npm', ['pack', '--silent', '--pack-destination', work], join(repo, dir)).trim().split('\n').pop()!),
+    join(
+      work,
+      run('npm', ['pack', '--silent', '--pack-destination', work], join(repo, dir)).trim().split('\n').at(-1) ?? '',
+    ),
   );
   mkdirSync(join(app, 'src'), { recursive: true });
   writeFileSync(join(app, 'package.json'), json({ name: 'consumer', private: true, type: 'module' }));
@@ -69,7 +72,7 @@ test('spec, client and mock-server install from their tarballs, type-check and r
       '--prefer-offline',
       ...tarballs,
       'typescript@~5.9.3',
-      '@types/node@^20.19.0',
+      '@types/node@^22.13.0',
     ],
     app,
   );

@@ -55,10 +55,12 @@ let urls: Record<'events' | 'auth' | 'management', string>;
 
 beforeAll(async () => {
   emulator = await startMockServer();
-  const [events, auth, management] = await Promise.all(
-    ['event-streams', 'auth', 'management'].map((api) => proxy(api, emulator.url)),
-  );
-  urls = { events: events!, auth: auth!, management: management! };
+  const [events, auth, management] = await Promise.all([
+    proxy('event-streams', emulator.url),
+    proxy('auth', emulator.url),
+    proxy('management', emulator.url),
+  ]);
+  urls = { events, auth, management };
 }, 120_000);
 
 afterAll(async () => {
@@ -86,8 +88,9 @@ describe('the emulator through prism proxy --errors', { timeout: 60_000 }, () =>
         ],
       },
     });
-    expect(topic?.name).toBe('contract');
-    const topicId = topic!.id;
+    if (!topic) throw new Error('the topic was not created');
+    expect(topic.name).toBe('contract');
+    const topicId = topic.id;
 
     const first = await events.publish(topicId, { order_id: 'ORD-1', total: 10 });
     const ids = await events.publishBatch(topicId, [{ order_id: 'ORD-2' }, { order_id: 'ORD-3', total: 3 }]);

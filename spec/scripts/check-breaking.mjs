@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgs, stripVTControlCharacters } from 'node:util';
 import { parse, parseDocument } from 'yaml';
 
 const specDir = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -56,7 +56,7 @@ function runOptic(before, after) {
 function breaksIn(report) {
   const breaks = [];
   let operation = '';
-  for (const line of report.replace(/\x1b\[[0-9;]*m/g, '').split('\n')) {
+  for (const line of stripVTControlCharacters(report).split('\n')) {
     const heading = line.match(/^x ((?:GET|PUT|POST|DELETE|PATCH|HEAD|OPTIONS) [^\s:]+)/);
     if (heading) operation = heading[1];
     const rule = line.match(/^\s*x \[(.+?)\] (.*)$/);

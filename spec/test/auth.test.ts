@@ -1,11 +1,10 @@
 // Holds the token endpoint's bundle to the description: four request formats, the token response,
 // RFC 6749 errors and the {auth_url} server variable.
 import { describe, expect, test } from 'vitest';
-import { deref, type Json, loadBundle, operations } from './bundles.js';
+import { deref, type Json, loadBundle, operationById, operations } from './bundles.js';
 
 const doc = loadBundle('auth');
-const [token] = operations(doc);
-const op = token!.op;
+const { op } = operationById(doc, 'request_access_token');
 
 describe('POST /oauth2/token', () => {
   test('is the only operation', () => {

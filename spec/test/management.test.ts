@@ -3,7 +3,7 @@
 // description recommends migrating away; topics and v2 API keys modelled in full.
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { deref, type Json, loadBundle, operations } from './bundles.js';
+import { deref, type Json, loadBundle, operationById, operations } from './bundles.js';
 
 const doc = loadBundle('management');
 const ops = operations(doc);
@@ -131,10 +131,9 @@ describe('payloads the emulator implements are modelled in full', () => {
     ]) {
       expect(byId[id], id).toBeDefined();
     }
-    expect(key(byId.refresh_api_key_secret!)).toBe(
-      'PUT /api/v2/api_clients/{api_client_id}/api_keys/{api_key_id}/refresh_secret',
-    );
-    const refreshed = deref(doc, byId.refresh_api_key_secret!.op.responses['200'].content['application/json'].schema);
+    const refresh = operationById(doc, 'refresh_api_key_secret');
+    expect(key(refresh)).toBe('PUT /api/v2/api_clients/{api_client_id}/api_keys/{api_key_id}/refresh_secret');
+    const refreshed = deref(doc, refresh.op.responses['200'].content['application/json'].schema);
     expect(JSON.stringify(refreshed)).toContain('client_secret');
     expect(schemas.ApiKey.properties.client_secret).toBeUndefined();
     expect(schemas.ApiKey.properties.scopes.items.enum.sort()).toEqual([

@@ -41,7 +41,9 @@ export async function buildDocs({ specDir = defaultSpecDir, outDir = join(packag
     );
   }
   await mkdir(outDir, { recursive: true });
-  await Promise.all(API_PAGES.map((name, i) => renderReferencePage(specPaths[i]!, join(outDir, `${name}.html`))));
+  await Promise.all(
+    specPaths.map((specPath, i) => renderReferencePage(specPath, join(outDir, `${API_PAGES[i]}.html`))),
+  );
   const infos = await Promise.all(specPaths.map(readSpecInfo));
   await writeOfflinePage(join(outDir, 'index.html'), await renderLandingPage(infos));
 }
@@ -113,8 +115,8 @@ async function readSpecInfo(specPath: string): Promise<SpecInfo> {
 
 async function renderLandingPage(infos: SpecInfo[]) {
   const template = await readFile(join(packageDir, 'src/index.html'), 'utf8');
-  const items = API_PAGES.map((name, i) => {
-    const { title, version, summary = '' } = infos[i]!;
+  const items = infos.map(({ title, version, summary = '' }, i) => {
+    const name = API_PAGES[i];
     return `      <li><a href="${name}.html">${escapeHtml(title)}</a> <span class="version">v${escapeHtml(version)}</span><br>${escapeHtml(summary)}</li>`;
   });
   return template.replace('<!-- api-pages -->', items.join('\n'));
