@@ -134,8 +134,8 @@ describe('payloads the emulator implements are modelled in full', () => {
     const refresh = operationById(doc, 'refresh_api_key_secret');
     expect(key(refresh)).toBe('PUT /api/v2/api_clients/{api_client_id}/api_keys/{api_key_id}/refresh_secret');
     const refreshed = deref(doc, refresh.op.responses['200'].content['application/json'].schema);
-    expect(JSON.stringify(refreshed)).toContain('client_secret');
-    expect(schemas.ApiKey.properties.client_secret).toBeUndefined();
+    expect(JSON.stringify(refreshed)).toContain('auth_token');
+    expect(schemas.ApiKey.properties.auth_token).toBeUndefined();
     expect(schemas.ApiKey.properties.scopes.items.enum.sort()).toEqual([
       'api_clients:manage',
       'event_streams:consume',
