@@ -184,6 +184,19 @@ describe('rendered docs in chromium', () => {
     await expectCleanAndScreenshot(visited, 'management');
   });
 
+  it("management shows a resource's fields: get_recipe answers running, a boolean", async () => {
+    const visited = await visit(`${baseUrl}/management.html`);
+    await openOperation(visited.page, 'management', 'get_recipe');
+    const operation = visited.page.locator('[data-section-id$="/get_recipe"]');
+    await operation
+      .getByRole('button', { name: /^200\b/ })
+      .first()
+      .click();
+    // Redoc lays a field out as its name followed by its type.
+    await expect.poll(() => operation.first().textContent(), RENDER_TIMEOUT).toMatch(/\brunning\s*boolean/);
+    await visited.page.close();
+  });
+
   it('the landing page links the three reference pages and shows the quick start', async () => {
     const visited = await visit(`${baseUrl}/index.html`);
     for (const name of API_PAGES) {
