@@ -1,0 +1,129 @@
+// The success answer of an operation, built from its documented 2xx schema: the item (or the page of
+// items) goes where the schema refers to the resource's schema, counts and page numbers where the
+// wrapper has them, and every other required field gets a value valid for its schema.
+import { deref, type JsonObject, type Operation } from '../spec.js';
+import { placeholder, type ValueContext } from './values.js';
+import type { ResourceType } from './vocabulary.js';
+
+/** A path into an answer: property names, and ITEMS for the elements of an array. */
+type Path = string[];
+const ITEMS = '[]';
+
+export interface AnswerShape {
+  status: number;
+  /** The JSON schema of the body; none for a 204 or an answer without content. */
+  schema?: JsonObject;
+  /** Where the item sits (item operations), or where the array of items sits (lists). */
+  item?: Path;
+  list?: Path;
+}
+
+export interface AnswerData {
+  item?: JsonObject;
+  items?: JsonObject[];
+  page?: { number: number; size: number; total: number };
+}
+
+const TOTAL_NAMES = new Set(['count', 'total', 'total_count']);
+const PAGE_NAMES = new Set(['page', 'number', 'page_number', 'current_page']);
+const SIZE_NAMES = new Set(['per_page', 'size', 'page_size']);
+
+export function answerShape(document: JsonObject, operation: Operation, type: ResourceType): AnswerShape {
+  const [status, response] = Object.entries(operation.responses).find(([code]) => code.startsWith('2')) ?? [];
+  if (!status || !response) throw new Error(`operation ${operation.operationId} documents no 2xx answer`);
+  const content: JsonObject | undefined = deref(document, response).content;
+  const schema: JsonObject | undefined = content?.['application/json']?.schema;
+  if (!schema) return { status: Number(status) };
+  const found = locate(document, schema, type.ref, [], 0);
+  return { status: Number(status), schema, ...found };
+}
+
+function locate(
+  document: JsonObject,
+  node: JsonObject,
+  ref: string,
+  path: Path,
+  depth: number,
+): Pick<AnswerShape, 'item' | 'list'> | undefined {
+  if (node.$ref === ref) return path.at(-1) === ITEMS ? { list: path.slice(0, -1) } : { item: path };
+  if (depth > 4) return undefined;
+  const schema = deref(document, node);
+  if (schema.items) return locate(document, schema.items, ref, [...path, ITEMS], depth + 1);
+  for (const part of schema.allOf ?? []) {
+    const found = locate(document, part, ref, path, depth + 1);
+    if (found) return found;
+  }
+  for (const [name, property] of Object.entries<JsonObject>(schema.properties ?? {})) {
+    const found = locate(document, property, ref, [...path, name], depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The answer's body, or undefined for an answer without one. */
+export function buildAnswer(context: ValueContext, shape: AnswerShape, data: AnswerData): unknown {
+  if (!shape.schema) return undefined;
+  // An answer that does not hold the resource takes the item's fields of the same names (`{success, id}`).
+  const projected = shape.item || shape.list ? undefined : data.item;
+  return build(context, shape, data, shape.schema, [], projected);
+}
+
+function build(
+  context: ValueContext,
+  shape: AnswerShape,
+  data: AnswerData,
+  node: JsonObject,
+  path: Path,
+  projected: JsonObject | undefined,
+): unknown {
+  if (shape.item && samePath(path, shape.item)) return data.item;
+  if (shape.list && samePath(path, shape.list)) return data.items;
+  const schema = deref(context.document, node);
+  if (schema.allOf) {
+    return Object.assign(
+      {},
+      ...schema.allOf.map((part: JsonObject) => build(context, shape, data, part, path, projected)),
+    );
+  }
+  if (!schema.properties) return placeholder(context, schema);
+  const result: JsonObject = {};
+  for (const [name, property] of Object.entries<JsonObject>(schema.properties)) {
+    const value = fieldValue(context, shape, data, name, property, [...path, name], projected);
+    if (value !== undefined || schema.required?.includes(name))
+      result[name] = value === undefined ? placeholder(context, property) : value;
+  }
+  return result;
+}
+
+function fieldValue(
+  context: ValueContext,
+  shape: AnswerShape,
+  data: AnswerData,
+  name: string,
+  node: JsonObject,
+  path: Path,
+  projected: JsonObject | undefined,
+): unknown {
+  const location = shape.item ?? shape.list;
+  if (location && startsWith(location, path)) return build(context, shape, data, node, path, undefined);
+  if (name === 'success') return true;
+  if (projected && projected[name] !== undefined) return projected[name];
+  const schema = deref(context.document, node);
+  if (data.page && (schema.type === 'integer' || schema.type === 'number')) {
+    if (TOTAL_NAMES.has(name)) return data.page.total;
+    if (PAGE_NAMES.has(name)) return data.page.number;
+    if (SIZE_NAMES.has(name)) return data.page.size;
+  }
+  // A page description nested in the wrapper (`page: {number, size}`) is filled the same way.
+  if (data.page && schema.properties && PAGE_NAMES.has(name))
+    return build(context, shape, data, schema, path, undefined);
+  return undefined;
+}
+
+function samePath(a: Path, b: Path): boolean {
+  return a.length === b.length && a.every((step, i) => step === b[i]);
+}
+
+function startsWith(path: Path, prefix: Path): boolean {
+  return prefix.length <= path.length && prefix.every((step, i) => step === path[i]);
+}

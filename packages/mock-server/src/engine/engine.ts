@@ -1,0 +1,476 @@
+// The resource engine: serves every management operation the spec annotates with `x-resource`
+// (spec/management/EXTENSIONS.md) from its own store, with generic code for list, find, create, get,
+// update, delete and actions, and the few hand-written handlers the vocabulary names.
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { deref, type JsonObject, type Specs } from '../spec.js';
+import { isoTime } from '../time.js';
+import { createAjv, RequestValidators, violations } from '../validation.js';
+import { type AnswerShape, answerShape, buildAnswer } from './answers.js';
+import { EngineRefusal, invalidRequest, missingReference, notFound, renderRefusal } from './errors.js';
+import { customHandlers, type Handler, type HandlerResult } from './handlers.js';
+import { listPage, matchesFilters } from './listing.js';
+import { type CheckedRequest, checkRequest, type EngineRequest } from './request.js';
+import { MemoryResourceStore, type ResourceStore, type StoredItem } from './store.js';
+import { coerce, complete, isPlainObject, uuidFrom, type ValueContext } from './values.js';
+import {
+  type EngineOperation,
+  type OnDelete,
+  type ResourceType,
+  readEngineOperations,
+  readResourceTypes,
+} from './vocabulary.js';
+
+export interface EngineOptions {
+  /** Milliseconds since the epoch; timestamps use it. Default Date.now. */
+  clock?: () => number;
+  /** A float in [0, 1), like Math.random (the default); UUIDs are made from it, so a seeded one repeats. */
+  random?: () => number;
+  /** Default a new MemoryResourceStore. */
+  store?: ResourceStore;
+}
+
+export interface EngineAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  /** The JSON body; undefined for an answer without one (204). */
+  body?: unknown;
+}
+
+export interface ResourceEngine {
+  /** True for the operations the engine serves (those with `x-resource`). */
+  handles(operationId: string): boolean;
+  /** Answers one request; a refused request is an answer too (4xx in the documented body). */
+  handle(operationId: string, request: EngineRequest): Promise<EngineAnswer>;
+  readonly operationIds: readonly string[];
+  readonly store: ResourceStore;
+  readonly types: ReadonlyMap<string, ResourceType>;
+  /** A complete item of the type from the given fields (defaults, timestamps), checked against its schema. */
+  completeItem(typeName: string, fields: JsonObject, id: string | number): JsonObject;
+  /** Why an item does not match its schema, or undefined when it does. */
+  itemProblems(typeName: string, value: JsonObject): string | undefined;
+}
+
+export function createResourceEngine(specs: Specs, options: EngineOptions = {}): ResourceEngine {
+  return new Engine(specs, options);
+}
+
+/** What a hand-written handler may use of the engine. */
+export interface Workspace {
+  readonly store: ResourceStore;
+  readonly values: ValueContext;
+  itemOf(op: EngineOperation, params: JsonObject): Promise<StoredItem>;
+  /** The parent item named in the path (404 when it does not exist), for a sub-collection's operation. */
+  parentOf(op: EngineOperation, params: JsonObject): Promise<StoredItem>;
+  create(op: EngineOperation, fields: JsonObject, parent: StoredItem | undefined): Promise<JsonObject>;
+  update(op: EngineOperation, item: StoredItem, fields: JsonObject): Promise<JsonObject>;
+  /** Deletes the item with its sub-collections and what `on_delete` ties to it. */
+  delete(op: EngineOperation, item: StoredItem): Promise<void>;
+}
+
+interface Served {
+  op: EngineOperation;
+  shape: AnswerShape;
+  custom?: Handler;
+}
+
+interface Referrer {
+  type: ResourceType;
+  field: string;
+  onDelete: OnDelete;
+}
+
+class Engine implements ResourceEngine {
+  readonly types: Map<string, ResourceType>;
+  readonly store: ResourceStore;
+  private readonly document: JsonObject;
+  private readonly served = new Map<string, Served>();
+  private readonly children = new Map<string, ResourceType[]>();
+  private readonly referrers = new Map<string, Referrer[]>();
+  private readonly validators: RequestValidators;
+  private readonly itemAjv;
+  private readonly itemValidators = new Map<string, ValidateFunction>();
+  private readonly clock: () => number;
+  private readonly random: () => number;
+
+  constructor(specs: Specs, options: EngineOptions) {
+    this.document = specs.documents.management;
+    this.clock = options.clock ?? Date.now;
+    this.random = options.random ?? Math.random;
+    this.store = options.store ?? new MemoryResourceStore();
+    this.types = readResourceTypes(this.document);
+    const managementOperations = specs.operations.filter((op) => op.api === 'management');
+    for (const [operationId, op] of readEngineOperations(this.document, managementOperations, this.types)) {
+      this.served.set(operationId, this.serve(op));
+    }
+    for (const type of this.types.values()) {
+      if (type.parent) this.children.set(type.parent.type, [...(this.children.get(type.parent.type) ?? []), type]);
+      for (const ref of type.refs) {
+        const list = this.referrers.get(ref.type) ?? [];
+        this.referrers.set(ref.type, [...list, { type, field: ref.field, onDelete: ref.onDelete }]);
+      }
+    }
+    this.itemAjv = createAjv(specs);
+    this.validators = new RequestValidators(createAjv(specs, { coerceTypes: true }), this.itemAjv);
+  }
+
+  get operationIds(): string[] {
+    return [...this.served.keys()];
+  }
+
+  handles(operationId: string): boolean {
+    return this.served.has(operationId);
+  }
+
+  async handle(operationId: string, request: EngineRequest): Promise<EngineAnswer> {
+    const served = this.served.get(operationId);
+    if (!served) throw new Error(`The resource engine does not serve ${operationId}`);
+    const { op, shape } = served;
+    const values = this.valueContext();
+    try {
+      const result = await this.run(served, checkRequest(this.validators, op.operation, request), values);
+      const body = 'body' in result ? result.body : buildAnswer(values, shape, result);
+      return { status: shape.status, body };
+    } catch (error) {
+      if (error instanceof EngineRefusal) return renderRefusal(error);
+      throw error;
+    }
+  }
+
+  completeItem(typeName: string, fields: JsonObject, id: string | number): JsonObject {
+    const type = this.typeNamed(typeName);
+    return this.newValue(type, { ...fields, [type.id.field]: id }, this.valueContext());
+  }
+
+  itemProblems(typeName: string, value: JsonObject): string | undefined {
+    const validate = this.itemValidator(this.typeNamed(typeName));
+    if (validate(value)) return undefined;
+    return violations(validate.errors)
+      .map((v) => `${v.pointer} ${v.message}`)
+      .join('; ');
+  }
+
+  private async run({ op, custom }: Served, request: CheckedRequest, values: ValueContext): Promise<HandlerResult> {
+    const { params, body } = request;
+    const workspace = this.workspace(values);
+    switch (op.op) {
+      case 'list':
+      case 'find': {
+        const parent = await this.parentOf(op, params);
+        const all = (await this.store.list(op.type.name, parent?.id)).map((item) => item.value);
+        const matching = all.filter((value) => matchesFilters(op.filters, params, value));
+        if (op.type.order === 'newest_first') matching.reverse();
+        if (op.op === 'list') return listPage(op.operation, params, matching);
+        if (!matching[0]) throw new EngineRefusal(404, `No ${label(op.type)} matches the query`);
+        return { item: matching[0] };
+      }
+      case 'create':
+        return {
+          item: await workspace.create(op, this.fieldsFrom(op, body, params, values), await this.parentOf(op, params)),
+        };
+      case 'get':
+        return {
+          item: op.type.singleton
+            ? await this.singletonValue(op, params, values)
+            : (await this.itemOf(op, params)).value,
+        };
+      case 'update':
+        return {
+          item: await workspace.update(
+            op,
+            await this.singletonOrItem(op, params, values),
+            this.fieldsFrom(op, body, params, values),
+          ),
+        };
+      case 'delete': {
+        const item = await this.itemOf(op, params);
+        this.transition(op, item.value);
+        await this.deleteWithDependents(op, op.type, item, params[op.force ?? ''] === true);
+        return { item: item.value };
+      }
+      case 'action':
+        return { item: await this.act(op, await this.itemOf(op, params), body, params, values) };
+      case 'custom':
+        if (!custom) throw new Error(`No handler for ${op.operation.operationId}`);
+        return custom(workspace, op, request);
+    }
+  }
+
+  private workspace(values: ValueContext): Workspace {
+    return {
+      store: this.store,
+      values,
+      itemOf: (op, params) => this.itemOf(op, params),
+      parentOf: async (op, params) => {
+        const parent = await this.parentOf(op, params);
+        if (!parent) throw new Error(`${op.type.name} is not a sub-collection`);
+        return parent;
+      },
+      create: (op, fields, parent) => this.create(op, fields, parent, values),
+      update: (op, item, fields) => this.update(op, item, fields, values),
+      delete: (op, item) => this.deleteWithDependents(op, op.type, item, false),
+    };
+  }
+
+  private async create(op: EngineOperation, fields: JsonObject, parent: StoredItem | undefined, values: ValueContext) {
+    const { type } = op;
+    await this.checkReferences(op, fields);
+    const id = await this.newId(type, values);
+    const initial: JsonObject = { ...fields, ...op.set, [type.id.field]: id };
+    if (type.states && initial[type.states.field] === undefined) initial[type.states.field] = type.states.initial;
+    if (type.parent?.field && parent)
+      initial[type.parent.field] = coerce(values, type.schema.properties[type.parent.field], parent.id);
+    if (type.versions) initial[type.versions.number] = 1;
+    const value = this.newValue(type, initial, values);
+    this.assertValid(type, value);
+    const item: StoredItem = { id: String(id), parent: parent?.id, value };
+    await this.store.put(type.name, item);
+    if (type.versions) await this.recordVersion(type.versions.type, item, values);
+    return value;
+  }
+
+  private async update(op: EngineOperation, item: StoredItem, fields: JsonObject, values: ValueContext) {
+    const { type } = op;
+    await this.checkReferences(op, fields);
+    const changes: JsonObject = { ...fields, ...op.set, ...this.transition(op, item.value) };
+    const changed = Object.entries(changes).some(([name, value]) => !sameJson(item.value[name], value));
+    const value = complete(values, type.schema, { ...item.value, ...changes });
+    if (changed) touch(type, value, values);
+    if (changed && type.versions) value[type.versions.number] = (item.value[type.versions.number] ?? 0) + 1;
+    this.assertValid(type, value);
+    const updated = { ...item, value };
+    await this.store.put(type.name, updated);
+    if (changed && type.versions) await this.recordVersion(type.versions.type, updated, values);
+    return value;
+  }
+
+  private async act(op: EngineOperation, item: StoredItem, body: unknown, params: JsonObject, values: ValueContext) {
+    const value: JsonObject = { ...item.value, ...this.fieldsFrom(op, undefined, params, values), ...op.set };
+    for (const [change, sign] of [
+      [op.add, 1],
+      [op.remove, -1],
+    ] as const) {
+      if (!change) continue;
+      const ids: unknown[] = isPlainObject(body) && Array.isArray(body[change.from]) ? body[change.from] : [];
+      if (sign > 0) await this.checkReferences(op, { [change.field]: ids });
+      const current: unknown[] = value[change.field] ?? [];
+      value[change.field] =
+        sign > 0
+          ? [...current, ...ids.filter((id) => !current.some((c) => sameJson(c, id)))]
+          : current.filter((c) => !ids.some((id) => sameJson(c, id)));
+    }
+    if (op.clear)
+      for (const child of await this.store.list(op.clear, item.id)) await this.store.delete(op.clear, child.id);
+    Object.assign(value, this.transition(op, item.value));
+    if (!sameJson(value, item.value)) touch(op.type, value, values);
+    this.assertValid(op.type, value);
+    await this.store.put(op.type.name, { ...item, value });
+    return value;
+  }
+
+  /** The fields a request gives the item: its body (unwrapped), then the parameters `params` maps. */
+  private fieldsFrom(op: EngineOperation, body: unknown, params: JsonObject, values: ValueContext): JsonObject {
+    const source = op.body && isPlainObject(body) ? body[op.body] : body;
+    const properties: JsonObject = op.type.schema.properties ?? {};
+    const fields: JsonObject = {};
+    const take = (name: string, value: unknown) => {
+      const property = properties[name];
+      if (property && value !== undefined) fields[name] = coerce(values, property, value);
+    };
+    if (isPlainObject(source)) {
+      for (const [name, value] of Object.entries(source)) {
+        const readOnly = this.deref(properties[name] ?? {}).readOnly;
+        if (!readOnly && name !== op.type.id.field) take(name, value);
+      }
+    }
+    for (const [param, field] of Object.entries(op.params)) take(field, params[param]);
+    return fields;
+  }
+
+  /** Refuses (with the operation's conflict status) a change the resource's x-states forbid; the new state. */
+  private transition(op: EngineOperation, value: JsonObject): JsonObject {
+    const machine = op.type.states;
+    const move = machine?.transitions[op.operation.operationId];
+    if (!machine || !move) return {};
+    const current = value[machine.field] ?? null;
+    if (!move.from.some((state) => sameJson(state, current))) {
+      throw new EngineRefusal(
+        op.conflict,
+        `${label(op.type)} ${value[op.type.id.field]} is ${JSON.stringify(current)}: ${op.operation.operationId} needs ${move.from.map((s) => JSON.stringify(s)).join(' or ')}`,
+        { [machine.field]: [`is ${JSON.stringify(current)}`] },
+      );
+    }
+    return { [machine.field]: move.to };
+  }
+
+  async itemOf(op: EngineOperation, params: JsonObject): Promise<StoredItem> {
+    const parent = await this.parentOf(op, params);
+    const id = pathParam(params, op.param);
+    const item = await this.store.get(op.type.name, id);
+    if (!item || item.parent !== parent?.id) throw notFound(label(op.type), id);
+    return item;
+  }
+
+  async parentOf(op: EngineOperation, params: JsonObject): Promise<StoredItem | undefined> {
+    const parentType = op.type.parent && this.typeNamed(op.type.parent.type);
+    if (!parentType) return undefined;
+    const id = pathParam(params, op.parentParam);
+    const parent = await this.store.get(parentType.name, id);
+    if (!parent) throw notFound(label(parentType), id);
+    return parent;
+  }
+
+  /** A singleton's id is its parent's (one per parent), or `workspace` for one per workspace. */
+  private async singletonOrItem(op: EngineOperation, params: JsonObject, values: ValueContext): Promise<StoredItem> {
+    if (!op.type.singleton) return this.itemOf(op, params);
+    const parent = await this.parentOf(op, params);
+    const id = parent?.id ?? 'workspace';
+    return (
+      (await this.store.get(op.type.name, id)) ?? {
+        id,
+        parent: parent?.id,
+        value: await this.singletonValue(op, params, values),
+      }
+    );
+  }
+
+  private async singletonValue(op: EngineOperation, params: JsonObject, values: ValueContext): Promise<JsonObject> {
+    const parent = await this.parentOf(op, params);
+    const stored = await this.store.get(op.type.name, parent?.id ?? 'workspace');
+    if (stored) return stored.value;
+    const fields: JsonObject =
+      op.type.parent?.field && parent
+        ? { [op.type.parent.field]: coerce(values, op.type.schema.properties[op.type.parent.field], parent.id) }
+        : {};
+    return this.newValue(op.type, fields, values);
+  }
+
+  private async checkReferences(op: EngineOperation, fields: JsonObject): Promise<void> {
+    for (const ref of op.type.refs) {
+      const value = fields[ref.field];
+      if (value === undefined || value === null) continue;
+      for (const id of Array.isArray(value) ? value : [value]) {
+        if (!(await this.store.get(ref.type, String(id))))
+          throw missingReference(op.operation, ref.field, ref.type, id);
+      }
+    }
+  }
+
+  /** Deletes the item, its sub-collections and what `on_delete` ties to it; refuses first if a `restrict` holds. */
+  private async deleteWithDependents(op: EngineOperation, type: ResourceType, item: StoredItem, force: boolean) {
+    const doomed: [string, string][] = [];
+    await this.collect(op, type, item, force, doomed);
+    for (const [typeName, id] of doomed) await this.store.delete(typeName, id);
+  }
+
+  private async collect(
+    op: EngineOperation,
+    type: ResourceType,
+    item: StoredItem,
+    force: boolean,
+    doomed: [string, string][],
+  ) {
+    if (doomed.some(([t, id]) => t === type.name && id === item.id)) return;
+    doomed.push([type.name, item.id]);
+    for (const child of this.children.get(type.name) ?? []) {
+      for (const each of await this.store.list(child.name, item.id)) await this.collect(op, child, each, force, doomed);
+    }
+    for (const { type: referrer, field, onDelete } of this.referrers.get(type.name) ?? []) {
+      if (onDelete === 'keep') continue;
+      const users = (await this.store.list(referrer.name)).filter((other) => refersTo(other.value[field], item.id));
+      if (users.length > 0 && onDelete === 'restrict' && !force) {
+        throw new EngineRefusal(
+          op.conflict,
+          `${label(type)} ${item.id} still holds ${users.length} ${label(referrer)}(s)${op.force ? `; send ${op.force}=true to delete them too` : ''}`,
+        );
+      }
+      for (const user of users) await this.collect(op, referrer, user, force, doomed);
+    }
+  }
+
+  private async recordVersion(typeName: string, item: StoredItem, values: ValueContext): Promise<void> {
+    const versionType = this.typeNamed(typeName);
+    const fields: JsonObject = {};
+    for (const name of Object.keys(versionType.schema.properties ?? {})) {
+      if (item.value[name] !== undefined && name !== versionType.id.field) fields[name] = item.value[name];
+    }
+    const id = await this.newId(versionType, values);
+    const value = this.newValue(versionType, { ...fields, [versionType.id.field]: id }, values);
+    await this.store.put(versionType.name, { id: String(id), parent: item.id, value });
+  }
+
+  private async newId(type: ResourceType, values: ValueContext): Promise<string | number> {
+    if (type.id.kind === 'uuid') return values.uuid();
+    const next = await this.store.nextId(type.name);
+    return type.id.kind === 'integer' ? next : `${type.id.prefix}${next}`;
+  }
+
+  /** The item with its timestamps and every required field it lacks. */
+  private newValue(type: ResourceType, fields: JsonObject, values: ValueContext): JsonObject {
+    const value = { ...fields };
+    for (const name of ['created_at', 'updated_at']) {
+      if (type.schema.properties?.[name] && value[name] === undefined) value[name] = values.now;
+    }
+    return complete(values, type.schema, value);
+  }
+
+  private assertValid(type: ResourceType, value: JsonObject): void {
+    const validate = this.itemValidator(type);
+    if (!validate(value)) throw invalidRequest(`The ${label(type)}`, violations(validate.errors));
+  }
+
+  private itemValidator(type: ResourceType): ValidateFunction {
+    let validate = this.itemValidators.get(type.name);
+    if (!validate) {
+      validate = this.itemAjv.compile({ $ref: `urn:platform-api:management${type.ref}` });
+      this.itemValidators.set(type.name, validate);
+    }
+    return validate;
+  }
+
+  /** What serving the operation takes, checked once at start. */
+  private serve(op: EngineOperation): Served {
+    const where = `operation ${op.operation.operationId}`;
+    const shape = answerShape(this.document, op.operation, op.type);
+    if (op.op === 'list' && !shape.list) throw new Error(`${where}: its answer holds no list of ${op.type.ref}`);
+    if (op.clear && !this.types.has(op.clear)) throw new Error(`${where}: unknown type to clear '${op.clear}'`);
+    const custom = op.handler === undefined ? undefined : customHandlers[op.handler];
+    if (op.op === 'custom' && !custom) throw new Error(`${where}: no handler '${op.handler}'`);
+    return { op, shape, custom };
+  }
+
+  private typeNamed(name: string): ResourceType {
+    const type = this.types.get(name);
+    if (!type) throw new Error(`No resource type '${name}'`);
+    return type;
+  }
+
+  private deref(node: JsonObject): JsonObject {
+    return deref(this.document, node);
+  }
+
+  private valueContext(): ValueContext {
+    return { document: this.document, now: isoTime(this.clock()), uuid: () => uuidFrom(this.random) };
+  }
+}
+
+const label = (type: ResourceType) => type.name.replace(/_/g, ' ');
+
+/** The value of a path parameter the vocabulary guarantees the operation has. */
+function pathParam(params: JsonObject, name: string | undefined): string {
+  if (name === undefined) throw new Error('The operation has no such path parameter');
+  return String(params[name]);
+}
+
+function touch(type: ResourceType, value: JsonObject, values: ValueContext): void {
+  if (type.schema.properties?.updated_at) value.updated_at = values.now;
+}
+
+function refersTo(value: unknown, id: string): boolean {
+  return Array.isArray(value)
+    ? value.some((v) => String(v) === id)
+    : value !== null && value !== undefined && String(value) === id;
+}
+
+export function sameJson(a: unknown, b: unknown): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
+}

@@ -1,0 +1,259 @@
+// The engine's hand-written handlers (`op: custom`): data-table records, whose values are keyed by
+// column name or `$<field_id>` and checked against the table's columns, and the record query language;
+// lookup-table rows, keyed by the column labels of a schema kept as JSON text; batch deletes.
+import type { JsonObject } from '../spec.js';
+import type { AnswerData } from './answers.js';
+import type { Workspace } from './engine.js';
+import { EngineRefusal, type FieldErrors } from './errors.js';
+import { compare } from './listing.js';
+import type { CheckedRequest } from './request.js';
+import type { StoredItem } from './store.js';
+import { isPlainObject } from './values.js';
+import type { EngineOperation } from './vocabulary.js';
+
+export type HandlerResult = AnswerData | { body: unknown };
+export type Handler = (workspace: Workspace, op: EngineOperation, request: CheckedRequest) => Promise<HandlerResult>;
+
+interface Column {
+  name: string;
+  field_id: string;
+  type: string;
+  optional: boolean;
+  multivalue: boolean;
+  default_value?: unknown;
+}
+
+interface FieldValue {
+  field_id: string;
+  value: unknown;
+}
+
+const META_FIELDS = ['$record_id', '$created_at', '$updated_at'];
+const DEFAULT_QUERY_LIMIT = 100;
+
+export const customHandlers: Record<string, Handler> = {
+  'data_table_records.create': async (workspace, op, { params, body }) => {
+    const table = await workspace.parentOf(op, params);
+    const columns = columnsOf(table);
+    const values = valuesByField(columns, body as JsonObject);
+    for (const column of columns) {
+      if (!values.has(column.field_id) && column.default_value !== undefined && column.default_value !== null)
+        values.set(column.field_id, column.default_value);
+    }
+    const missing = columns.filter((c) => !c.optional && (values.get(c.field_id) ?? null) === null);
+    if (missing.length > 0) throw refusal(Object.fromEntries(missing.map((c) => [c.name, ['is required']])));
+    return { item: await workspace.create(op, { document: documentOf(columns, values) }, table) };
+  },
+
+  'data_table_records.update': async (workspace, op, { params, body }) => {
+    const table = await workspace.parentOf(op, params);
+    const record = await workspace.itemOf(op, params);
+    const columns = columnsOf(table);
+    const values = new Map((record.value.document as FieldValue[]).map((entry) => [entry.field_id, entry.value]));
+    for (const [fieldId, value] of valuesByField(columns, body as JsonObject)) values.set(fieldId, value);
+    const cleared = columns.filter((c) => !c.optional && (values.get(c.field_id) ?? null) === null);
+    if (cleared.length > 0) throw refusal(Object.fromEntries(cleared.map((c) => [c.name, ['is required']])));
+    return { item: await workspace.update(op, record, { document: documentOf(columns, values) }) };
+  },
+
+  'data_table_records.query': async (workspace, op, { params, body }) => {
+    const table = await workspace.parentOf(op, params);
+    const query = (body ?? {}) as JsonObject;
+    const columns = columnsOf(table);
+    const field = (name: string) => fieldReader(columns, name);
+    const records = (await workspace.store.list(op.type.name, table.id)).map((item) => item.value);
+    const matching = query.where ? records.filter((record) => filterMatches(field, query.where, record)) : records;
+    if (query.order) sortRecords(field, query.order, matching);
+    const offset = offsetOf(query.continuation_token);
+    const limit: number = query.limit ?? DEFAULT_QUERY_LIMIT;
+    const page = matching.slice(offset, offset + limit).map((record) => selected(columns, query.select, record));
+    const next = offset + limit < matching.length ? tokenFor(offset + limit) : null;
+    return { body: { data: page, continuation_token: next } };
+  },
+
+  'lookup_table_rows.create': async (workspace, op, { params, body }) => {
+    const table = await workspace.parentOf(op, params);
+    const data = rowValues(table, (body as JsonObject).data);
+    return { item: await workspace.create(op, { data }, table) };
+  },
+
+  'lookup_table_rows.update': async (workspace, op, { params, body }) => {
+    const table = await workspace.parentOf(op, params);
+    const row = await workspace.itemOf(op, params);
+    const data = { ...row.value.data, ...rowValues(table, (body as JsonObject).data) };
+    return { item: await workspace.update(op, row, { data }) };
+  },
+
+  /** `{ids}` in, `{data: {deleted_ids, failed}}` out: each id is deleted (with its sub-collections) or reported. */
+  batch_delete: async (workspace, op, { body }) => {
+    const deleted: unknown[] = [];
+    const failed: { id: unknown; message: string }[] = [];
+    for (const id of (body as JsonObject).ids as unknown[]) {
+      const item = await workspace.store.get(op.type.name, String(id));
+      if (item) {
+        await workspace.delete(op, item);
+        deleted.push(id);
+      } else failed.push({ id, message: `${op.type.name.replace(/_/g, ' ')} ${id} was not found` });
+    }
+    return { body: { data: { deleted_ids: deleted, failed } } };
+  },
+};
+
+/** The row's values keyed by the table's column labels (its schema is JSON text); an unknown label is refused. */
+function rowValues(table: StoredItem, data: JsonObject): JsonObject {
+  const labels = new Set((JSON.parse(table.value.schema) as { label: string }[]).map((column) => column.label));
+  const unknown = Object.keys(data).filter((label) => !labels.has(label));
+  if (unknown.length > 0)
+    throw refusal(Object.fromEntries(unknown.map((label) => [label, ['is not a column of the table']])));
+  return data;
+}
+
+function columnsOf(table: StoredItem): Column[] {
+  return table.value.schema as Column[];
+}
+
+function columnNamed(columns: Column[], name: string): Column | undefined {
+  return name.startsWith('$') ? columns.find((c) => `$${c.field_id}` === name) : columns.find((c) => c.name === name);
+}
+
+/** The body's values by field id, each checked against its column; unknown columns and wrong types are refused. */
+function valuesByField(columns: Column[], body: JsonObject): Map<string, unknown> {
+  const values = new Map<string, unknown>();
+  const errors: FieldErrors = {};
+  for (const [name, value] of Object.entries(body)) {
+    const column = columnNamed(columns, name);
+    const problem = column ? valueProblem(column, value) : 'is not a column of the table';
+    if (problem) errors[name] = [problem];
+    else if (column) values.set(column.field_id, value);
+  }
+  if (Object.keys(errors).length > 0) throw refusal(errors);
+  return values;
+}
+
+function valueProblem(column: Column, value: unknown): string | undefined {
+  if (value === null) return column.optional ? undefined : 'is required';
+  if (column.multivalue) {
+    if (!Array.isArray(value)) return 'must be a list (multivalue column)';
+    return value.map((v) => scalarProblem(column.type, v)).find(Boolean);
+  }
+  return Array.isArray(value) ? 'must be a single value' : scalarProblem(column.type, value);
+}
+
+function scalarProblem(type: string, value: unknown): string | undefined {
+  const ok: Record<string, (v: unknown) => boolean> = {
+    boolean: (v) => typeof v === 'boolean',
+    integer: (v) => Number.isInteger(v),
+    number: (v) => typeof v === 'number',
+    date: (v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v),
+    date_time: (v) => typeof v === 'string' && !Number.isNaN(Date.parse(v)),
+  };
+  const check = ok[type] ?? ((v: unknown) => typeof v === 'string');
+  return check(value) ? undefined : `must be a ${type.replace('_', '-')}`;
+}
+
+/** The record's `document`: one entry per column with a value, in column order. */
+function documentOf(columns: Column[], values: Map<string, unknown>): FieldValue[] {
+  return columns
+    .filter((c) => (values.get(c.field_id) ?? null) !== null)
+    .map((c) => ({ field_id: c.field_id, value: values.get(c.field_id) }));
+}
+
+type FieldReader = (record: JsonObject) => unknown;
+
+function fieldReader(columns: Column[], name: string): FieldReader {
+  if (META_FIELDS.includes(name)) return (record) => record[name.slice(1)];
+  const column = columnNamed(columns, name);
+  if (!column) throw refusal({ [name]: ['is not a field of the table'] });
+  return (record) =>
+    (record.document as FieldValue[]).find((entry) => entry.field_id === column.field_id)?.value ?? null;
+}
+
+function filterMatches(field: (name: string) => FieldReader, filter: JsonObject, record: JsonObject): boolean {
+  return Object.entries(filter).every(([key, condition]) => {
+    if (key === '$and') return (condition as JsonObject[]).every((f) => filterMatches(field, f, record));
+    if (key === '$or') return (condition as JsonObject[]).some((f) => filterMatches(field, f, record));
+    const actual = field(key)(record);
+    return Object.entries(condition as JsonObject).every(([operator, operand]) => holds(operator, actual, operand));
+  });
+}
+
+function holds(operator: string, actual: unknown, operand: unknown): boolean {
+  const { value, case_sensitive: caseSensitive = true } = isPlainObject(operand) ? operand : { value: operand };
+  const fold = (v: unknown) => (!caseSensitive && typeof v === 'string' ? v.toLowerCase() : v);
+  const [a, b] = [fold(actual), Array.isArray(value) ? value.map(fold) : fold(value)];
+  const values = Array.isArray(a) ? a : [a];
+  switch (operator) {
+    case '$eq':
+      return values.some((v) => v === b);
+    case '$ne':
+      return values.every((v) => v !== b);
+    case '$in':
+      return Array.isArray(b) && values.some((v) => b.includes(v));
+    case '$starts_with':
+      return values.some((v) => typeof v === 'string' && v.startsWith(String(b)));
+    default:
+      return values.some((v) => v !== null && b !== null && comparisonHolds(operator, compare(v, b)));
+  }
+}
+
+function comparisonHolds(operator: string, order: number): boolean {
+  if (operator === '$gt') return order > 0;
+  if (operator === '$gte') return order >= 0;
+  if (operator === '$lt') return order < 0;
+  return order <= 0;
+}
+
+function sortRecords(field: (name: string) => FieldReader, order: string | JsonObject, records: JsonObject[]): void {
+  const {
+    by,
+    order: direction = 'asc',
+    case_sensitive: caseSensitive = true,
+  } = typeof order === 'string' ? { by: order } : order;
+  const read = field(by);
+  const key = (record: JsonObject) => {
+    const value = read(record);
+    return !caseSensitive && typeof value === 'string' ? value.toLowerCase() : value;
+  };
+  const sign = direction === 'desc' ? -1 : 1;
+  records.sort((x, y) => {
+    const [a, b] = [key(x), key(y)];
+    // Records without a value come last in either direction.
+    if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
+    return sign * compare(a, b);
+  });
+}
+
+function selected(columns: Column[], select: string[] | undefined, record: JsonObject): JsonObject {
+  if (!select) return record;
+  const ids = new Set(
+    select
+      .filter((name) => !META_FIELDS.includes(name))
+      .map((name) => {
+        const column = columnNamed(columns, name);
+        if (!column) throw refusal({ select: [`${name} is not a field of the table`] });
+        return column.field_id;
+      }),
+  );
+  return { ...record, document: (record.document as FieldValue[]).filter((entry) => ids.has(entry.field_id)) };
+}
+
+/** Continuation tokens are opaque to clients: the offset of the next page, base64url-encoded. */
+function tokenFor(offset: number): string {
+  return Buffer.from(JSON.stringify({ offset })).toString('base64url');
+}
+
+function offsetOf(token: unknown): number {
+  if (token === undefined) return 0;
+  try {
+    const { offset } = JSON.parse(Buffer.from(String(token), 'base64url').toString('utf8'));
+    if (Number.isSafeInteger(offset) && offset >= 0) return offset;
+  } catch {
+    // Answered below: a token this emulator did not give out.
+  }
+  throw refusal({ continuation_token: ['is not a token of a previous page'] });
+}
+
+function refusal(errors: FieldErrors): EngineRefusal {
+  const fields = Object.entries(errors).map(([field, messages]) => `${field} ${messages.join(', ')}`);
+  return new EngineRefusal(400, `The request is invalid: ${fields.join('; ')}`, errors);
+}

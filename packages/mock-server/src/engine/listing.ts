@@ -1,0 +1,53 @@
+// List filters (`filters` of EXTENSIONS.md) and pagination, inferred from a list's query parameters:
+// `page`/`per_page` or `page[number]`/`page[size]`, with the defaults of their schemas.
+import type { JsonObject, Operation } from '../spec.js';
+import type { AnswerData } from './answers.js';
+import type { Filter } from './vocabulary.js';
+
+const PAGING_PARAMS = [
+  ['page', 'per_page'],
+  ['page[number]', 'page[size]'],
+] as const;
+
+export function matchesFilters(filters: Filter[], params: JsonObject, value: JsonObject): boolean {
+  return filters.every(
+    (filter) => params[filter.param] === undefined || matches(filter, value[filter.field], params[filter.param]),
+  );
+}
+
+function matches({ match }: Filter, actual: unknown, wanted: unknown): boolean {
+  if (match === 'fields') {
+    const members = (actual ?? {}) as JsonObject;
+    return Object.entries(wanted as JsonObject).every(
+      ([key, v]) => members[key] !== undefined && String(members[key]) === String(v),
+    );
+  }
+  if (actual === null || actual === undefined) return false;
+  if (match === 'equals')
+    return Array.isArray(actual) ? actual.some((a) => String(a) === String(wanted)) : String(actual) === String(wanted);
+  if (match === 'prefix') return String(actual).startsWith(String(wanted));
+  if (match === 'contains') return String(actual).toLowerCase().includes(String(wanted).toLowerCase());
+  const order = compare(actual, wanted);
+  return match === 'after' ? order >= 0 : order <= 0;
+}
+
+/** Numbers as numbers, date-times as instants, anything else as text. */
+export function compare(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const [ta, tb] = [Date.parse(String(a)), Date.parse(String(b))];
+  if (!Number.isNaN(ta) && !Number.isNaN(tb)) return ta - tb;
+  return String(a).localeCompare(String(b));
+}
+
+/** One page of the items, with the numbers the list's wrapper may show. */
+export function listPage(operation: Operation, params: JsonObject, items: JsonObject[]): AnswerData {
+  const names = operation.parameters.map((p) => p.name as string);
+  const paging = PAGING_PARAMS.find(([page, size]) => names.includes(page) && names.includes(size));
+  if (!paging) return { items, page: { number: 1, size: items.length, total: items.length } };
+  const [pageParam, sizeParam] = paging;
+  const defaultOf = (name: string) => operation.parameters.find((p) => p.name === name)?.schema?.default;
+  const number: number = params[pageParam] ?? defaultOf(pageParam) ?? 1;
+  const size: number = params[sizeParam] ?? defaultOf(sizeParam) ?? items.length;
+  const start = (number - 1) * size;
+  return { items: items.slice(start, start + size), page: { number, size, total: items.length } };
+}

@@ -1,0 +1,144 @@
+// Values made from schemas: what a required field the request did not give gets, and how a request's
+// field is converted to the type the resource stores (EXTENSIONS.md, "Create").
+import { deref, type JsonObject } from '../spec.js';
+
+export interface ValueContext {
+  document: JsonObject;
+  /** The clock's time, RFC 3339. */
+  now: string;
+  uuid(): string;
+}
+
+const MAX_DEPTH = 8;
+
+export function typesOf(schema: JsonObject): string[] {
+  if (Array.isArray(schema.type)) return schema.type;
+  if (typeof schema.type === 'string') return [schema.type];
+  if (schema.properties) return ['object'];
+  return [];
+}
+
+/**
+ * A value valid for the schema: its default, null when nullable, its const, an example, the first
+ * enum value, else one made from its type (the minimum, false, "", [] or {} with its required fields).
+ */
+export function placeholder(context: ValueContext, node: JsonObject, depth = 0): unknown {
+  const schema = deref(context.document, node);
+  if (schema.default !== undefined) return structuredClone(schema.default);
+  const types = typesOf(schema);
+  if (types.includes('null')) return null;
+  if (schema.const !== undefined) return schema.const;
+  const example = schema.examples?.[0] ?? schema.example;
+  if (example !== undefined) return structuredClone(example);
+  if (schema.enum) return schema.enum[0];
+  if (schema.allOf)
+    return Object.assign({}, ...schema.allOf.map((part: JsonObject) => placeholder(context, part, depth)));
+  const branch = schema.oneOf?.[0] ?? schema.anyOf?.[0];
+  if (branch) return placeholder(context, branch, depth);
+  return fromType(context, schema, types[0], depth);
+}
+
+function fromType(context: ValueContext, schema: JsonObject, type: string | undefined, depth: number): unknown {
+  switch (type) {
+    case 'string':
+      return stringFor(context, schema);
+    case 'integer':
+    case 'number':
+      return schema.minimum ?? (schema.exclusiveMinimum === undefined ? 0 : schema.exclusiveMinimum + 1);
+    case 'boolean':
+      return false;
+    case 'array':
+      return depth >= MAX_DEPTH || !schema.minItems
+        ? []
+        : Array.from({ length: schema.minItems }, () => placeholder(context, schema.items ?? {}, depth + 1));
+    case 'object':
+      return complete(context, schema, {}, depth + 1);
+    default:
+      return null;
+  }
+}
+
+function stringFor(context: ValueContext, schema: JsonObject): string {
+  switch (schema.format) {
+    case 'date-time':
+      return context.now;
+    case 'date':
+      return context.now.slice(0, 10);
+    case 'uuid':
+      return context.uuid();
+    case 'email':
+      return 'user@example.com';
+    case 'uri':
+    case 'url':
+      return 'https://example.com/';
+    default:
+      return 'x'.repeat(schema.minLength ?? 0);
+  }
+}
+
+/** The object with each required property it lacks filled in, nested objects and arrays of objects too. */
+export function complete(context: ValueContext, node: JsonObject, value: JsonObject, depth = 0): JsonObject {
+  const schema = deref(context.document, node);
+  if (schema.allOf) {
+    return schema.allOf.reduce((acc: JsonObject, part: JsonObject) => complete(context, part, acc, depth), value);
+  }
+  // Built in the schema's property order, so answers read like the spec's examples.
+  const result: JsonObject = {};
+  for (const [name, property] of Object.entries<JsonObject>(schema.properties ?? {})) {
+    if (value[name] !== undefined) result[name] = completeNested(context, property, value[name], depth + 1);
+    else if (schema.required?.includes(name) && depth < MAX_DEPTH) result[name] = placeholder(context, property, depth);
+  }
+  for (const [name, field] of Object.entries(value)) if (!(name in result)) result[name] = field;
+  return result;
+}
+
+function completeNested(context: ValueContext, node: JsonObject, value: unknown, depth: number): unknown {
+  const schema = deref(context.document, node);
+  if (depth >= MAX_DEPTH) return value;
+  if (Array.isArray(value) && schema.items)
+    return value.map((item) => completeNested(context, schema.items, item, depth + 1));
+  if (isPlainObject(value) && (schema.properties || schema.allOf)) return complete(context, schema, value, depth);
+  return value;
+}
+
+/**
+ * A request's value as the stored field's type: the platform takes some ids as strings and stores
+ * integers (and the other way round), and keeps some lists as JSON text (or takes them as JSON text).
+ * Anything else stays as sent.
+ */
+export function coerce(context: ValueContext, node: JsonObject, value: unknown): unknown {
+  const types = typesOf(deref(context.document, node));
+  if (value === null || types.length === 0) return value;
+  if (typeof value === 'string') {
+    if (
+      (types.includes('integer') || types.includes('number')) &&
+      !types.includes('string') &&
+      /^-?\d+(\.\d+)?$/.test(value)
+    )
+      return Number(value);
+    if ((types.includes('array') || types.includes('object')) && !types.includes('string')) return parseJsonText(value);
+  }
+  if (!types.includes('string')) return value;
+  if (typeof value === 'number' && !types.includes('number') && !types.includes('integer')) return String(value);
+  if (typeof value === 'object' && !types.includes('array') && !types.includes('object')) return JSON.stringify(value);
+  return value;
+}
+
+function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A version 4 UUID from `random` (a float in [0, 1), like Math.random), so a seeded random repeats. */
+export function uuidFrom(random: () => number): string {
+  const hex = (count: number) => Array.from({ length: count }, () => Math.floor(random() * 16).toString(16)).join('');
+  const variant = '89ab'.charAt(Math.floor(random() * 4));
+  return `${hex(8)}-${hex(4)}-4${hex(3)}-${variant}${hex(3)}-${hex(12)}`;
+}

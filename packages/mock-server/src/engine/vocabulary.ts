@@ -1,0 +1,218 @@
+// Reads the `x-resource` extensions of the management spec (spec/management/EXTENSIONS.md) into the
+// resource types and operations the engine serves. A mistake in an annotation stops the start with a
+// message naming the schema or operation, so annotators find it at once.
+import { deref, type JsonObject, type Operation } from '../spec.js';
+
+export type OpKind = 'list' | 'find' | 'create' | 'get' | 'update' | 'delete' | 'action' | 'custom';
+const OP_KINDS: readonly OpKind[] = ['list', 'find', 'create', 'get', 'update', 'delete', 'action', 'custom'];
+const ITEM_KINDS: readonly OpKind[] = ['get', 'update', 'delete', 'action'];
+
+export type IdKind = 'integer' | 'uuid' | 'string';
+export type OnDelete = 'keep' | 'cascade' | 'restrict';
+export type Match = 'equals' | 'prefix' | 'contains' | 'after' | 'before' | 'fields';
+const MATCHES: readonly Match[] = ['equals', 'prefix', 'contains', 'after', 'before', 'fields'];
+
+export interface Transition {
+  from: unknown[];
+  to: unknown;
+}
+
+export interface StateMachine {
+  field: string;
+  initial: unknown;
+  transitions: Record<string, Transition>;
+}
+
+export interface ResourceType {
+  name: string;
+  /** `#/components/schemas/<name>`: how answers refer to the resource's schema. */
+  ref: string;
+  schema: JsonObject;
+  id: { field: string; kind: IdKind; prefix: string };
+  parent?: { type: string; field?: string };
+  refs: { field: string; type: string; onDelete: OnDelete }[];
+  order: 'creation' | 'newest_first';
+  versions?: { type: string; number: string };
+  singleton: boolean;
+  states?: StateMachine;
+}
+
+export interface Filter {
+  param: string;
+  field: string;
+  match: Match;
+}
+
+export interface EngineOperation {
+  operation: Operation;
+  type: ResourceType;
+  op: OpKind;
+  /** The path parameter naming the item (item operations) and the one naming the parent (sub-collections). */
+  param?: string;
+  parentParam?: string;
+  body?: string;
+  params: Record<string, string>;
+  filters: Filter[];
+  set: JsonObject;
+  add?: { field: string; from: string };
+  remove?: { field: string; from: string };
+  /** An action that deletes every item of this sub-collection type of the item (truncate). */
+  clear?: string;
+  conflict: number;
+  force?: string;
+  handler?: string;
+}
+
+const TYPE_KEYS = ['type', 'id', 'parent', 'refs', 'order', 'versions', 'singleton'];
+const OPERATION_KEYS = [
+  'type',
+  'op',
+  'param',
+  'parent_param',
+  'body',
+  'params',
+  'filters',
+  'set',
+  'add',
+  'remove',
+  'clear',
+  'conflict',
+  'force',
+  'handler',
+];
+
+export function readResourceTypes(document: JsonObject): Map<string, ResourceType> {
+  const types = new Map<string, ResourceType>();
+  for (const [name, schema] of Object.entries<JsonObject>(document.components?.schemas ?? {})) {
+    const annotation = schema['x-resource'];
+    if (!annotation) continue;
+    const where = `schema ${name}`;
+    checkKeys(where, annotation, TYPE_KEYS);
+    const type = readType(document, where, name, schema, annotation);
+    if (types.has(type.name)) throw new Error(`${where}: resource type '${type.name}' is declared twice`);
+    types.set(type.name, type);
+  }
+  for (const type of types.values()) {
+    const named = [type.parent?.type, type.versions?.type, ...type.refs.map((ref) => ref.type)];
+    for (const other of named) {
+      if (other && !types.has(other)) throw new Error(`resource type '${type.name}' names an unknown type '${other}'`);
+    }
+  }
+  return types;
+}
+
+function readType(
+  document: JsonObject,
+  where: string,
+  schemaName: string,
+  schema: JsonObject,
+  annotation: JsonObject,
+): ResourceType {
+  if (typeof annotation.type !== 'string') throw new Error(`${where}: x-resource.type must be a string`);
+  const order = annotation.order ?? 'creation';
+  if (order !== 'creation' && order !== 'newest_first') throw new Error(`${where}: unknown order '${order}'`);
+  const states = schema['x-states'] as StateMachine | undefined;
+  return {
+    name: annotation.type,
+    ref: `#/components/schemas/${schemaName}`,
+    schema,
+    id: readId(document, where, schema, annotation.id),
+    parent: annotation.parent,
+    refs: Object.entries<string | JsonObject>(annotation.refs ?? {}).map(([field, ref]) => {
+      const { type, on_delete: onDelete = 'keep' } = typeof ref === 'string' ? { type: ref } : ref;
+      if (!['keep', 'cascade', 'restrict'].includes(onDelete))
+        throw new Error(`${where}: unknown on_delete '${onDelete}'`);
+      return { field, type, onDelete };
+    }),
+    order,
+    versions: annotation.versions,
+    singleton: annotation.singleton === true,
+    states,
+  };
+}
+
+function readId(document: JsonObject, where: string, schema: JsonObject, given: unknown): ResourceType['id'] {
+  const { field = 'id', prefix } = (typeof given === 'string' ? { field: given } : (given ?? {})) as JsonObject;
+  const fieldSchema = schema.properties?.[field] ? deref(document, schema.properties[field]) : undefined;
+  if (!fieldSchema) throw new Error(`${where}: the id field '${field}' is not a property`);
+  if (fieldSchema.type === 'integer') return { field, kind: 'integer', prefix: '' };
+  if (fieldSchema.format === 'uuid') return { field, kind: 'uuid', prefix: '' };
+  // The literal start of a pattern such as ^gin-[A-Za-z0-9_-]+$ is the prefix the platform's ids carry.
+  const patternPrefix = /^\^([A-Za-z0-9_-]+)/.exec(fieldSchema.pattern ?? '')?.[1] ?? '';
+  return { field, kind: 'string', prefix: prefix ?? patternPrefix };
+}
+
+export function readEngineOperations(
+  document: JsonObject,
+  operations: Operation[],
+  types: Map<string, ResourceType>,
+): Map<string, EngineOperation> {
+  const result = new Map<string, EngineOperation>();
+  for (const operation of operations) {
+    const pathItem = deref(document, document.paths[operation.path]);
+    const annotation = pathItem[operation.method.toLowerCase()]['x-resource'] as JsonObject | undefined;
+    if (!annotation) continue;
+    const where = `operation ${operation.operationId}`;
+    checkKeys(where, annotation, OPERATION_KEYS);
+    result.set(operation.operationId, readOperation(where, operation, annotation, types));
+  }
+  return result;
+}
+
+function readOperation(
+  where: string,
+  operation: Operation,
+  annotation: JsonObject,
+  types: Map<string, ResourceType>,
+): EngineOperation {
+  const type = types.get(annotation.type);
+  if (!type) throw new Error(`${where}: unknown resource type '${annotation.type}'`);
+  const op = annotation.op as OpKind;
+  if (!OP_KINDS.includes(op)) throw new Error(`${where}: unknown op '${op}'`);
+  if (op === 'custom' && typeof annotation.handler !== 'string')
+    throw new Error(`${where}: a custom op needs a handler`);
+  const pathParams = operation.parameters.filter((p) => p.in === 'path').map((p) => p.name as string);
+  const pathOrder = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
+  const ordered = pathOrder.filter((name) => pathParams.includes(name));
+  const isItemOp = ITEM_KINDS.includes(op) && !type.singleton;
+  const param: string | undefined = annotation.param ?? (isItemOp ? ordered.at(-1) : undefined);
+  const parentDefault = isItemOp ? ordered[ordered.indexOf(param ?? '') - 1] : ordered.at(-1);
+  const parentParam: string | undefined = type.parent ? (annotation.parent_param ?? parentDefault) : undefined;
+  for (const name of [param, parentParam]) {
+    if (name !== undefined && !pathParams.includes(name)) throw new Error(`${where}: no path parameter '${name}'`);
+  }
+  if (isItemOp && !param) throw new Error(`${where}: a ${op} needs a path parameter naming the item`);
+  if (type.parent && !parentParam) throw new Error(`${where}: no path parameter names the parent ${type.parent.type}`);
+  return {
+    operation,
+    type,
+    op,
+    param,
+    parentParam,
+    body: annotation.body,
+    params: annotation.params ?? {},
+    filters: Object.entries<string | JsonObject>(annotation.filters ?? {}).map(([param, filter]) => {
+      const { field, match = 'equals' } = typeof filter === 'string' ? { field: filter } : filter;
+      if (!MATCHES.includes(match)) throw new Error(`${where}: unknown match '${match}'`);
+      return { param, field, match };
+    }),
+    set: annotation.set ?? {},
+    add: annotation.add,
+    remove: annotation.remove,
+    clear: annotation.clear,
+    conflict: annotation.conflict ?? firstDocumented(operation, [409, 422, 400]),
+    force: annotation.force,
+    handler: annotation.handler,
+  };
+}
+
+/** The first of `statuses` the operation documents; the last one when it documents none of them. */
+export function firstDocumented(operation: Operation, statuses: [...number[], number]): number {
+  return statuses.find((status) => operation.responses[String(status)]) ?? statuses[statuses.length - 1] ?? 400;
+}
+
+function checkKeys(where: string, annotation: JsonObject, allowed: string[]): void {
+  if (typeof annotation !== 'object' || annotation === null) throw new Error(`${where}: x-resource must be an object`);
+  const unknown = Object.keys(annotation).filter((key) => !allowed.includes(key));
+  if (unknown.length > 0) throw new Error(`${where}: unknown x-resource keys ${unknown.join(', ')}`);
+}
