@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // platform-api-mock: starts the emulator on one port and prints how to use it.
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { parseState } from './engine/state.js';
 import { type LogLevel, type MockServer, startMockServer } from './server.js';
 
 const LOG_LEVELS: LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
@@ -13,6 +15,14 @@ function positiveInteger(value: string): number {
   return number;
 }
 
+function seedFile(path: string): unknown {
+  try {
+    return parseState(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new InvalidArgumentError(`Cannot read ${path}: ${(error as Error).message}`);
+  }
+}
+
 function port(value: string): number {
   const number = Number(value);
   if (!/^\d+$/.test(value) || number > 65535) throw new InvalidArgumentError('Expected a port number from 0 to 65535.');
@@ -21,8 +31,8 @@ function port(value: string): number {
 
 const program = new Command('platform-api-mock')
   .description(
-    'Local emulator of the platform API: stateful event streams, token endpoint, topics and API keys;\n' +
-      'Prism answers every other management operation. One process, one port.',
+    'Local emulator of the platform API: stateful event streams, token endpoint, topics, API keys and\n' +
+      'every management resource the spec describes; Prism answers the rest. One process, one port.',
   )
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--port <port>', 'port to listen on (0: a free port)', port, 4010)
@@ -34,6 +44,12 @@ const program = new Command('platform-api-mock')
   .option('--rate-limit <n>', 'requests per minute per API key on the event-streams API (default off)', positiveInteger)
   .option('--token-ttl <seconds>', 'lifetime of access tokens in seconds', positiveInteger, 3600)
   .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'))
+  .addOption(
+    new Option('--mode <mode>', 'engine: stateful management resources; prism: example answers')
+      .choices(['engine', 'prism'])
+      .default('engine'),
+  )
+  .option('--seed <file>', 'state document (JSON or YAML) to load at start', seedFile)
   .showHelpAfterError('(run platform-api-mock --help for the options)');
 
 program.parse();
@@ -48,6 +64,8 @@ const flags = program.opts<{
   rateLimit?: number;
   tokenTtl: number;
   logLevel: LogLevel;
+  mode: 'engine' | 'prism';
+  seed?: unknown;
 }>();
 
 let server: MockServer;
@@ -59,6 +77,8 @@ try {
     clientSecret: flags.clientSecret,
     tokenTtlSeconds: flags.tokenTtl,
     logLevel: flags.logLevel,
+    mode: flags.mode,
+    seed: flags.seed,
     limits: {
       maxBatchSize: flags.maxBatchSize,
       maxMessageBytes: flags.maxMessageBytes,
@@ -96,9 +116,10 @@ function banner({ url, clientId, clientSecret }: MockServer): string {
   return `Platform API emulator listening on ${url}
   Event streams   ${url}/api/v1/topics/{topic_id}/publish | /consume, ${url}/api/v1/batch/topics/{topic_id}/publish
   Token endpoint  ${url}/oauth2/token
-  Management API  ${url}/api/...  (topics and v2 API clients/keys are stateful; the rest is Prism)
+  Management API  ${url}/api/...  (stateful; operations the spec does not annotate yet: Prism)
   Docs            ${url}/docs/
   Faults          POST/DELETE ${url}/_emulator/faults
+  State           GET/PUT ${url}/_emulator/state, POST ${url}/_emulator/reset
   Client ID       ${clientId}
   Client secret   ${clientSecret}
 

@@ -1,13 +1,17 @@
 // startMockServer: one node:http server for the event-streams API, the token endpoint, the stateful
-// management operations, Prism for the other management operations, and the docs.
+// management operations (hand-written ones and the resource engine's), Prism for the management
+// operations the spec does not annotate yet, and the docs.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { abandonBody } from './body.js';
+import { abandonBody, bodyOf } from './body.js';
 import { ANSWERED_LATER, type EmulatorState, type Limits, type Outcome, type RouteHandler } from './context.js';
 import { Credentials } from './credentials.js';
 import { findDocsDir, serveDocs } from './docs.js';
+import { createResourceEngine, type ResourceEngine } from './engine/engine.js';
+import { resourceSection, WorkspaceState } from './engine/state.js';
+import { STATE_PATHS, stateEndpoint } from './engine/state-endpoint.js';
 import { ApiError, EMITTED_ERROR_CODES, InternalError, OAuthError, SizeLimitError } from './errors.js';
 import { faultError, faultProblem } from './fault-errors.js';
 import { Faults } from './faults.js';
@@ -37,6 +41,9 @@ import { Topics } from './topics.js';
 import { createAjv, describeViolations, RequestValidators, violations } from './validation.js';
 
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
+
+/** Management bodies are small; a data table of many columns or a batch of records stays far below. */
+const ENGINE_BODY_LIMIT = 1024 * 1024;
 
 interface RequestTarget {
   route: RouteResult;
@@ -72,6 +79,15 @@ export interface MockServerOptions {
   docsDir?: string;
   /** Where messages are kept; default a new in-memory store using `clock`. */
   store?: MessageStore;
+  /**
+   * 'engine' (default): the resource engine answers every management operation the spec annotates with
+   * `x-resource`, Prism the rest; 'prism': Prism answers every management operation not hand-written.
+   */
+  mode?: 'engine' | 'prism';
+  /** A state document (see the README) loaded at start. */
+  seed?: unknown;
+  /** A float in [0, 1), like Math.random (the default); the engine's UUIDs come from it. */
+  random?: () => number;
 }
 
 export interface MockServer {
@@ -81,6 +97,8 @@ export interface MockServer {
   clientId: string;
   clientSecret: string;
   faults: Faults;
+  /** The resource engine's state: export(), load(document), reset(). */
+  state: WorkspaceState;
   close(): Promise<void>;
 }
 
@@ -116,6 +134,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const router = new Router(specs.operations);
   const prism = new PrismBackend(specFilePath('management'), logger);
   const docsDir = findDocsDir(options.docsDir);
+  const engine = createResourceEngine(specs, { clock, random: options.random });
+  const servedByEngine = (operationId: string) => options.mode !== 'prism' && engine.handles(operationId);
+  // The hand-written state (topics, API clients and keys) joins the document as sections of its own.
+  const emulatorState = new WorkspaceState([resourceSection(engine)]);
+  if (options.seed !== undefined) await emulatorState.load(options.seed);
   const logRequests = logger.isLevelEnabled('debug');
   /**
    * What each request target resolves to per method, kept because load tests repeat a few URLs: its
@@ -141,6 +164,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       serveDocs(docsDir, pathname, res, req).catch((error: unknown) => lastResort(error, res));
     } else if (pathname === '/_emulator/faults') {
       faultsEndpoint(state.faults, req, res).catch((error: unknown) => lastResort(error, res));
+    } else if (STATE_PATHS.includes(pathname)) {
+      const query = new URLSearchParams(queryAt < 0 ? '' : url.slice(queryAt + 1));
+      stateEndpoint(emulatorState, pathname, query, req, res).catch((error: unknown) => lastResort(error, res));
     } else {
       finish(
         req,
@@ -197,6 +223,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       }
       const fault = state.faults.takeFault(operation.operationId);
       if (fault) throw faultError(operation, fault, limits);
+      if (!handler && servedByEngine(operation.operationId)) return fromEngine(engine, req, match, query);
       if (!handler) return prism.forward(req, res).then(() => undefined);
       const params = (target.params ??= validateParams(state, operation, match.params, query));
       if (key && handler.scope) checkRights(key, handler.scope, operation, params);
@@ -247,6 +274,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     clientId: bootstrap.clientId,
     clientSecret: bootstrap.secret,
     faults: state.faults,
+    state: emulatorState,
     async close() {
       // Waiting consumers get their (empty) batch instead of a cut connection.
       closing = true;
@@ -258,6 +286,25 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       clearTimeout(force);
     },
   };
+}
+
+/** The resource engine's answer to a management operation, its JSON body read first when it takes one. */
+function fromEngine(engine: ResourceEngine, req: IncomingMessage, match: RouteMatch, query: string): Promise<Reply> {
+  const { operationId, requestBody } = match.operation;
+  const read = requestBody ? bodyOf(req, ENGINE_BODY_LIMIT, 'request body') : Promise.resolve(undefined);
+  return read.then(async (bytes) => {
+    const answer = await engine.handle(operationId, {
+      pathParams: match.params,
+      query,
+      body: bytes?.toString('utf8'),
+      contentType: req.headers['content-type'],
+    });
+    return {
+      status: answer.status,
+      json: answer.body === undefined ? '' : JSON.stringify(answer.body),
+      headers: answer.headers,
+    };
+  });
 }
 
 function resolveLimits(specs: Specs, given: NonNullable<MockServerOptions['limits']>): Limits {

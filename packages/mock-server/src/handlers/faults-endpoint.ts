@@ -48,7 +48,8 @@ export async function faultsEndpoint(faults: Faults, req: IncomingMessage, res: 
   }
 }
 
-function answer(res: ServerResponse, status: number, message?: string): void {
+/** A `{message}` answer, or none; for the emulator's own endpoints. */
+export function answer(res: ServerResponse, status: number, message?: string): void {
   const json = message === undefined ? '' : JSON.stringify({ message });
   res.writeHead(
     status,

@@ -1,0 +1,162 @@
+// The emulator's state as one versioned document (JSON or YAML), for seeds committed next to tests:
+//
+//   format: platform-api-emulator-state
+//   version: 1
+//   resources: { <type>: [ <item>, ... ] }   # a sub-collection item names its parent in `$parent`
+//   counters: { <type>: <last integer id given out> }   # optional
+//
+// Each part of the emulator that keeps state contributes a section (its top-level keys). The resource
+// engine's section is below; the hand-written state (topics, API clients and keys) joins by adding
+// sections of its own to the server's WorkspaceState.
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import type { JsonObject } from '../spec.js';
+import type { ResourceEngine } from './engine.js';
+import type { Awaitable, StoredItem, StoreSnapshot } from './store.js';
+import { isPlainObject } from './values.js';
+
+export const STATE_FORMAT = 'platform-api-emulator-state';
+export const STATE_VERSION = 1;
+
+export type StateDocument = JsonObject;
+
+/** A refused state document: the message names the entry at fault. */
+export class StateError extends Error {}
+
+export interface StateSection {
+  /** The document's top-level keys this section owns. */
+  readonly keys: readonly string[];
+  export(): Awaitable<JsonObject>;
+  /**
+   * Checks the section's part of a document (its keys; absent ones mean empty) and returns what
+   * applies it, so that a document is applied only once every section accepted it.
+   */
+  prepare(part: JsonObject): Awaitable<() => Awaitable<void>>;
+}
+
+export class WorkspaceState {
+  constructor(private readonly sections: StateSection[]) {}
+
+  async export(): Promise<StateDocument> {
+    const parts = await Promise.all(this.sections.map((section) => section.export()));
+    return Object.assign({ format: STATE_FORMAT, version: STATE_VERSION }, ...parts);
+  }
+
+  /** Replaces the whole state with the document's; nothing changes when it is refused (StateError). */
+  async load(document: unknown): Promise<void> {
+    if (!isPlainObject(document)) throw new StateError('The state document must be an object');
+    if (document.format !== undefined && document.format !== STATE_FORMAT)
+      throw new StateError(`format must be '${STATE_FORMAT}'`);
+    if (document.version !== STATE_VERSION) throw new StateError(`version must be ${STATE_VERSION}`);
+    const known = new Set(['format', 'version', ...this.sections.flatMap((section) => section.keys)]);
+    const unknown = Object.keys(document).filter((key) => !known.has(key));
+    if (unknown.length > 0) throw new StateError(`Unknown keys ${unknown.join(', ')}`);
+    const apply = [];
+    for (const section of this.sections) {
+      const part = Object.fromEntries(section.keys.map((key) => [key, document[key]]));
+      apply.push(await section.prepare(part));
+    }
+    for (const step of apply) await step();
+  }
+
+  reset(): Promise<void> {
+    return this.load({ version: STATE_VERSION });
+  }
+}
+
+/** A state document from JSON or YAML text (JSON is YAML, so one parser reads both). */
+export function parseState(text: string): unknown {
+  try {
+    return parseYaml(text);
+  } catch (error) {
+    throw new StateError(`The state document is neither JSON nor YAML: ${(error as Error).message}`);
+  }
+}
+
+export function stringifyState(document: StateDocument, format: 'json' | 'yaml'): string {
+  return format === 'yaml' ? stringifyYaml(document) : `${JSON.stringify(document, null, 2)}\n`;
+}
+
+/** The resource engine's section: `resources` and `counters`. */
+export function resourceSection(engine: ResourceEngine): StateSection {
+  return {
+    keys: ['resources', 'counters'],
+    async export() {
+      const { items, counters } = await engine.store.snapshot();
+      const resources = Object.fromEntries(
+        Object.entries(items)
+          .filter(([, list]) => list.length > 0)
+          .map(([type, list]) => [
+            type,
+            list.map(({ parent, value }) => (parent === undefined ? value : { $parent: parent, ...value })),
+          ]),
+      );
+      return { resources, counters };
+    },
+    prepare(part) {
+      const snapshot = snapshotFrom(engine, part.resources ?? {}, part.counters ?? {});
+      return () => engine.store.restore(snapshot);
+    },
+  };
+}
+
+function snapshotFrom(engine: ResourceEngine, resources: unknown, counters: unknown): StoreSnapshot {
+  if (!isPlainObject(resources)) throw new StateError('resources must map resource types to lists of items');
+  if (!isPlainObject(counters)) throw new StateError('counters must map resource types to integers');
+  const snapshot: StoreSnapshot = { items: {}, counters: {} };
+  for (const [typeName, entries] of Object.entries(resources)) {
+    const type = engine.types.get(typeName);
+    if (!type)
+      throw new StateError(
+        `resources.${typeName}: no such resource type (known: ${[...engine.types.keys()].join(', ')})`,
+      );
+    if (!Array.isArray(entries)) throw new StateError(`resources.${typeName} must be a list of items`);
+    snapshot.items[typeName] = entries.map((entry, index) => {
+      const where = `resources.${typeName}[${index}]`;
+      if (!isPlainObject(entry)) throw new StateError(`${where} must be an object`);
+      const { $parent: parent, ...fields } = entry;
+      if (type.parent && parent === undefined)
+        throw new StateError(`${where}: $parent (a ${type.parent.type} id) is required`);
+      const id = fields[type.id.field] ?? nextCounter(snapshot, typeName);
+      const value = engine.completeItem(typeName, fields, id);
+      const problems = engine.itemProblems(typeName, value);
+      if (problems) throw new StateError(`${where}: ${problems}`);
+      return { id: String(id), parent: parent === undefined ? undefined : String(parent), value };
+    });
+  }
+  checkParents(engine, snapshot);
+  for (const [typeName, given] of Object.entries(counters)) {
+    if (!Number.isSafeInteger(given) || (given as number) < 0)
+      throw new StateError(`counters.${typeName} must be a non-negative integer`);
+    snapshot.counters[typeName] = Math.max(given as number, snapshot.counters[typeName] ?? 0);
+  }
+  for (const [typeName, list] of Object.entries(snapshot.items)) {
+    if (engine.types.get(typeName)?.id.kind === 'uuid') continue;
+    const highest = Math.max(0, ...list.map((item) => integerSuffix(item.id)));
+    snapshot.counters[typeName] = Math.max(snapshot.counters[typeName] ?? 0, highest);
+  }
+  return snapshot;
+}
+
+/** Ids left out of a seed are given in order, as creates would give them. */
+function nextCounter(snapshot: StoreSnapshot, typeName: string): number {
+  const next = (snapshot.counters[typeName] ?? 0) + 1;
+  snapshot.counters[typeName] = next;
+  return next;
+}
+
+function checkParents(engine: ResourceEngine, snapshot: StoreSnapshot): void {
+  for (const [typeName, list] of Object.entries(snapshot.items)) {
+    const parentType = engine.types.get(typeName)?.parent?.type;
+    if (!parentType) continue;
+    const parents = new Set((snapshot.items[parentType] ?? []).map((item: StoredItem) => item.id));
+    const orphan = list.findIndex((item) => item.parent === undefined || !parents.has(item.parent));
+    if (orphan >= 0)
+      throw new StateError(`resources.${typeName}[${orphan}]: $parent names no ${parentType} of the document`);
+  }
+}
+
+/** The counter an id uses: `7` and `gin-7` both count 7; a UUID counts nothing. */
+function integerSuffix(id: string): number {
+  const digits = /(?:^|-)(\d+)$/.exec(id)?.[1];
+  return digits === undefined ? 0 : Number(digits);
+}
