@@ -174,7 +174,9 @@ function readOperation(
   const pathParams = operation.parameters.filter((p) => p.in === 'path').map((p) => p.name as string);
   const pathOrder = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
   const ordered = pathOrder.filter((name) => pathParams.includes(name));
-  const isItemOp = ITEM_KINDS.includes(op) && !type.singleton;
+  // A custom operation acts on an item when the path names one beyond the parent.
+  const namesItem = op === 'custom' ? ordered.length > (type.parent ? 1 : 0) : ITEM_KINDS.includes(op);
+  const isItemOp = namesItem && !type.singleton;
   const param: string | undefined = annotation.param ?? (isItemOp ? ordered.at(-1) : undefined);
   const parentDefault = isItemOp ? ordered[ordered.indexOf(param ?? '') - 1] : ordered.at(-1);
   const parentParam: string | undefined = type.parent ? (annotation.parent_param ?? parentDefault) : undefined;

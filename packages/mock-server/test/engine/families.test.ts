@@ -1,0 +1,291 @@
+// The resource engine end to end over HTTP, family by family. call() checks every answer against the
+// spec's schema for its operation and status.
+import { describe, expect, it } from 'vitest';
+import { type Answer, type CallOptions, call, start, token } from '../helpers.js';
+
+async function session(options: Parameters<typeof start>[0] = {}) {
+  const server = await start(options);
+  const admin = await token(server);
+  const run = (operationId: string, options: CallOptions = {}) =>
+    call(server, operationId, { token: admin, ...options });
+  return { server, run };
+}
+
+const FOLDER_SEED = { version: 1, resources: { folder: [{ id: 10, name: 'Sales' }] } };
+
+describe('recipes', () => {
+  it('creates, gets, lists, updates and deletes a recipe; a later get, update or delete is a 404', async () => {
+    const { run } = await session({ seed: FOLDER_SEED });
+    const created = await run('create_recipe', {
+      body: { recipe: { name: 'Orders', code: '{"keyword":"trigger"}', config: '[]', folder_id: '10' } },
+    });
+    expect(created.body).toEqual({ success: true, id: 1 });
+    const got = await run('get_recipe', { params: { id: 1 } });
+    expect(got.body).toMatchObject({ id: 1, name: 'Orders', folder_id: 10, running: false, version_no: 1, config: [] });
+    expect(got.body.created_at).toBe(got.body.updated_at);
+    await run('create_recipe', { body: { recipe: { name: 'Invoices', code: '{}' } } });
+    const listed = await run('list_recipes', { query: { per_page: 1 } });
+    expect(listed.body.items.map((r: { name: string }) => r.name)).toEqual(['Invoices']);
+    const second = await run('list_recipes', { query: { per_page: 1, page: 2 } });
+    expect(second.body.items.map((r: { name: string }) => r.name)).toEqual(['Orders']);
+    expect((await run('list_recipes', { query: { folder_id: 10 } })).body.items).toHaveLength(1);
+
+    expect((await run('update_recipe', { params: { id: 1 }, body: { recipe: { name: 'Orders v2' } } })).body).toEqual({
+      success: true,
+    });
+    const updated = await run('get_recipe', { params: { id: 1 } });
+    expect(updated.body).toMatchObject({ name: 'Orders v2', code: '{"keyword":"trigger"}', version_no: 2 });
+    expect(updated.body.created_at).toBe(got.body.created_at);
+
+    expect((await run('delete_recipe', { params: { id: 1 } })).body).toEqual({ success: true });
+    for (const [operationId, body] of [
+      ['get_recipe', undefined],
+      ['update_recipe', { recipe: { name: 'x' } }],
+      ['delete_recipe', undefined],
+      ['start_recipe', undefined],
+    ] as const) {
+      const gone = await run(operationId, { params: { id: 1 }, body });
+      expect([operationId, gone.status, gone.body.message]).toEqual([operationId, 404, 'recipe 1 was not found']);
+    }
+    expect((await run('list_recipes')).body.items).toHaveLength(1);
+  });
+
+  it('moves running with start and stop; a running recipe refuses update and a second start with 400', async () => {
+    const { run } = await session();
+    await run('create_recipe', { body: { recipe: { name: 'Orders', code: '{}' } } });
+    expect((await run('start_recipe', { params: { id: 1 } })).body.success).toBe(true);
+    expect((await run('get_recipe', { params: { id: 1 } })).body.running).toBe(true);
+    const again = await run('start_recipe', { params: { id: 1 } });
+    expect([again.status, again.body.errors]).toEqual([400, { running: ['is true'] }]);
+    const edit = await run('update_recipe', { params: { id: 1 }, body: { recipe: { name: 'x' } } });
+    expect(edit.status).toBe(400);
+    expect((await run('list_recipes', { query: { running: 'true' } })).body.items).toHaveLength(1);
+    await run('stop_recipe', { params: { id: 1 } });
+    expect((await run('stop_recipe', { params: { id: 1 } })).status).toBe(400);
+    expect((await run('list_recipes', { query: { running: 'true' } })).body.items).toHaveLength(0);
+  });
+
+  it('keeps a version per create and change, with its own comment', async () => {
+    const { run } = await session();
+    await run('create_recipe', { body: { recipe: { name: 'Orders', code: '{}' } } });
+    await run('update_recipe', { params: { id: 1 }, body: { recipe: { code: '{"a":1}' } } });
+    const versions = await run('list_recipe_versions', { params: { recipe_id: 1 } });
+    expect(versions.body.data.map((v: { version_no: number }) => v.version_no)).toEqual([1, 2]);
+    const [, latest] = versions.body.data;
+    const commented = await run('update_recipe_version_comment', {
+      params: { recipe_id: 1, id: latest.id },
+      body: { comment: 'Adds the field' },
+    });
+    expect(commented.body).toMatchObject({ id: latest.id, comment: 'Adds the field' });
+    expect((await run('get_recipe_version', { params: { recipe_id: 1, id: latest.id } })).body.comment).toBe(
+      'Adds the field',
+    );
+    expect((await run('get_recipe_version', { params: { recipe_id: 99, id: latest.id } })).status).toBe(404);
+    await run('delete_recipe', { params: { id: 1 } });
+    expect((await run('list_recipe_versions', { params: { recipe_id: 1 } })).status).toBe(404);
+  });
+
+  it('refuses a folder that does not exist, and stores nothing', async () => {
+    const { run } = await session();
+    const refused = await run('create_recipe', { body: { recipe: { name: 'Orders', code: '{}', folder_id: '7' } } });
+    expect([refused.status, refused.body.errors]).toEqual([400, { folder_id: ['no folder 7'] }]);
+    expect((await run('list_recipes')).body.items).toEqual([]);
+  });
+
+  it('answers the spec body for malformed JSON and a body that breaks the schema', async () => {
+    const { run } = await session();
+    const malformed = await run('create_recipe', {
+      rawBody: '{"recipe":',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([malformed.status, malformed.body.errors]).toEqual([400, { body: ['is not valid JSON'] }]);
+    const invalid = await run('create_recipe', { body: { recipe: { name: '' } } });
+    expect(invalid.status).toBe(400);
+    expect(Object.keys(invalid.body.errors).sort()).toEqual(['recipe.code', 'recipe.name']);
+    const badId = await run('get_recipe', { params: { id: 'abc' } });
+    expect([badId.status, Object.keys(badId.body.errors)]).toEqual([400, ['id']]);
+  });
+});
+
+describe('folders', () => {
+  it('lists by parent and refuses to delete a folder that is not empty, unless forced', async () => {
+    const { run } = await session();
+    const parent = await run('create_folder', { body: { name: 'Sales' } });
+    expect(parent.body).toMatchObject({ id: 1, name: 'Sales', parent_id: null, is_project: false });
+    await run('create_folder', { body: { name: 'EMEA', parent_id: '1' } });
+    await run('create_recipe', { body: { recipe: { name: 'Orders', code: '{}', folder_id: '2' } } });
+    expect((await run('list_folders', { query: { parent_id: 1 } })).body.map((f: { id: number }) => f.id)).toEqual([2]);
+    const refused = await run('delete_folder', { params: { folder_id: 1 } });
+    expect([refused.status, refused.body.message]).toEqual([
+      422,
+      'folder 1 still holds 1 folder(s); send force=true to delete them too',
+    ]);
+    expect((await run('delete_folder', { params: { folder_id: 1 }, query: { force: 'true' } })).status).toBe(200);
+    expect((await run('list_folders')).body).toEqual([]);
+    expect((await run('get_recipe', { params: { id: 1 } })).status).toBe(404);
+  });
+});
+
+async function countriesTable(run: (operationId: string, options?: CallOptions) => Promise<Answer>) {
+  const table = await run('create_data_table', {
+    body: {
+      name: 'Countries',
+      folder_id: 10,
+      schema: [
+        { name: 'code', type: 'string', optional: false },
+        { name: 'population', type: 'integer', optional: true },
+        { name: 'eu', type: 'boolean', optional: true, default_value: false },
+      ],
+    },
+  });
+  expect(table.status).toBe(200);
+  return table.body.data;
+}
+
+describe('data tables and their records', () => {
+  it('creates a table whose columns get their ids, and records keyed by name or $field_id', async () => {
+    const { run } = await session({ seed: FOLDER_SEED });
+    const table = await countriesTable(run);
+    expect(table.schema[0]).toMatchObject({ name: 'code', multivalue: false, hint: null, metadata: {} });
+    expect(table.schema[0].field_id).toMatch(/^[0-9a-f-]{36}$/);
+    const [code, population, eu] = table.schema.map((c: { field_id: string }) => c.field_id);
+    const params = { data_table_id: table.id };
+    const de = await run('create_data_table_record', { params, body: { code: 'DE', [`$${population}`]: 84 } });
+    expect(de.body.data.document).toEqual([
+      { field_id: code, value: 'DE' },
+      { field_id: population, value: 84 },
+      { field_id: eu, value: false },
+    ]);
+    const wrong = await run('create_data_table_record', { params, body: { code: 'FR', population: 'many', moon: 1 } });
+    expect([wrong.status, wrong.body.errors]).toEqual([
+      400,
+      { population: ['must be a integer'], moon: ['is not a column of the table'] },
+    ]);
+    const missing = await run('create_data_table_record', { params, body: { population: 1 } });
+    expect(missing.body.errors).toEqual({ code: ['is required'] });
+    const recordParams = { ...params, record_id: de.body.data.record_id };
+    const updated = await run('update_data_table_record', { params: recordParams, body: { eu: true } });
+    expect(updated.body.data.document).toEqual([
+      { field_id: code, value: 'DE' },
+      { field_id: population, value: 84 },
+      { field_id: eu, value: true },
+    ]);
+    expect((await run('delete_data_table_record', { params: recordParams })).body).toEqual({ success: true });
+    expect((await run('delete_data_table_record', { params: recordParams })).status).toBe(404);
+    expect(
+      (await run('create_data_table_record', { params: { data_table_id: crypto.randomUUID() }, body: { code: 'X' } }))
+        .status,
+    ).toBe(404);
+  });
+
+  it('queries records with where, order, select, limit and continuation tokens', async () => {
+    const { run } = await session({ seed: FOLDER_SEED });
+    const table = await countriesTable(run);
+    const params = { data_table_id: table.id };
+    for (const [code, population, eu] of [
+      ['DE', 84, true],
+      ['fr', 68, true],
+      ['NO', 5, false],
+      ['CH', 9, false],
+    ] as const) {
+      await run('create_data_table_record', { params, body: { code, population, eu } });
+    }
+    const codes = (answer: Answer) =>
+      answer.body.data.map((r: { document: { value: unknown }[] }) => r.document[0]?.value);
+    const query = (body: object) => run('query_data_table_records', { params, body });
+    expect(codes(await query({ where: { eu: { $eq: true } }, order: 'code' }))).toEqual(['DE', 'fr']);
+    expect(codes(await query({ where: { code: { $eq: { value: 'FR', case_sensitive: false } } } }))).toEqual(['fr']);
+    expect(codes(await query({ where: { $or: [{ population: { $gte: 68 } }, { code: { $in: ['CH'] } }] } }))).toEqual([
+      'DE',
+      'fr',
+      'CH',
+    ]);
+    expect(codes(await query({ where: { population: { $lt: 10 }, code: { $starts_with: 'N' } } }))).toEqual(['NO']);
+    expect(codes(await query({ order: { by: 'population', order: 'desc' } }))).toEqual(['DE', 'fr', 'CH', 'NO']);
+    const first = await query({ order: 'population', limit: 3 });
+    expect(codes(first)).toEqual(['NO', 'CH', 'fr']);
+    const rest = await query({ order: 'population', limit: 3, continuation_token: first.body.continuation_token });
+    expect([codes(rest), rest.body.continuation_token]).toEqual([['DE'], null]);
+    const selected = await query({ select: ['population'], where: { code: { $eq: 'DE' } } });
+    expect(selected.body.data[0].document).toEqual([{ field_id: table.schema[1].field_id, value: 84 }]);
+    const unknown = await query({ where: { moon: { $eq: 1 } } });
+    expect([unknown.status, unknown.body.errors]).toEqual([400, { moon: ['is not a field of the table'] }]);
+    expect((await query({ continuation_token: 'nope' })).status).toBe(400);
+
+    expect((await run('truncate_data_table', { params })).body).toEqual({ success: true });
+    expect((await query({})).body.data).toEqual([]);
+    await run('create_data_table_record', { params, body: { code: 'DE' } });
+    await run('delete_data_table', { params });
+    expect((await query({})).status).toBe(404);
+    expect((await run('list_data_tables')).body.data).toEqual([]);
+  });
+
+  it('refuses a table in a folder that does not exist', async () => {
+    const { run } = await session();
+    const refused = await run('create_data_table', {
+      body: { name: 'T', folder_id: 3, schema: [{ name: 'a', type: 'string', optional: true }] },
+    });
+    expect([refused.status, refused.body.errors]).toEqual([400, { folder_id: ['no folder 3'] }]);
+  });
+});
+
+describe('lookup tables and their rows', () => {
+  async function countries(run: (operationId: string, options?: CallOptions) => Promise<Answer>) {
+    const table = await run('create_lookup_table', {
+      body: { lookup_table: { name: 'Countries', schema: [{ label: 'code' }, { label: 'country' }] } },
+    });
+    const params = { lookup_table_id: table.body.id };
+    for (const [code, country] of [
+      ['DE', 'Germany'],
+      ['FR', 'France'],
+      ['AT', 'Germany'],
+    ])
+      await run('create_lookup_table_row', { params, body: { data: { code, country } } });
+    return params;
+  }
+
+  it('looks a row up with by[code]=DE, lists rows by column values, and 404s when none matches', async () => {
+    const { server, run } = await session();
+    const params = await countries(run);
+    const lookup = await fetch(`${server.url}/api/lookup_tables/${params.lookup_table_id}/lookup?by[code]=DE`, {
+      headers: { authorization: `Bearer ${await token(server)}` },
+    });
+    expect(lookup.status).toBe(200);
+    expect((await lookup.json()).data).toEqual({ code: 'DE', country: 'Germany' });
+    const byQuery = (query: string) => run('find_lookup_table_row', { params, query: { [`by[${query}]`]: 'Germany' } });
+    expect((await byQuery('country')).body.id).toBe(1);
+    expect((await byQuery('code')).status).toBe(404);
+    const rows = await run('list_lookup_table_rows', { params, query: { 'by[country]': 'Germany' } });
+    expect(rows.body.map((r: { data: { code: string } }) => r.data.code)).toEqual(['DE', 'AT']);
+    expect((await run('list_lookup_table_rows', { params, query: { per_page: 2, page: 2 } })).body).toHaveLength(1);
+    const missingBy = await run('find_lookup_table_row', { params });
+    expect([missingBy.status, missingBy.body.errors]).toEqual([400, { by: ['is required'] }]);
+  });
+
+  it('updates only the columns sent, refuses unknown labels, and deletes rows with their table', async () => {
+    const { run } = await session();
+    const params = await countries(run);
+    const row = { ...params, row_id: 2 };
+    const updated = await run('update_lookup_table_row', { params: row, body: { data: { country: 'République' } } });
+    expect(updated.body.data).toEqual({ code: 'FR', country: 'République' });
+    const unknown = await run('create_lookup_table_row', { params, body: { data: { capital: 'Paris' } } });
+    expect([unknown.status, unknown.body.errors]).toEqual([400, { capital: ['is not a column of the table'] }]);
+    expect((await run('delete_lookup_table_row', { params: row })).body).toEqual({ success: true });
+    expect((await run('get_lookup_table_row', { params: row })).status).toBe(404);
+    const deleted = await run('batch_delete_lookup_tables', { body: { ids: [params.lookup_table_id, 99] } });
+    expect(deleted.body.data).toEqual({
+      deleted_ids: [params.lookup_table_id],
+      failed: [{ id: 99, message: 'lookup table 99 was not found' }],
+    });
+    expect((await run('list_lookup_table_rows', { params })).status).toBe(404);
+    expect((await run('list_lookup_tables')).body).toEqual([]);
+  });
+});
+
+describe('modes', () => {
+  it('--mode prism answers annotated operations from the examples again', async () => {
+    const { run } = await session({ mode: 'prism' });
+    const recipe = await run('get_recipe', { params: { id: 424242 } });
+    expect(recipe.status).toBe(200);
+  }, 30_000);
+});
