@@ -16,10 +16,10 @@ const MAX_COMMANDS = 16;
 interface Family {
   type: string;
   create: string;
-  get?: string;
-  list?: string;
-  update?: string;
-  delete?: string;
+  get: string | undefined;
+  list: string | undefined;
+  update: string | undefined;
+  delete: string | undefined;
   actions: string[];
 }
 
@@ -73,7 +73,11 @@ class Client {
       body: body === undefined ? undefined : JSON.stringify(body),
       contentType: 'application/json',
     });
-    assertConforms(operationId, { ...answer, headers: new Headers({ 'content-type': 'application/json' }) });
+    assertConforms(operationId, {
+      ...answer,
+      body: answer.body,
+      headers: new Headers({ 'content-type': 'application/json' }),
+    });
     return answer;
   }
 
