@@ -17,12 +17,16 @@ export class PrismBackend {
     private readonly logger: Logger,
   ) {}
 
-  /** Forwards the request (body streamed, not buffered) and streams Prism's answer back. */
-  async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * Forwards the request and streams Prism's answer back. The body is streamed, or sent as `body`
+   * when the caller has read it already (to check its JSON, which Prism would refuse in its own shape).
+   */
+  async forward(req: IncomingMessage, res: ServerResponse, body?: Buffer): Promise<void> {
     const { port } = await this.start();
+    const headers = body ? { ...req.headers, 'content-length': String(body.length) } : req.headers;
     await new Promise<void>((resolve, reject) => {
       const upstream = httpRequest(
-        { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
+        { host: '127.0.0.1', port, method: req.method, path: req.url, headers },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
@@ -32,7 +36,8 @@ export class PrismBackend {
       );
       upstream.on('error', reject);
       res.on('close', () => upstream.destroy());
-      req.pipe(upstream);
+      if (body) upstream.end(body);
+      else req.pipe(upstream);
     });
   }
 

@@ -6,7 +6,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { abandonBody, bodyOf } from './body.js';
-import { ANSWERED_LATER, type EmulatorState, type Limits, type Outcome, type RouteHandler } from './context.js';
+import {
+  ANSWERED_LATER,
+  type EmulatorState,
+  isJsonContentType,
+  type Limits,
+  type Outcome,
+  type RouteHandler,
+} from './context.js';
 import { Credentials } from './credentials.js';
 import { findDocsDir, serveDocs } from './docs.js';
 import { createResourceEngine, type ResourceEngine } from './engine/engine.js';
@@ -224,7 +231,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       const fault = state.faults.takeFault(operation.operationId);
       if (fault) throw faultError(operation, fault, limits);
       if (!handler && servedByEngine(operation.operationId)) return fromEngine(engine, req, match, query);
-      if (!handler) return prism.forward(req, res).then(() => undefined);
+      if (!handler) return toPrism(prism, req, res, operation);
       const params = (target.params ??= validateParams(state, operation, match.params, query));
       if (key && handler.scope) checkRights(key, handler.scope, operation, params);
       return handler.handle({ req, res, operation, params, key, complete });
@@ -286,6 +293,30 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       clearTimeout(force);
     },
   };
+}
+
+/**
+ * Prism's answer. A JSON body is read and parsed first: Prism answers malformed JSON in a shape of its
+ * own, not the spec's ManagementError.
+ */
+async function toPrism(
+  prism: PrismBackend,
+  req: IncomingMessage,
+  res: ServerResponse,
+  operation: Operation,
+): Promise<undefined> {
+  if (!operation.requestBody || !isJsonContentType(req.headers['content-type'])) {
+    await prism.forward(req, res);
+    return undefined;
+  }
+  const body = await bodyOf(req, ENGINE_BODY_LIMIT, 'request body');
+  try {
+    if (body.length > 0) JSON.parse(body.toString('utf8'));
+  } catch (error) {
+    throw new ApiError(400, 'INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`);
+  }
+  await prism.forward(req, res, body);
+  return undefined;
 }
 
 /** The resource engine's answer to a management operation, its JSON body read first when it takes one. */

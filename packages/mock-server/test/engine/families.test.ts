@@ -283,9 +283,19 @@ describe('lookup tables and their rows', () => {
 });
 
 describe('modes', () => {
-  it('--mode prism answers annotated operations from the examples again', async () => {
+  it('--mode prism answers annotated operations from the examples, the spec body for malformed JSON, and by[code]=DE', async () => {
     const { run } = await session({ mode: 'prism' });
     const recipe = await run('get_recipe', { params: { id: 424242 } });
     expect(recipe.status).toBe(200);
+    const malformed = await run('create_genie', {
+      rawBody: '{"name":',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([malformed.status, malformed.body.message]).toEqual([
+      400,
+      expect.stringMatching(/^The body is not valid JSON/),
+    ]);
+    const lookup = await run('find_lookup_table_row', { params: { lookup_table_id: 1 }, query: { 'by[code]': 'DE' } });
+    expect([lookup.status, lookup.body.data.code]).toEqual([200, 'DE']);
   }, 30_000);
 });
