@@ -31,6 +31,8 @@ describe('platform-api-mock CLI', () => {
       '--rate-limit',
       '--token-ttl',
       '--log-level',
+      '--mode',
+      '--seed',
     ]) {
       expect(cli.output()).toContain(flag);
     }
