@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { drain, longPollWake } from './lib/consume.mjs';
 import { cpuMicros } from './lib/cpu.mjs';
 import { describeMachine } from './lib/machine.mjs';
+import { roundTrips } from './lib/management.mjs';
 import { batchPublishPath, batchText, PAYLOAD_TEXT, publishPath } from './lib/payload.mjs';
 import { freePort, startChild, startProbed, stopAllChildren, stopChild } from './lib/processes.mjs';
 import { evaluateTargets, renderMarkdown, replaceGenerated } from './lib/report.mjs';
@@ -28,6 +29,7 @@ const CONSUME_BATCH = 50;
 const WRK_CONNECTIONS = 10;
 /** Publish rounds, alternating emulator and bare node:http on fresh servers: the machine's speed drifts. */
 const PUBLISH_ROUNDS = 3;
+const MANAGEMENT_SECONDS = 5;
 
 function requireTools() {
   for (const tool of ['wrk', 'hyperfine']) {
@@ -129,6 +131,33 @@ async function prismMeasure(files) {
   }
 }
 
+/** Create-then-get round trips of recipes: the resource engine, then Prism mocking the management spec. */
+async function managementMeasures() {
+  const { child, info } = await startChild(process.execPath, [at('bench/servers/emulator.mjs')]);
+  let engine;
+  try {
+    log(`management round trips, resource engine ${info.url}`);
+    engine = await roundTrips({ url: info.url, token: info.token, seconds: MANAGEMENT_SECONDS });
+  } finally {
+    await stopChild(child);
+  }
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const probe = async () => (await fetch(`${url}/api/recipes/1`, { headers: { authorization: 'Bearer x' } })).ok;
+  const prismChild = await startProbed(
+    at('node_modules/.bin/prism'),
+    ['mock', '-h', '127.0.0.1', '-p', String(port), '-v', 'error', at('spec/dist/management.yaml')],
+    probe,
+  );
+  try {
+    log(`management round trips, Prism ${url}`);
+    const prism = await roundTrips({ url, token: 'prism-accepts-any-bearer', seconds: MANAGEMENT_SECONDS });
+    return { engine, prism, engineToPrism: engine.roundTripsPerSecond / prism.roundTripsPerSecond };
+  } finally {
+    await stopChild(prismChild);
+  }
+}
+
 async function consumeAndMemory(dir) {
   const offsetsFile = join(dir, 'offsets.txt');
   log(`storing ${DRAIN_MESSAGES} messages in a fresh emulator`);
@@ -177,6 +206,7 @@ async function main() {
     const { emulator: publish, bare } = await publishRounds(files);
     const emulator = await emulatorMeasures(files);
     const prism = await prismMeasure(files);
+    const management = await managementMeasures();
     const { memory, consume } = await consumeAndMemory(dir);
     log('start-up');
     const startup = await startupTimes({ cli: at('packages/mock-server/dist/cli.js') });
@@ -208,6 +238,7 @@ async function main() {
       },
       consume,
       longPoll: emulator.longPoll,
+      management,
       memory,
       startup,
       codegen,

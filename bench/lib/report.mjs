@@ -35,7 +35,13 @@ export function evaluateTargets(r) {
       met: r.memory.rssBytes <= 400 * MB,
     },
     {
-      measure: 'start-up to first answered request (median)',
+      measure: 'management create+get round trips, resource engine / Prism',
+      figure: `${round(r.management.engineToPrism, 1)}x (${thousands(r.management.engine.roundTripsPerSecond)} / ${thousands(r.management.prism.roundTripsPerSecond)} per s)`,
+      target: '>= 20x',
+      met: r.management.engineToPrism >= 20,
+    },
+    {
+      measure: 'start-up to first answered request, resource engine loaded (median)',
       figure: `${round(r.startup.medianMs)} ms`,
       target: '< 300 ms',
       met: r.startup.medianMs < 300,
@@ -92,6 +98,10 @@ export function renderMarkdown(r) {
     line([
       `memory, ${thousands(r.memory.messages)} messages of ${r.payloadBytes} B`,
       `RSS ${round(r.memory.rssBytes / MB)} MB (${round(r.memory.rssBeforePrefillBytes / MB)} MB before storing), array buffers ${round(r.memory.arrayBuffersBytes / MB)} MB, JS heap ${round(r.memory.heapUsedBytes / MB)} MB`,
+    ]),
+    line([
+      `management round trips (create_recipe, then get_recipe), ${r.management.engine.concurrency} clients, ${r.management.engine.seconds} s`,
+      `resource engine ${thousands(r.management.engine.roundTripsPerSecond)}/s (p50 ${round(r.management.engine.p50Ms, 2)} ms, p99 ${round(r.management.engine.p99Ms, 2)} ms); Prism ${thousands(r.management.prism.roundTripsPerSecond)}/s (p50 ${round(r.management.prism.p50Ms, 2)} ms, p99 ${round(r.management.prism.p99Ms, 2)} ms)`,
     ]),
     line([
       `start-up, ${r.startup.runs} runs`,

@@ -16,7 +16,7 @@ export async function wrkPost({ url, path, bodyFile, token = '', connections = 1
   return parseWrk(stdout);
 }
 
-function parseWrk(output) {
+export function parseWrk(output) {
   const requestsPerSecond = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
   const requests = Number(/(\d+) requests in/.exec(output)?.[1]);
   if (!Number.isFinite(requestsPerSecond) || !Number.isFinite(requests))

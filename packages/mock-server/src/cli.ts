@@ -2,7 +2,7 @@
 // platform-api-mock: starts the emulator on one port and prints how to use it.
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { parseState } from './engine/state.js';
+import { parseState, StateError } from './engine/state.js';
 import { type LogLevel, type MockServer, startMockServer } from './server.js';
 
 const LOG_LEVELS: LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
@@ -15,9 +15,9 @@ function positiveInteger(value: string): number {
   return number;
 }
 
-function seedFile(path: string): unknown {
+function seedFile(path: string): { path: string; text: string } {
   try {
-    return parseState(readFileSync(path, 'utf8'));
+    return { path, text: readFileSync(path, 'utf8') };
   } catch (error) {
     throw new InvalidArgumentError(`Cannot read ${path}: ${(error as Error).message}`);
   }
@@ -65,11 +65,12 @@ const flags = program.opts<{
   tokenTtl: number;
   logLevel: LogLevel;
   mode: 'engine' | 'prism';
-  seed?: unknown;
+  seed?: { path: string; text: string };
 }>();
 
 let server: MockServer;
 try {
+  const seed = flags.seed && (await parseState(flags.seed.text));
   server = await startMockServer({
     host: flags.host,
     port: flags.port,
@@ -78,7 +79,7 @@ try {
     tokenTtlSeconds: flags.tokenTtl,
     logLevel: flags.logLevel,
     mode: flags.mode,
-    seed: flags.seed,
+    seed,
     limits: {
       maxBatchSize: flags.maxBatchSize,
       maxMessageBytes: flags.maxMessageBytes,
@@ -90,7 +91,8 @@ try {
   const code = (error as NodeJS.ErrnoException).code;
   const reason =
     code === 'EADDRINUSE' ? `port ${flags.port} is already in use (try --port 0)` : (error as Error).message;
-  console.error(`platform-api-mock: cannot start: ${reason}`);
+  const seedPrefix = error instanceof StateError && flags.seed ? `--seed ${flags.seed.path}: ` : '';
+  console.error(`platform-api-mock: cannot start: ${seedPrefix}${reason}`);
   process.exit(1);
 }
 

@@ -116,6 +116,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   assertErrorCodesDocumented(specs);
   const limits = resolveLimits(specs, options.limits ?? {});
   const bodyAjv = createAjv(specs);
+  const paramsAjv = createAjv(specs, { coerceTypes: true });
   const store = options.store ?? new MemoryStore(clock);
   const operations = new Map(specs.operations.map((op) => [op.operationId, op]));
   const state: EmulatorState = {
@@ -125,7 +126,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     topics: new Topics(store, bodyAjv, clock),
     credentials: new Credentials(clock, positiveInteger('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600)),
     faults: new Faults((operationId, fault) => faultProblem(operations.get(operationId), fault)),
-    validators: new RequestValidators(createAjv(specs, { coerceTypes: true }), bodyAjv, (operationId, schema) =>
+    validators: new RequestValidators(paramsAjv, bodyAjv, (operationId, schema) =>
       operationId === 'publish_messages_batch' ? withBatchLimit(specs, schema, limits.maxBatchMessages) : schema,
     ),
     rateLimiter: new RateLimiter(limits.rateLimitPerMinute, clock),
@@ -141,7 +142,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const router = new Router(specs.operations);
   const prism = new PrismBackend(specFilePath('management'), logger);
   const docsDir = findDocsDir(options.docsDir);
-  const engine = createResourceEngine(specs, { clock, random: options.random });
+  const engine = createResourceEngine(specs, {
+    clock,
+    random: options.random,
+    ajv: { params: paramsAjv, body: bodyAjv },
+  });
   const servedByEngine = (operationId: string) => options.mode !== 'prism' && engine.handles(operationId);
   // The hand-written state (topics, API clients and keys) joins the document as sections of its own.
   const emulatorState = new WorkspaceState([resourceSection(engine)]);

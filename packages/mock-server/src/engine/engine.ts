@@ -1,7 +1,7 @@
 // The resource engine: serves every management operation the spec annotates with `x-resource`
 // (spec/management/EXTENSIONS.md) from its own store, with generic code for list, find, create, get,
 // update, delete and actions, and the few hand-written handlers the vocabulary names.
-import type { ValidateFunction } from 'ajv/dist/2020.js';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { deref, type JsonObject, type Specs } from '../spec.js';
 import { isoTime } from '../time.js';
 import { createAjv, RequestValidators, violations } from '../validation.js';
@@ -27,6 +27,11 @@ export interface EngineOptions {
   random?: () => number;
   /** Default a new MemoryResourceStore. */
   store?: ResourceStore;
+  /**
+   * The ajv instances (createAjv's) to compile parameter validators (coercing) and body and item
+   * validators with; a server shares its own, which saves their set-up at start. Default new ones.
+   */
+  ajv?: { params: Ajv2020; body: Ajv2020 };
 }
 
 export interface EngineAnswer {
@@ -87,7 +92,7 @@ class Engine implements ResourceEngine {
   private readonly children = new Map<string, ResourceType[]>();
   private readonly referrers = new Map<string, Referrer[]>();
   private readonly validators: RequestValidators;
-  private readonly itemAjv;
+  private readonly itemAjv: Ajv2020;
   private readonly itemValidators = new Map<string, ValidateFunction>();
   private readonly clock: () => number;
   private readonly random: () => number;
@@ -109,8 +114,11 @@ class Engine implements ResourceEngine {
         this.referrers.set(ref.type, [...list, { type, field: ref.field, onDelete: ref.onDelete }]);
       }
     }
-    this.itemAjv = createAjv(specs);
-    this.validators = new RequestValidators(createAjv(specs, { coerceTypes: true }), this.itemAjv);
+    this.itemAjv = options.ajv?.body ?? createAjv(specs);
+    this.validators = new RequestValidators(
+      options.ajv?.params ?? createAjv(specs, { coerceTypes: true }),
+      this.itemAjv,
+    );
   }
 
   get operationIds(): string[] {

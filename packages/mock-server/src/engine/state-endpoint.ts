@@ -27,13 +27,13 @@ export async function stateEndpoint(
     }
     if (req.method === 'GET') {
       const yaml = query.get('format') === 'yaml' || /yaml/.test(req.headers.accept ?? '');
-      const text = stringifyState(await state.export(), yaml ? 'yaml' : 'json');
+      const text = await stringifyState(await state.export(), yaml ? 'yaml' : 'json');
       res.writeHead(200, { 'content-type': yaml ? 'application/yaml' : 'application/json' });
       res.end(text);
       return;
     }
     if (req.method !== 'PUT') return answer(res, 405, 'Use GET to export the state or PUT to replace it');
-    await state.load(parseState((await bodyOf(req, STATE_BODY_LIMIT, 'state document')).toString('utf8')));
+    await state.load(await parseState((await bodyOf(req, STATE_BODY_LIMIT, 'state document')).toString('utf8')));
     answer(res, 204);
   } catch (error) {
     if (error instanceof SizeLimitError) return answer(res, 413, `${error.message}: ${error.detail}`);

@@ -8,7 +8,6 @@
 // Each part of the emulator that keeps state contributes a section (its top-level keys). The resource
 // engine's section is below; the hand-written state (topics, API clients and keys) joins by adding
 // sections of its own to the server's WorkspaceState.
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { JsonObject } from '../spec.js';
 import type { ResourceEngine } from './engine.js';
 import type { Awaitable, StoredItem, StoreSnapshot } from './store.js';
@@ -63,17 +62,23 @@ export class WorkspaceState {
   }
 }
 
+// The YAML parser is imported when a document is read or written (it costs more at start-up than the
+// resource engine itself).
+
 /** A state document from JSON or YAML text (JSON is YAML, so one parser reads both). */
-export function parseState(text: string): unknown {
+export async function parseState(text: string): Promise<unknown> {
+  const { parse } = await import('yaml');
   try {
-    return parseYaml(text);
+    return parse(text);
   } catch (error) {
     throw new StateError(`The state document is neither JSON nor YAML: ${(error as Error).message}`);
   }
 }
 
-export function stringifyState(document: StateDocument, format: 'json' | 'yaml'): string {
-  return format === 'yaml' ? stringifyYaml(document) : `${JSON.stringify(document, null, 2)}\n`;
+export async function stringifyState(document: StateDocument, format: 'json' | 'yaml'): Promise<string> {
+  if (format === 'json') return `${JSON.stringify(document, null, 2)}\n`;
+  const { stringify } = await import('yaml');
+  return stringify(document);
 }
 
 /** The resource engine's section: `resources` and `counters`. */
