@@ -92,7 +92,7 @@ export function consume<T = Payload>(
     return data;
   }
 
-  /** One batch, or undefined once aborted; an expired checkpoint is handled by the policy. */
+  /** One batch and the offset it was read from; an expired checkpoint is handled by the policy. */
   async function readBatch(offset: Offset): Promise<{ batch: Awaited<ReturnType<typeof request>>; offset: Offset }> {
     try {
       return { batch: await request(offset), offset };
