@@ -23,7 +23,7 @@ import {
   type WithResponse,
   withResponse,
 } from './options.js';
-import { jsonBytes, type PublishBatchOptions, publishBatch } from './publish-batch.js';
+import { type PublishBatchOptions, publishBatch, serialized } from './publish-batch.js';
 import { retryPolicy } from './retry.js';
 import { type MessageHandler, type SubscribeOptions, type Subscription, subscribe } from './subscribe.js';
 import { type TopicHandle, type TopicOptions, topicHandle } from './topic.js';
@@ -108,10 +108,11 @@ export function createEventStreamsClient(options: EventStreamsClientOptions): Ev
     publish(topicId, payload, requestOptions) {
       return withResponse(
         (async () => {
-          jsonBytes(payload, context.limits.maxMessageBytes);
+          const { json } = serialized(payload, context.limits.maxMessageBytes);
           const { data, error, response } = await client.POST(PUBLISH_PATH, {
             params: { path: { topic_id: topicId } },
             body: payload,
+            bodySerializer: () => json,
             ...requestInit(requestOptions),
           });
           if (!data) throw eventStreamsError(PUBLISH_PATH, response, error, retry.now);

@@ -18,11 +18,15 @@ export interface PublishBatchOptions extends RequestOptions {
 
 const encoder = new TextEncoder();
 
-/** Bytes of the JSON of `payload` as sent; throws PayloadTooLargeError above the platform's message limit. */
-export function jsonBytes(payload: unknown, maxMessageBytes: number, position?: number): number {
-  const size = encoder.encode(JSON.stringify(payload)).byteLength;
-  if (size > maxMessageBytes) throw new PayloadTooLargeError(size, maxMessageBytes, position);
-  return size;
+/**
+ * The JSON of `payload` as it is sent, and its size in bytes; throws PayloadTooLargeError above the
+ * platform's message limit. The request bodies are made of these strings: each payload is serialized once.
+ */
+export function serialized(payload: unknown, maxMessageBytes: number, position?: number) {
+  const json = JSON.stringify(payload);
+  const bytes = encoder.encode(json).byteLength;
+  if (bytes > maxMessageBytes) throw new PayloadTooLargeError(bytes, maxMessageBytes, position);
+  return { json, bytes };
 }
 
 function positiveInteger(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -75,7 +79,7 @@ export async function publishBatch(
   );
   const maxBytes = positiveInteger('maxBatchBytes', options.maxBatchBytes ?? limits.maxMessageBytes);
   const { maxAttempts = retry.maxAttempts, signal, onSend } = options;
-  const sizes = payloads.map((payload, position) => jsonBytes(payload, limits.maxMessageBytes, position));
+  const messages = payloads.map((payload, position) => serialized(payload, limits.maxMessageBytes, position));
   const messageIds: (string | undefined)[] = new Array(payloads.length).fill(undefined);
   const reasons = new Map<number, string>();
 
@@ -95,6 +99,8 @@ export async function publishBatch(
     const { data, error, response } = await client.POST(BATCH_PUBLISH_PATH, {
       params: { path: { topic_id: topicId } },
       body: { payloads: positions.map((position) => payloads[position] as Payload) },
+      // The same bytes, from the JSON made for the size check.
+      bodySerializer: () => `{"payloads":[${positions.map((position) => messages[position]?.json).join(',')}]}`,
       ...requestInit(options),
     });
     responses.push(response);
@@ -116,6 +122,7 @@ export async function publishBatch(
   }
 
   try {
+    const sizes = messages.map((message) => message.bytes);
     for (const batch of splitBatches(sizes, maxMessages, maxBytes)) {
       let pending = batch;
       for (let attempt = 1; pending.length > 0; attempt++) {
