@@ -9,9 +9,12 @@ import {
   clientCredentials,
   createEventStreamsClient,
   createManagementClient,
+  type EventStreamsClient,
   type EventStreamsDataCenter,
   eventStreamsServers,
   type LogEvent,
+  type ManagementDataCenter,
+  managementServers,
   type Payload,
   PayloadTooLargeError,
   PublishBatchError,
@@ -65,7 +68,7 @@ function withConnection(command: Command): Command {
     .option('--url <url>', 'base URL of the APIs, e.g. the emulator http://127.0.0.1:4010 (env PLATFORM_API_URL)')
     .option(
       '--data-center <name>',
-      `data center instead of --url: ${Object.keys(eventStreamsServers).join(', ')} (env PLATFORM_API_DATA_CENTER)`,
+      `data center instead of --url: ${Object.keys(managementServers).join(', ')} (env PLATFORM_API_DATA_CENTER)`,
     )
     .option('--auth-url <url>', 'base URL of the token endpoint, {auth_url}; default --url (env PLATFORM_API_AUTH_URL)')
     .option('--client-id <id>', 'client ID of the API key (env PLATFORM_API_CLIENT_ID)')
@@ -85,11 +88,14 @@ function connection(flags: ConnectionFlags, io: CliIo) {
       'Where is the platform? Give --url or --data-center (or PLATFORM_API_URL / PLATFORM_API_DATA_CENTER).',
     );
   }
-  if (!url && !(dataCenter && dataCenter in eventStreamsServers)) {
+  /** The location of an API by its servers: --url, or a data center it is served in. */
+  const locate = <DataCenter extends string>(servers: Record<DataCenter, string>, api: string) => {
+    if (url) return { baseUrl: url };
+    if (dataCenter && dataCenter in servers) return { dataCenter: dataCenter as DataCenter };
     throw new UsageError(
-      `Unknown data center "${dataCenter}"; use one of ${Object.keys(eventStreamsServers).join(', ')}.`,
+      `The ${api} API has no data center "${dataCenter}"; use one of ${Object.keys(servers).join(', ')}.`,
     );
-  }
+  };
   const clientId = flags.clientId ?? env.PLATFORM_API_CLIENT_ID;
   const clientSecret = flags.clientSecret ?? env.PLATFORM_API_CLIENT_SECRET;
   const authUrl = flags.authUrl ?? env.PLATFORM_API_AUTH_URL ?? url;
@@ -107,7 +113,6 @@ function connection(flags: ConnectionFlags, io: CliIo) {
       'Give credentials: --client-id and --client-secret (or PLATFORM_API_CLIENT_ID / PLATFORM_API_CLIENT_SECRET), or --token (PLATFORM_API_TOKEN).',
     );
   }
-  const location = url ? { baseUrl: url } : { dataCenter: dataCenter as EventStreamsDataCenter };
   const common = {
     auth,
     ...(flags.timeout !== undefined && { timeoutMs: flags.timeout }),
@@ -115,8 +120,14 @@ function connection(flags: ConnectionFlags, io: CliIo) {
   };
   return {
     tokens,
-    events: () => createEventStreamsClient({ ...location, ...common }),
-    management: () => createManagementClient({ ...location, ...common, throwOnError: true }),
+    events: () =>
+      createEventStreamsClient({ ...locate<EventStreamsDataCenter>(eventStreamsServers, 'event-streams'), ...common }),
+    management: () =>
+      createManagementClient({
+        ...locate<ManagementDataCenter>(managementServers, 'management'),
+        ...common,
+        throwOnError: true,
+      }),
   };
 }
 
@@ -150,7 +161,7 @@ function parseMessage(text: string, where: string): Payload {
 }
 
 async function publishLines(
-  events: ReturnType<ReturnType<typeof connection>['events']>,
+  events: EventStreamsClient,
   topicId: number,
   text: string,
   io: CliIo,
@@ -176,9 +187,8 @@ async function publishLines(
     });
   } catch (error) {
     if (error instanceof PayloadTooLargeError && error.position !== undefined) {
-      throw new UsageError(
-        `Line ${lines[error.position]}: ${error.message.replace(/^Message \d+ is/, 'the message is')}`,
-      );
+      const { position, size, maxSize } = error;
+      throw new UsageError(`Line ${lines[position]} is ${size} bytes of JSON; the platform accepts at most ${maxSize}`);
     }
     if (!(error instanceof PublishBatchError)) throw error;
     messageIds = error.messageIds;
