@@ -1,0 +1,69 @@
+// Type tests of the management client: the paginate iterator and throwOnError.
+import { describe, expectTypeOf, it } from 'vitest';
+import {
+  createManagementClient,
+  type ManagementApi,
+  type ManagementClient,
+  type PageItem,
+  type ThrowingManagementClient,
+} from '../src/index.js';
+
+type Schemas = ManagementApi.components['schemas'];
+const management = createManagementClient({ baseUrl: 'http://127.0.0.1:4010', auth: { token: 't' } });
+const throwing = createManagementClient({ baseUrl: 'http://127.0.0.1:4010', auth: { token: 't' }, throwOnError: true });
+
+describe('paginate', () => {
+  it('yields the item type of each list operation, from the generated paths', async () => {
+    for await (const topic of management.paginate('/api/event_streams/topics')) {
+      expectTypeOf(topic).toEqualTypeOf<Schemas['Topic']>();
+    }
+    for await (const key of management.paginate('/api/v2/api_clients/{api_client_id}/api_keys', {
+      params: { path: { api_client_id: 1 } },
+    })) {
+      expectTypeOf(key).toEqualTypeOf<Schemas['ApiKey']>();
+    }
+    expectTypeOf<PageItem<'/api/v2/api_clients'>>().toEqualTypeOf<Schemas['ApiClient']>();
+    // A list answered with a bare array:
+    expectTypeOf<PageItem<'/api/folders'>>().toEqualTypeOf<Schemas['GenericObject']>();
+    // A list whose answer the spec does not describe:
+    expectTypeOf<PageItem<'/api/recipes'>>().toBeUnknown();
+  });
+
+  it("takes the operation's parameters, but not the page ones", () => {
+    void management.paginate('/api/recipes', { params: { query: { folder_id: 4, running: true } }, pageSize: 20 });
+    // @ts-expect-error paginate sets the page number itself
+    void management.paginate('/api/recipes', { params: { query: { page: 2 } } });
+    // @ts-expect-error nor the page size: use pageSize
+    void management.paginate('/api/event_streams/topics', { params: { query: { per_page: 5 } } });
+    // @ts-expect-error the path parameter is required
+    void management.paginate('/api/v2/api_clients/{api_client_id}/api_keys');
+    const path = { api_client_id: 'x' };
+    // @ts-expect-error api_client_id is an integer
+    void management.paginate('/api/v2/api_clients/{api_client_id}/api_keys', { params: { path } });
+    // @ts-expect-error not a list operation
+    void management.paginate('/api/event_streams/topics/{topic_id}', { params: { path: { topic_id: 1 } } });
+  });
+});
+
+describe('throwOnError', () => {
+  it('picks the client type from the option', () => {
+    expectTypeOf(management).toEqualTypeOf<ManagementClient>();
+    expectTypeOf(throwing).toEqualTypeOf<ThrowingManagementClient>();
+  });
+
+  it('answers data without an error member', async () => {
+    const { data, response } = await throwing.GET('/api/event_streams/topics/{topic_id}', {
+      params: { path: { topic_id: 1 } },
+    });
+    expectTypeOf(data).toEqualTypeOf<Schemas['Topic']>();
+    expectTypeOf(response).toEqualTypeOf<Response>();
+    const { data: maybe } = await management.GET('/api/event_streams/topics/{topic_id}', {
+      params: { path: { topic_id: 1 } },
+    });
+    expectTypeOf(maybe).toEqualTypeOf<Schemas['Topic'] | undefined>();
+    // @ts-expect-error the path parameter is still required
+    void throwing.GET('/api/event_streams/topics/{topic_id}');
+    // @ts-expect-error the body is still checked
+    void throwing.POST('/api/event_streams/topics', { body: { name: 'orders' } });
+  });
+});
