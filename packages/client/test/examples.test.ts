@@ -106,7 +106,7 @@ describe('examples', () => {
     const { data: apiClient } = await platform.management.POST('/api/v2/api_clients', { body: { name: 'billing' } });
     for (const name of ['ci', 'backfill', 'old']) {
       await platform.management.POST('/api/v2/api_clients/{api_client_id}/api_keys', {
-        params: { path: { api_client_id: apiClient?.id ?? 0 } },
+        params: { path: { api_client_id: apiClient?.data.id ?? 0 } },
         body: { name },
       });
     }

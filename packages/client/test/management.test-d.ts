@@ -24,9 +24,11 @@ describe('paginate', () => {
     }
     expectTypeOf<PageItem<'/api/v2/api_clients'>>().toEqualTypeOf<Schemas['ApiClient']>();
     // A list answered with a bare array:
-    expectTypeOf<PageItem<'/api/folders'>>().toEqualTypeOf<Schemas['GenericObject']>();
-    // A list whose answer the spec does not describe:
-    expectTypeOf<PageItem<'/api/recipes'>>().toBeUnknown();
+    expectTypeOf<PageItem<'/api/folders'>>().toEqualTypeOf<Schemas['Folder']>();
+    // A list answered in `{items}`:
+    expectTypeOf<PageItem<'/api/recipes'>>().toEqualTypeOf<Schemas['Recipe']>();
+    // A list whose items are nested deeper than the generator looks (`{data: {tags}}`):
+    expectTypeOf<PageItem<'/api/tags'>>().toBeUnknown();
   });
 
   it("takes the operation's parameters, but not the page ones", () => {

@@ -49,7 +49,7 @@ describe('paginate against the emulator', () => {
   it('reads the API keys of an API client (a path parameter) and stops after a short page', async () => {
     platform = await startPlatform();
     const { data: apiClient } = await platform.management.POST('/api/v2/api_clients', { body: { name: 'billing' } });
-    const api_client_id = apiClient?.id ?? 0;
+    const api_client_id = apiClient?.data.id ?? 0;
     for (const name of ['a', 'b', 'c', 'd']) {
       await platform.management.POST('/api/v2/api_clients/{api_client_id}/api_keys', {
         params: { path: { api_client_id } },
@@ -102,7 +102,11 @@ describe('paginate by the generated table', () => {
   it('follows the page[number] / page[size] style and a `total` count', async () => {
     const management = await listing((query) => ({
       status: 200,
-      json: { data: slice(query, 5, 'page[number]', 'page[size]'), total: 5, page: {} },
+      json: {
+        data: slice(query, 5, 'page[number]', 'page[size]').map(({ id }) => ({ id: String(id) })),
+        total: 5,
+        page: {},
+      },
     }));
     const grants = paginator(management, () => new Error('unexpected'), {
       '/api/projects/{id}/project_grants': {
@@ -114,7 +118,7 @@ describe('paginate by the generated table', () => {
         total: 'total',
       },
     })('/api/projects/{id}/project_grants', { params: { path: { id: 7 } } });
-    expect((await all(grants)).map((g) => (g as { id: number }).id)).toEqual([1, 2, 3, 4, 5]);
+    expect((await all(grants)).map((g) => g.id)).toEqual(['1', '2', '3', '4', '5']);
     expect(queries()).toEqual([
       { 'page[number]': '1', 'page[size]': '2' },
       { 'page[number]': '2', 'page[size]': '2' },
