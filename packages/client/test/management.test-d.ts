@@ -69,3 +69,23 @@ describe('throwOnError', () => {
     void throwing.POST('/api/event_streams/topics', { body: { name: 'orders' } });
   });
 });
+
+describe('payload types of management 2.0.0', () => {
+  it("types a recipe: running is a boolean, and the recipe's id a number, not a string", async () => {
+    const { data } = await throwing.GET('/api/recipes/{id}', { params: { path: { id: 7821 } } });
+    expectTypeOf(data.running).toEqualTypeOf<boolean>();
+    expectTypeOf(data.folder_id).toEqualTypeOf<number>();
+    // @ts-expect-error a recipe id is a number
+    await management.GET('/api/recipes/{id}', { params: { path: { id: '7821' } } });
+  });
+
+  it('types a data table record query and a lookup by column', async () => {
+    const { data } = await throwing.POST('/api/v1/tables/{data_table_id}/query', {
+      params: { path: { data_table_id: '0e8d7a52-5b0c-4a43-9a3e-2f5cbb2f6c11' } },
+      body: {},
+    });
+    expectTypeOf(data.data).toEqualTypeOf<Schemas['DataTableRecord'][]>();
+    // @ts-expect-error create_recipe's body is wrapped in `recipe`
+    await management.POST('/api/recipes', { body: { name: 'Sync' } });
+  });
+});
