@@ -1,9 +1,17 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const source = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+
 export default defineConfig({
   // The examples import the package by name; run them against the sources.
-  resolve: { alias: { '@platform-api/client': fileURLToPath(new URL('./src/index.ts', import.meta.url)) } },
+  resolve: {
+    alias: [
+      { find: /^@platform-api\/client$/, replacement: source('index.ts') },
+      { find: /^@platform-api\/client\/node$/, replacement: source('node.ts') },
+      { find: /^@platform-api\/client\/typegen$/, replacement: source('typegen.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Type tests: every `@ts-expect-error` in test/*.test-d.ts must meet a compile error.

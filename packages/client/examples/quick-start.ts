@@ -32,13 +32,16 @@ const more = await events.publishBatch(
 );
 console.log(`published ${first} and ${more.length} more`);
 
-// Read the topic from the oldest message to its end; keep the checkpoint to resume later.
+// Read the topic from the oldest message to its end. Delivery is at least once: a message counts as
+// processed when the loop asks for the next one, so the checkpoint never passes a message whose
+// loop body threw or was left with `break`.
 const stream = events.consume(topic.id, { stopAtEnd: true, timeoutSecs: 0 });
-let count = 0;
+const processed: string[] = [];
 for await (const message of stream) {
-  count += 1;
-  if (count === 100) break; // e.g. the process stops here
+  if (processed.length === 100) break; // e.g. the process stops here, before processing this message
+  processed.push(message.message_id);
 }
-const resumed = events.consume(topic.id, { afterMessageId: stream.lastMessageId, stopAtEnd: true, timeoutSecs: 0 });
-for await (const message of resumed) count += 1;
-console.log(`consumed ${count} messages, last ${resumed.lastMessageId}`);
+// Resume after the checkpoint: the message left unprocessed comes first.
+const resumed = events.consume(topic.id, { checkpoint: stream.checkpoint, stopAtEnd: true, timeoutSecs: 0 });
+for await (const message of resumed) processed.push(message.message_id);
+console.log(`consumed ${processed.length} messages, last ${resumed.lastMessageId}`);

@@ -1,5 +1,5 @@
-// Writes src/generated/servers.ts and src/generated/limits.ts from the bundled specs, so the
-// data-center hosts and the event-streams limits have one source: spec/dist.
+// Writes src/generated/servers.ts, limits.ts and error-codes.ts from the bundled specs, so the
+// data-center hosts, the event-streams limits and its error codes have one source: spec/dist.
 // Usage: node scripts/generate-constants.mjs (run by `npm run generate`).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
@@ -65,4 +65,22 @@ writeFileSync(
       'The `x-platform-limits` of event-streams.yaml.',
       eventStreams.info['x-platform-limits'],
     ),
+);
+
+// `x-error-codes` maps each code to a description ending with its status: "... (400)".
+function errorCodeMembers(bundle) {
+  return Object.entries(bundle.info['x-error-codes']).map(([code, description]) => {
+    const match = /^(.*)\s\((\d{3})\)$/s.exec(description);
+    if (!match) throw new Error(`x-error-codes.${code} does not end with its status, e.g. "(400)": ${description}`);
+    return `  /** ${match[1].replaceAll('*/', '*\\/')} */\n  ${code}: ${match[2]};\n`;
+  });
+}
+
+writeFileSync(
+  new URL('error-codes.ts', outDir),
+  `${header}
+/** The \`x-error-codes\` of event-streams.yaml: each \`details.code\` of an ErrorResponse, and the status it comes with. */
+export interface EventStreamsErrorCodes {
+${errorCodeMembers(eventStreams).join('')}}
+`,
 );

@@ -1,3 +1,4 @@
+import type { Logger } from './log.js';
 import { errorOf, type Fetch } from './options.js';
 import { createTokenClient, TokenError } from './token-client.js';
 
@@ -27,6 +28,8 @@ export interface ClientCredentialsOptions {
   fetch?: Fetch;
   /** Current time in ms since the epoch. Default Date.now. */
   now?: () => number;
+  /** Told each time a token is obtained, and why (`token` events; never the token or the secret). */
+  logger?: Logger;
 }
 
 const GRANT = 'client_credentials' as const;
@@ -78,6 +81,7 @@ export function clientCredentials(options: ClientCredentialsOptions): TokenProvi
   const tokenClient = createTokenClient({ baseUrl: options.authUrl, ...(options.fetch && { fetch: options.fetch }) });
   let cached: { token: string; renewAt: number } | undefined;
   let pending: Promise<string> | undefined;
+  let reason: 'first' | 'expiring' | 'rejected' = 'first';
 
   async function requestToken(): Promise<string> {
     const { data, error, response } = await tokenClient.POST(
@@ -87,6 +91,8 @@ export function clientCredentials(options: ClientCredentialsOptions): TokenProvi
     if (!data) throw errorOf(TokenError, { method: 'POST', path: '/oauth2/token' }, response, error, now);
     const margin = Math.min(renewBeforeSeconds, data.expires_in / 2);
     cached = { token: data.access_token, renewAt: now() + (data.expires_in - margin) * 1000 };
+    options.logger?.({ type: 'token', reason, expiresInSeconds: data.expires_in });
+    reason = 'expiring';
     return data.access_token;
   }
 
@@ -102,7 +108,10 @@ export function clientCredentials(options: ClientCredentialsOptions): TokenProvi
     getToken,
     renew(rejected) {
       // Another request may already have replaced the rejected token.
-      if (cached?.token === rejected) cached = undefined;
+      if (cached?.token === rejected) {
+        cached = undefined;
+        reason = 'rejected';
+      }
       return getToken();
     },
   };

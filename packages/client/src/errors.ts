@@ -50,13 +50,16 @@ export class ApiError<
   readonly body: Bodies[Status];
   /** For 429: milliseconds the server asked to wait (RETRY-AFTER), when it sent a valid value. */
   readonly retryAfterMs: number | undefined;
+  /** The raw answer (its body already read into `body`): headers such as a request id. */
+  readonly response: Response | undefined;
 
   // Takes any status and body: they come from the wire; the class's type parameters describe them.
-  constructor(label: RequestLabel, status: number, body: unknown, retryAfterMs?: number) {
+  constructor(label: RequestLabel, status: number, body: unknown, retryAfterMs?: number, response?: Response) {
     super(`${label.method} ${label.path} failed with ${status}${describe(body)}`);
     this.status = status as Status;
     this.body = body as Bodies[Status];
     this.retryAfterMs = retryAfterMs;
+    this.response = response;
   }
 
   /** True when the status is `status`; narrows `body` to that status's schema. */
@@ -67,12 +70,14 @@ export class ApiError<
 
 // The code and text of the known error bodies: ErrorResponse / InternalServerErrorResponse
 // ({ error: { message, details: { code } } }), SizeLimitErrorResponse and OAuth errors
-// ({ error: string, details / error_description }).
+// ({ error: string, details / error_description }), and the management API's { message }.
 function describe(body: unknown): string {
   if (typeof body === 'string') return body ? `: ${body.slice(0, 200)}` : '';
   if (typeof body !== 'object' || body === null) return '';
-  const { error, details, error_description } = body as Record<string, unknown>;
+  const { error, details, error_description, message } = body as Record<string, unknown>;
   if (typeof error === 'string') return `: ${[error, details ?? error_description].filter(Boolean).join(' - ')}`;
+  // The management API's ManagementError: { message, errors }.
+  if (typeof message === 'string' && error === undefined) return `: ${message.slice(0, 200)}`;
   if (typeof error === 'object' && error !== null) {
     const { message, details: inner } = error as { message?: unknown; details?: { code?: unknown } };
     return `: ${[inner?.code, message].filter(Boolean).join(' - ')}`;
@@ -110,5 +115,52 @@ export class PublishBatchError extends Error {
     );
     this.failures = failures;
     this.messageIds = messageIds;
+  }
+}
+
+/**
+ * No HTTP answer came back: the connection failed or was lost (`cause` is the fetch error), after
+ * the retries the request was allowed. For publish, the platform may still have stored the message.
+ */
+export class ConnectionError extends Error {
+  override readonly name: string = 'ConnectionError';
+  readonly method: string;
+  /** The OpenAPI path template of the request. */
+  readonly path: string;
+
+  constructor(label: RequestLabel, cause: unknown, reason = cause instanceof Error ? cause.message : String(cause)) {
+    super(`${label.method} ${label.path} got no answer: ${reason}`, { cause });
+    this.method = label.method;
+    this.path = label.path;
+  }
+}
+
+/** An attempt got no answer within `timeoutMs` (the client's or the request's `timeoutMs`). */
+export class TimeoutError extends ConnectionError {
+  override readonly name: string = 'TimeoutError';
+  readonly timeoutMs: number;
+
+  constructor(label: RequestLabel, timeoutMs: number) {
+    super(label, undefined, `no response within ${timeoutMs} ms`);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * A message is larger than the platform accepts (`x-platform-limits.maxMessageBytes`, bytes of its
+ * JSON): refused before anything was sent. `position` is its index in a publishBatch call.
+ */
+export class PayloadTooLargeError extends RangeError {
+  override readonly name = 'PayloadTooLargeError';
+  readonly size: number;
+  readonly maxSize: number;
+  readonly position: number | undefined;
+
+  constructor(size: number, maxSize: number, position?: number) {
+    const which = position === undefined ? 'The message' : `Message ${position}`;
+    super(`${which} is ${size} bytes of JSON; the platform accepts at most ${maxSize}`);
+    this.size = size;
+    this.maxSize = maxSize;
+    this.position = position;
   }
 }

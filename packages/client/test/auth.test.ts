@@ -2,6 +2,7 @@ import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { clientCredentials, createEventStreamsClient, TokenError, type TokenRequestFormat } from '../src/index.js';
 import {
+  defined,
   errorBody,
   type Received,
   rejectionOf,
@@ -12,7 +13,6 @@ import {
 
 const CLIENT_ID = 'client-7f3a';
 const CLIENT_SECRET = 's3cr3t-Qv9XkLmP2zR8wT4+/=';
-const PUBLISH = '/api/v1/topics/7/publish';
 
 let server: TestServer;
 afterEach(() => server?.close());
@@ -94,22 +94,22 @@ describe('clientCredentials', () => {
   ])('sends the credentials in the %s format', async (format, contentType) => {
     await platform();
     await provider({ format }).getToken();
-    const [request] = tokenRequests();
-    const type = String(request!.headers['content-type']);
+    const request = defined(tokenRequests()[0], 'a token request');
+    const type = String(request.headers['content-type']);
     expect(type.startsWith(contentType)).toBe(true);
     const fields = Object.fromEntries(
-      await new Response(request!.body, { headers: { 'content-type': type } }).formData().then(
+      await new Response(request.body, { headers: { 'content-type': type } }).formData().then(
         (form) => form.entries(),
-        () => Object.entries(JSON.parse(request!.body) as Record<string, string>),
+        () => Object.entries(JSON.parse(request.body) as Record<string, string>),
       ),
     );
     if (format === 'basic') {
       expect(fields).toEqual({ grant_type: 'client_credentials' });
-      const encoded = String(request!.headers.authorization).replace(/^Basic /, '');
+      const encoded = String(request.headers.authorization).replace(/^Basic /, '');
       expect(Buffer.from(encoded, 'base64').toString()).toBe(`${CLIENT_ID}:${CLIENT_SECRET}`);
     } else {
       expect(fields).toEqual({ grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
-      expect(request!.headers.authorization).toBeUndefined();
+      expect(request.headers.authorization).toBeUndefined();
     }
   });
 });
@@ -126,9 +126,9 @@ describe('401 from the API', () => {
     const payload = { order_id: 'ORD-1', total: 149.9, lines: [{ sku: 'A', qty: 2 }] };
     await expect(client.publish(7, payload)).resolves.toBe('m-1');
     const [first, replay] = server.received.filter((r) => !isToken(r));
-    expect(replay!.headers.authorization).toBe('Bearer token-2');
-    expect(JSON.parse(replay!.body)).toEqual(payload);
-    expect(replay!.body).toBe(first!.body);
+    expect(replay?.headers.authorization).toBe('Bearer token-2');
+    expect(JSON.parse(replay?.body ?? '')).toEqual(payload);
+    expect(replay?.body).toBe(first?.body);
     expect(tokenRequests()).toHaveLength(2);
   });
 
@@ -158,7 +158,7 @@ describe('401 from the API', () => {
     const client = createEventStreamsClient({ baseUrl: server.url, auth: { token: 'static-token' } });
     await expect(client.publish(7, {})).rejects.toMatchObject({ status: 401 });
     expect(server.received).toHaveLength(1);
-    expect(server.received[0]!.headers.authorization).toBe('Bearer static-token');
+    expect(server.received[0]?.headers.authorization).toBe('Bearer static-token');
   });
 });
 

@@ -1,16 +1,26 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EventStreamsError, type Message, type MessageStream } from '../src/index.js';
+import {
+  createEventStreamsClient,
+  EventStreamsError,
+  type Message,
+  type MessageStream,
+  PayloadTooLargeError,
+} from '../src/index.js';
 import { createTopic, numbered, type Platform, startPlatform } from './support/emulator.js';
 import { rejectionOf } from './support/http-server.js';
 
 let platform: Platform;
 afterEach(() => platform?.close());
 
+/** Processes messages until `limit` of them were processed (the last one is committed before leaving the loop). */
 async function collect(stream: MessageStream, limit = Infinity): Promise<Message[]> {
   const messages: Message[] = [];
   for await (const message of stream) {
     messages.push(message);
-    if (messages.length >= limit) break;
+    if (messages.length >= limit) {
+      stream.commit();
+      break;
+    }
   }
   return messages;
 }
@@ -27,8 +37,8 @@ describe('consume', () => {
     expect(ns(messages)).toEqual([0, 1, 2, 3, 4, 5, 6]);
     expect(consumeBodies().map((b) => b.after_message_id)).toEqual([
       undefined,
-      messages[2]!.message_id,
-      messages[5]!.message_id,
+      messages[2]?.message_id,
+      messages[5]?.message_id,
     ]);
   });
 
@@ -44,26 +54,28 @@ describe('consume', () => {
     expect(resumed.lastMessageId).toBe(checkpoint);
     const rest = await collect(resumed);
     expect(ns(rest)).toEqual([2, 3, 4]);
-    expect(resumed.lastMessageId).toBe(rest.at(-1)!.message_id);
+    expect(resumed.lastMessageId).toBe(rest.at(-1)?.message_id);
   });
 
   it('starts at since_time, then continues by message id', async () => {
-    platform = await startPlatform();
+    let now = Date.parse('2026-11-22T10:00:00Z');
+    platform = await startPlatform({ clock: () => now });
     const topic = await createTopic(platform);
     await platform.events.publish(topic, { n: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 10)); // a later time stamp for the next ones
+    now += 10; // a later time stamp for the next ones
     await platform.events.publishBatch(topic, [{ n: 1 }, { n: 2 }]);
     const [, second] = await collect(platform.events.consume(topic, { timeoutSecs: 0, stopAtEnd: true }));
+    const time = second?.time ?? '';
     platform.sent.length = 0;
     const stream = platform.events.consume(topic, {
-      sinceTime: new Date(second!.time),
+      sinceTime: new Date(time),
       batchSize: 1,
       timeoutSecs: 0,
       stopAtEnd: true,
     });
     const messages = await collect(stream);
     expect(ns(messages)).toEqual([1, 2]);
-    expect(consumeBodies()[0]).toMatchObject({ since_time: new Date(second!.time).toISOString() });
+    expect(consumeBodies()[0]).toMatchObject({ since_time: new Date(time).toISOString() });
     expect(
       consumeBodies()
         .slice(1)
@@ -146,13 +158,38 @@ describe('publish', () => {
     expect(ns(await collect(platform.events.consume(topic, { timeoutSecs: 0, stopAtEnd: true })))).toEqual([9]);
   });
 
-  it('reports a message over the size limit with max_size and current_size', async () => {
+  it('refuses a message over the size limit before sending it', async () => {
     platform = await startPlatform();
     const topic = await createTopic(platform);
-    const error = await rejectionOf<EventStreamsError>(
+    const error = await rejectionOf<PayloadTooLargeError>(
       platform.events.publish(topic, { n: 1, pad: 'x'.repeat(1_100_000) }),
     );
+    expect(error).toBeInstanceOf(PayloadTooLargeError);
+    expect(error).toMatchObject({ size: 1_100_016, maxSize: 1_048_576, position: undefined });
+    expect(platform.sent.filter((s) => s.path.endsWith('/publish'))).toEqual([]);
+  });
+
+  it("reports the platform's 413 with max_size and current_size when its limit is lower than the client's", async () => {
+    platform = await startPlatform();
+    const topic = await createTopic(platform);
+    const events = createEventStreamsClient({
+      baseUrl: platform.emulator.url,
+      auth: platform.tokens,
+      limits: { maxMessageBytes: 2_000_000 },
+    });
+    const error = await rejectionOf<EventStreamsError>(events.publish(topic, { n: 1, pad: 'x'.repeat(1_100_000) }));
     expect(error.is(413)).toBe(true);
     if (error.is(413)) expect(error.body.current_size).toBeGreaterThan(error.body.max_size);
+  });
+
+  it('gives the raw response of a publish, and of an error', async () => {
+    platform = await startPlatform();
+    const topic = await createTopic(platform);
+    const { data, response } = await platform.events.publish(topic, { n: 1 }).withResponse();
+    expect(response.status).toBe(201);
+    expect(typeof data).toBe('string');
+    const error = await rejectionOf<EventStreamsError>(platform.events.publish(topic, { n: 'one' }));
+    expect(error.response?.status).toBe(400);
+    expect(error.is(400) && error.body.error.details.code).toBe('SCHEMA_MISMATCH');
   });
 });

@@ -2,6 +2,9 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ordersSchema } from '../examples/generated/orders.js';
+import { run as cli } from '../src/cli-program.js';
+import { cliIo } from './support/cli.js';
 import { createTopic, type Platform, startPlatform } from './support/emulator.js';
 
 const packageDir = new URL('../', import.meta.url);
@@ -11,9 +14,12 @@ describe('README', () => {
   it('includes every example file verbatim', async () => {
     const readme = await read('README.md');
     const included = [...readme.matchAll(/<!-- example: (\S+) -->\n```ts\n([\s\S]*?)```/g)];
-    const files = (await readdir(new URL('examples/', packageDir))).map((name) => `examples/${name}`);
+    // Files under examples/generated/ are typegen's output, checked by `typegen --check` below.
+    const files = (await readdir(new URL('examples/', packageDir), { withFileTypes: true }))
+      .filter((entry) => entry.isFile())
+      .map((entry) => `examples/${entry.name}`);
     expect(included.map(([, path]) => path).sort()).toEqual(files.sort());
-    for (const [, path, code] of included) expect(code, path).toBe(await read(path!));
+    for (const [, path = '', code] of included) expect(code, path).toBe(await read(path));
   });
 });
 
@@ -54,26 +60,30 @@ describe('examples', () => {
     expect(await run('token.ts', credentials())).toEqual(['cached token: true', 'token valid for 3600 s']);
   });
 
-  it('consumer resumes after its checkpoint and stops when told to', async () => {
+  it('consumer resumes after its checkpoint, saves it, and stops when told to', async () => {
     platform = await startPlatform();
     const topic = await createTopic(platform, [{ name: 'order_id', type: 'string' }]);
     const ids = await platform.events.publishBatch(topic, [{ order_id: 'A' }, { order_id: 'B' }, { order_id: 'C' }]);
     const dir = await mkdtemp(join(tmpdir(), 'client-consumer-'));
-    const checkpoint = join(dir, 'checkpoint.txt');
-    await writeFile(checkpoint, ids[0]!);
+    const checkpoints = join(dir, 'checkpoints.json');
+    await writeFile(checkpoints, JSON.stringify({ [`topic-${topic}`]: { messageId: ids[0] } }));
     const output = await run('consumer.ts', {
       PLATFORM_URL: platform.emulator.url,
       ACCESS_TOKEN: await platform.tokens.getToken(),
       TOPIC_ID: String(topic),
-      CHECKPOINT_FILE: checkpoint,
+      CHECKPOINT_FILE: checkpoints,
       RUN_FOR_MS: '300',
     });
-    expect(output.map((line) => line.split(' ')[1])).toEqual(['{"order_id":"B"}', '{"order_id":"C"}', 'after']);
-    expect(await readFile(checkpoint, 'utf8')).toBe(ids[2]);
+    expect(output).toEqual([
+      expect.stringMatching(/ \{"order_id":"B"\}$/),
+      expect.stringMatching(/ \{"order_id":"C"\}$/),
+      `stopped after ${ids[2]}`,
+    ]);
+    expect(JSON.parse(await readFile(checkpoints, 'utf8'))[`topic-${topic}`].messageId).toBe(ids[2]);
     await rm(dir, { recursive: true });
   });
 
-  it('errors reports a 413 and the positions a batch could not store', async () => {
+  it('errors refuses a message over the size limit before sending, and lists what a batch could not store', async () => {
     platform = await startPlatform();
     const topic = await createTopic(platform, [
       { name: 'order_id', type: 'string' },
@@ -86,7 +96,61 @@ describe('examples', () => {
       ACCESS_TOKEN: await platform.tokens.getToken(),
       TOPIC_ID: String(topic),
     });
-    expect(output[0]).toMatch(/^too large: \d+ > 1048576 bytes$/);
+    expect(output[0]).toMatch(/^not sent: \d+ > 1048576 bytes$/);
     expect(output.slice(1)).toEqual([expect.stringMatching(/^message 1 not stored: /)]);
+    expect(platform.sent.filter((s) => s.path === `/api/v1/topics/${topic}/publish`)).toEqual([]);
+  });
+
+  it('management lists every API key page by page and reports a missing topic', async () => {
+    platform = await startPlatform();
+    const { data: apiClient } = await platform.management.POST('/api/v2/api_clients', { body: { name: 'billing' } });
+    for (const name of ['ci', 'backfill', 'old']) {
+      await platform.management.POST('/api/v2/api_clients/{api_client_id}/api_keys', {
+        params: { path: { api_client_id: apiClient?.data.id ?? 0 } },
+        body: { name },
+      });
+    }
+    const output = await run('management.ts', {
+      PLATFORM_URL: platform.emulator.url,
+      ACCESS_TOKEN: await platform.tokens.getToken(),
+    });
+    expect(output.filter((line) => line.startsWith('billing: '))).toEqual([
+      'billing: ci (active)',
+      'billing: backfill (active)',
+      'billing: old (active)',
+    ]);
+    expect(output.at(-1)).toMatch(/^404: /);
+  });
+
+  it('typed-topic publishes, refuses a payload that does not match, and consumes typed messages', async () => {
+    platform = await startPlatform();
+    // A fresh emulator numbers topics from 1: the id the committed types were generated from.
+    const topic = await createTopic(platform, structuredClone(ordersSchema) as never, 'orders');
+    expect(topic).toBe(1);
+    const output = await run('typed-topic.ts', {
+      PLATFORM_URL: platform.emulator.url,
+      ACCESS_TOKEN: await platform.tokens.getToken(),
+    });
+    expect(output).toEqual([
+      'The message does not match the schema of topic 1: total: expected a number; customer: required',
+      'ORD-1: 1 line(s), 149.9 for ana@example.com',
+    ]);
+  });
+
+  it('typed-topic types are what typegen writes for the topic, and --check catches a schema change', async () => {
+    platform = await startPlatform();
+    const topic = await createTopic(platform, structuredClone(ordersSchema) as never, 'orders');
+    const check = ['typegen', '--topic', String(topic), '--out', 'examples/generated/orders.ts', '--check'];
+    const io = cliIo(platform);
+    expect(await cli(check, io)).toBe(0);
+    await platform.management.PUT('/api/event_streams/topics/{topic_id}', {
+      params: { path: { topic_id: topic } },
+      body: {
+        schema: [...(structuredClone(ordersSchema) as never[]), { name: 'coupon', type: 'string', optional: true }],
+      },
+    });
+    const drifted = cliIo(platform);
+    expect(await cli(check, drifted)).toBe(1);
+    expect(drifted.stderr.text()).toMatch(/^examples\/generated\/orders\.ts differs from the schema of topic 1 /);
   });
 });

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Message, PublishBatchError } from '../src/index.js';
+import { type Message, PayloadTooLargeError, PublishBatchError } from '../src/index.js';
+import { splitBatches } from '../src/publish-batch.js';
 import { createTopic, numbered, type Platform, startPlatform } from './support/emulator.js';
 import { rejectionOf } from './support/http-server.js';
 
@@ -50,7 +52,7 @@ describe('publishBatch', () => {
   });
 
   it('uses a smaller batch limit when asked', async () => {
-    platform = await startPlatform({ maxBatchMessages: 3 });
+    platform = await startPlatform();
     const topic = await createTopic(platform);
     await platform.events.publishBatch(topic, numbered(7), { maxBatchMessages: 3 });
     expect(sentBatches()).toEqual([[0, 1, 2], [3, 4, 5], [6]]);
@@ -88,7 +90,7 @@ describe('publishBatch', () => {
     const error = await rejectionOf<PublishBatchError>(platform.events.publishBatch(topic, numbered(3)));
     expect(sentBatches()).toHaveLength(1); // a 500 is not resent: the messages may be stored
     expect(error.failures.map((f) => f.position)).toEqual([0, 1, 2]);
-    expect(error.failures[0]!.reason).toMatch(/failed with 500: INTERNAL_SERVER_ERROR/);
+    expect(error.failures[0]?.reason).toMatch(/failed with 500: INTERNAL_SERVER_ERROR/);
     expect(error.cause).toMatchObject({ status: 500 });
   });
 
@@ -96,5 +98,87 @@ describe('publishBatch', () => {
     platform = await startPlatform();
     await expect(platform.events.publishBatch(1, [])).resolves.toEqual([]);
     expect(sentBatches()).toEqual([]);
+  });
+});
+
+describe('publishBatch limits', () => {
+  it('splits batches by bytes as well as by count', async () => {
+    platform = await startPlatform({ limits: { maxMessageBytes: 100 } });
+    const topic = await createTopic(platform, [
+      { name: 'n', type: 'integer' },
+      { name: 'pad', type: 'string' },
+    ]);
+    // Each payload is 40 bytes of JSON: two (and a comma) fit in 100 bytes, three do not.
+    const payloads = numbered(5).map(({ n }) => ({ n, pad: 'x'.repeat(24) }));
+    expect(JSON.stringify(payloads[0])).toHaveLength(40);
+    const ids = await platform.events.publishBatch(topic, payloads);
+    expect(sentBatches()).toEqual([[0, 1], [2, 3], [4]]);
+    await expectStoredOnce(topic, ids);
+  });
+
+  it('refuses a message over the size limit before sending anything', async () => {
+    platform = await startPlatform({ limits: { maxMessageBytes: 100 } });
+    const topic = await createTopic(platform);
+    const payloads = [{ n: 0 }, { n: 1, pad: 'x'.repeat(100) }];
+    const error = await rejectionOf<PayloadTooLargeError>(platform.events.publishBatch(topic, payloads));
+    expect(error).toBeInstanceOf(PayloadTooLargeError);
+    expect(error).toMatchObject({ position: 1, size: 116, maxSize: 100 });
+    expect(error.message).toBe('Message 1 is 116 bytes of JSON; the platform accepts at most 100');
+    expect(sentBatches()).toEqual([]);
+  });
+
+  it("refuses more messages per batch than the platform's limit", async () => {
+    platform = await startPlatform({ limits: { maxBatchMessages: 3 } });
+    const topic = await createTopic(platform);
+    await platform.events.publishBatch(topic, numbered(4));
+    expect(sentBatches().map((b) => b.length)).toEqual([3, 1]);
+    await expect(platform.events.publishBatch(topic, numbered(4), { maxBatchMessages: 4 })).rejects.toThrow(
+      new RangeError('maxBatchMessages must be an integer from 1 to 3, got 4'),
+    );
+  });
+
+  it('reports each request to onSend: the positions it carries and its attempt', async () => {
+    platform = await startPlatform();
+    const topic = await createTopic(platform);
+    platform.emulator.faults.failBatchPositions([1, 3]);
+    const calls: [readonly number[], number][] = [];
+    const { data, responses } = await platform.events
+      .publishBatch(topic, numbered(5), { onSend: (positions, attempt) => void calls.push([positions, attempt]) })
+      .withResponse();
+    expect(calls).toEqual([
+      [[0, 1, 2, 3, 4], 1],
+      [[1, 3], 2],
+    ]);
+    expect(data).toHaveLength(5);
+    expect(responses.map((r) => r.status)).toEqual([201, 201]);
+  });
+});
+
+describe('splitBatches', () => {
+  it('keeps order and every position, within the count and byte limits (a larger message alone)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 2, max: 300 }), { maxLength: 60 }),
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: 2, max: 500 }),
+        (sizes, maxMessages, maxBytes) => {
+          const batches = splitBatches(sizes, maxMessages, maxBytes);
+          expect(batches.flat()).toEqual(sizes.map((_, position) => position));
+          for (const batch of batches) {
+            const bytes = batch.reduce((sum, position) => sum + (sizes[position] ?? 0), batch.length - 1);
+            expect(batch.length).toBeGreaterThan(0);
+            expect(batch.length).toBeLessThanOrEqual(maxMessages);
+            if (batch.length > 1) expect(bytes).toBeLessThanOrEqual(maxBytes);
+          }
+          // Greedy: the next message would not have fitted into the batch before it.
+          batches.slice(1).forEach((batch, index) => {
+            const previous = batches[index] ?? [];
+            const bytes = previous.reduce((sum, position) => sum + (sizes[position] ?? 0), previous.length);
+            const next = sizes[batch[0] ?? 0] ?? 0;
+            expect(previous.length === maxMessages || bytes + next > maxBytes).toBe(true);
+          });
+        },
+      ),
+    );
   });
 });

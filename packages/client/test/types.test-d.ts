@@ -7,6 +7,7 @@ import {
   createManagementClient,
   type EventStreamsDataCenter,
   type EventStreamsError,
+  type EventStreamsErrorCode,
   type ManagementDataCenter,
   type Message,
 } from '../src/index.js';
@@ -55,8 +56,7 @@ describe('event-streams requests', () => {
 
   it('types the answers', async () => {
     const { data } = await events.POST('/api/v1/topics/{topic_id}/consume', { ...topic, body: { timeout_secs: 30 } });
-    expectTypeOf(data!.messages).toEqualTypeOf<Message[]>();
-    expectTypeOf(data!.has_more).toEqualTypeOf<boolean>();
+    expectTypeOf(data).toEqualTypeOf<{ messages: Message[]; has_more: boolean } | undefined>();
     expectTypeOf(events.publishBatch(1, [{}])).resolves.toEqualTypeOf<string[]>();
     expectTypeOf<EventStreamsDataCenter>().toEqualTypeOf<'us' | 'eu' | 'jp' | 'sg' | 'au' | 'trial'>();
     expectTypeOf<'il'>().toExtend<ManagementDataCenter>();
@@ -73,15 +73,41 @@ describe('error bodies', () => {
       void error.body.error.details;
     }
     if (error.is(404)) {
-      expectTypeOf(error.body.error.details.code).toEqualTypeOf<string>();
+      expectTypeOf(error.body.error.details.code).toEqualTypeOf<'TOPIC_NOT_FOUND' | 'NOT_FOUND'>();
+      // @ts-expect-error not a documented code of a 404
+      void (error.body.error.details.code === 'TOPIC_MISSING');
       // @ts-expect-error max_size belongs to the 413 body
       void error.body.max_size;
     }
     if (error.is(500)) {
       expectTypeOf(error.body.error.details.code).toEqualTypeOf<'TIMEOUT' | 'INTERNAL_SERVER_ERROR'>();
     }
+    if (error.is(400)) {
+      expectTypeOf(error.body.error.details.code).toExtend<EventStreamsErrorCode<400>>();
+      expectTypeOf<'UNKNOWN_MESSAGE_ID'>().toExtend<typeof error.body.error.details.code>();
+      expectTypeOf(error.body.error.details.position).toBeUnknown();
+    }
     // @ts-expect-error the event-streams API never answers 418
     void error.is(418);
     expectTypeOf(error.retryAfterMs).toEqualTypeOf<number | undefined>();
+    expectTypeOf(error.response).toEqualTypeOf<Response | undefined>();
+  });
+});
+
+describe('request options', () => {
+  it('are typed on the helpers and on the raw POST', async () => {
+    void events.publish(1, {}, { timeoutMs: 5_000, retry: { maxAttempts: 1 }, signal: AbortSignal.timeout(1) });
+    // @ts-expect-error timeoutMs is a number of milliseconds
+    void events.publish(1, {}, { timeoutMs: '5s' });
+    void events.POST('/api/v1/topics/{topic_id}/publish', { ...topic, body: {}, timeoutMs: 100 });
+    // @ts-expect-error retry takes RetryOptions
+    void events.POST('/api/v1/topics/{topic_id}/publish', { ...topic, body: {}, retry: 3 });
+    const { data, response } = await events.publish(1, {}).withResponse();
+    expectTypeOf(data).toEqualTypeOf<string>();
+    expectTypeOf(response).toEqualTypeOf<Response>();
+    expectTypeOf(events.publishBatch(1, [{}]).withResponse()).resolves.toEqualTypeOf<{
+      data: string[];
+      responses: Response[];
+    }>();
   });
 });

@@ -858,21 +858,21 @@ export interface paths {
         };
         /**
          * List API clients
-         * @description Lists the API clients of the workspace, one page at a time; each carries the `project_id` of its
-         *     project. The platform also returns `page` and `per_page` in the answer (the emulator returns `data` and
-         *     `count` only), and documents every wrapper field as possibly null; they are kept non-null here, as the
-         *     emulator returns them. The platform's `cert_bundle_ids` filter (mutual TLS) is not modelled. Rate
-         *     limit 10 requests per second.
+         * @description Lists the API clients of the workspace, one page at a time, in `{data, count, page, per_page}`;
+         *     each carries the `project_id` of its project. The platform documents every wrapper field as
+         *     possibly null; they are non-null here. `cert_bundle_ids` keeps the clients that check client
+         *     certificates (mutual TLS) against one of those bundles. Rate limit 10 requests per second.
          */
         get: operations["list_api_clients"];
         put?: never;
         /**
          * Create an API client
-         * @description Creates an API client, optionally within a project (`project_id`); `auth_type` fixes the credential
-         *     kind of its API keys and defaults to oauth2. The platform (and the reference OpenAPI file) wraps the
-         *     answer in `{"data": ...}` and requires `api_collection_ids` and `auth_type`; this spec keeps the bare
-         *     client and the optional fields the emulator implements. The platform's jwt and oidc clients are not
-         *     modelled. Rate limit 10 requests per second.
+         * @description Creates an API client (v2) and answers it in `{"data": ...}`. `api_portal_id` and `email` go
+         *     together. `auth_type` is one of `token`, `jwt`, `oauth2` (default) and `oidc`; a `jwt` client
+         *     needs `jwt_method` and `jwt_secret`, a `jwt` or `oidc` client names its identity provider with
+         *     `oidc_issuer` or `oidc_jwks_uri`. The platform also requires `api_collection_ids` and
+         *     `auth_type`; here they are optional (no collections, `oauth2`) so a client for event streams
+         *     alone needs only a name. Rate limit 10 requests per second.
          */
         post: operations["create_api_client"];
         delete?: never;
@@ -896,12 +896,14 @@ export interface paths {
         };
         /**
          * Get an API client
-         * @description Returns one API client by ID. The platform documents only the path; the answer is the bare client, as create and update return it. Rate limit 10 requests per second.
+         * @description Returns one API client by ID, in `{"data": ...}` like create. The platform documents only the
+         *     path; the wrapper follows create and list. Rate limit 10 requests per second.
          */
         get: operations["get_api_client"];
         /**
          * Update an API client
-         * @description Changes the name or description of an API client and returns it; its project and `auth_type` stay. The platform documents only the path; body and answer are our design. Rate limit 10 requests per second.
+         * @description Changes the fields sent and answers the client in `{"data": ...}`, as create does. The platform
+         *     documents only the path; the body follows create. Rate limit 10 requests per second.
          */
         put: operations["update_api_client"];
         post?: never;
@@ -930,19 +932,19 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description Lists the API keys of an API client, one page at a time, in the `{data, count, page, per_page}` form
-         *     (the emulator returns `data` and `count` only). Secrets are never listed: the reference OpenAPI file
-         *     shows an `auth_token` in each key, but the secret is returned only by create and refresh_secret, as
-         *     `client_secret`. Rate limit 10 requests per second.
+         * @description Lists the API keys of an API client, one page at a time, in `{data, count, page, per_page}`.
+         *     Secrets are never listed: a key's `auth_token` is answered only by create and refresh_secret
+         *     (the public OpenAPI description of the platform's developer tools shows it in each listed key;
+         *     this spec does not, so a listing cannot leak every secret). Rate limit 10 requests per second.
          */
         get: operations["list_api_keys"];
         put?: never;
         /**
          * Create an API key
-         * @description Creates an API key for the API client. The answer carries the key's secret in `client_secret`, shown
-         *     only this once. The platform wraps the answer in `{"data": ...}`, names the secret `auth_token` and
-         *     requires `active`; this spec keeps the emulator's bare key and `client_secret`, with `active` optional
-         *     (default true). Rate limit 10 requests per second.
+         * @description Creates an API key for the API client and answers it in `{"data": ...}` with its secret,
+         *     `auth_token`, shown only this once; `client_id` and `auth_token` are what the token endpoint
+         *     takes. The platform requires `active`; here it defaults to true. Rate limit 10 requests per
+         *     second.
          */
         post: operations["create_api_key"];
         delete?: never;
@@ -972,9 +974,9 @@ export interface paths {
         get?: never;
         /**
          * Update an API key
-         * @description Changes the name, IP allow and deny lists or rights (`scopes`, `topic_ids`, which only the emulator
-         *     has) of an API key; the secret is not changed. The platform wraps the answer in `{"data": ...}`; this
-         *     spec returns the bare key, as the emulator does. Rate limit 10 requests per second.
+         * @description Changes the name, the IP allow and deny lists, or the rights (`scopes`, `topic_ids`) of an API
+         *     key, and answers the key in `{"data": ...}` as the platform does. Rate limit 10 requests per
+         *     second.
          */
         put: operations["update_api_key"];
         post?: never;
@@ -1009,9 +1011,9 @@ export interface paths {
         get?: never;
         /**
          * Enable an API key
-         * @description Enables a disabled API key (`active` becomes true): it can obtain access tokens again. Enabling an
-         *     enabled key succeeds and changes nothing. The platform answers `{"success": true}`; this spec returns
-         *     the key instead, as the emulator does. Rate limit 10 requests per second.
+         * @description Enables a disabled API key (`active` becomes true): it can obtain access tokens again. Enabling
+         *     an enabled key succeeds and changes nothing. Answers `{"success": true}`, as the platform
+         *     documents. Rate limit 10 requests per second.
          */
         put: operations["enable_api_key"];
         post?: never;
@@ -1042,9 +1044,10 @@ export interface paths {
         get?: never;
         /**
          * Disable an API key
-         * @description Disables an API key (`active` becomes false): it cannot obtain access tokens, and the tokens it
-         *     already has are refused (401) until it is enabled again. Disabling a disabled key succeeds and changes
-         *     nothing. The platform shows no answer for this path; this spec returns the key. Rate limit 10 requests per second.
+         * @description Disables an API key (`active` becomes false): it can no longer obtain access tokens, and the
+         *     tokens already issued with it are refused. Disabling a disabled key succeeds and changes
+         *     nothing. Answers `{"success": true}` like enable (the platform documents only enable's answer).
+         *     Rate limit 10 requests per second.
          */
         put: operations["disable_api_key"];
         post?: never;
@@ -1075,10 +1078,9 @@ export interface paths {
         get?: never;
         /**
          * Refresh the secret of an API key
-         * @description Issues a new client secret (or static token) for the API key, invalidates the old one and revokes
-         *     every access token issued with it. The new secret is shown only in this answer, as `client_secret`;
-         *     the platform wraps the key in `{"data": ...}` and names the secret `auth_token`, this spec keeps the
-         *     emulator's bare form. Rate limit 10 requests per second.
+         * @description Issues a new secret for the API key and invalidates the old one, with every access token issued
+         *     with it. The answer is the key in `{"data": ...}` with the new secret in `auth_token`, shown
+         *     only this once. Rate limit 10 requests per second.
          */
         put: operations["refresh_api_key_secret"];
         post?: never;
@@ -4417,7 +4419,7 @@ export interface components {
             success?: false;
             /** @description Identifier of a server failure, to quote to support. */
             id?: string;
-        } | unknown | unknown;
+        };
         /** @description A new topic. At most 20 topics exist in a workspace (422 beyond). */
         TopicCreateRequest: {
             /** @description Unique name of the topic in the workspace. */
@@ -4918,12 +4920,13 @@ export interface components {
         /**
          * @description The credential kind of the client's API keys. `oauth2`: each key has a client ID and client secret
          *     that are exchanged for short-lived access tokens at the token endpoint (client credentials grant).
-         *     `token`: each key is a static token sent as the bearer credential.
-         *     The platform also offers `jwt` and `oidc` clients (with JWT or OpenID Connect settings); this
-         *     spec lists only the two kinds the local emulator implements.
+         *     `token`: each key is a static token sent as the bearer credential. `jwt`: callers sign a JWT with
+         *     the client's `jwt_method` and `jwt_secret`. `oidc`: callers present a token of the identity provider
+         *     named by `oidc_issuer` / `oidc_jwks_uri`. The local emulator issues tokens for `oauth2` and `token`
+         *     keys; it stores the JWT and OIDC settings and returns them.
          * @enum {string}
          */
-        ApiClientAuthType: "token" | "oauth2";
+        ApiClientAuthType: "token" | "jwt" | "oauth2" | "oidc";
         /** @description A short reference to another API platform object (a policy or a collection) by ID and name. */
         ApiPlatformIdName: {
             id: number;
@@ -4990,9 +4993,9 @@ export interface components {
             /** @description Number of API clients in the workspace. */
             count: number;
             /** @description The page returned. */
-            page?: number;
+            page: number;
             /** @description The page size used. */
-            per_page?: number;
+            per_page: number;
         };
         /** @description A new API client. `api_portal_id` and `email` go together: a client invited to an API portal needs both. */
         ApiClientCreateRequest: {
@@ -5004,6 +5007,29 @@ export interface components {
             project_id?: number | null;
             /** @default oauth2 */
             auth_type?: components["schemas"]["ApiClientAuthType"];
+            /**
+             * @description How callers sign their JWTs; required when `auth_type` is `jwt`.
+             * @enum {string}
+             */
+            jwt_method?: "hmac" | "rsa";
+            /** @description The HMAC shared secret or the RSA public key that JWTs are checked with; required when `auth_type` is `jwt`. */
+            jwt_secret?: string;
+            /**
+             * Format: uri
+             * @description Discovery URL of the OpenID Connect identity provider (`auth_type` `oidc`).
+             */
+            oidc_issuer?: string;
+            /**
+             * Format: uri
+             * @description JWKS URL of the OpenID Connect identity provider (`auth_type` `oidc`).
+             */
+            oidc_jwks_uri?: string;
+            /** @description The JWT claim that names the caller's access profile. */
+            access_profile_claim?: string;
+            /** @description Claims every JWT must carry. */
+            required_claims?: string[];
+            /** @description Issuers whose JWTs are accepted. */
+            allowed_issuers?: string[];
             /** @description IDs of the API collections the client may call. */
             api_collection_ids?: number[];
             /** @description ID of the API policy (rate limits and quotas) to apply to the client. */
@@ -5021,6 +5047,10 @@ export interface components {
             validation_formula?: string;
             /** @description IDs of the certificate bundles that client certificates are checked against. */
             cert_bundle_ids?: number[];
+        };
+        /** @description One API client, in the `{data}` wrapper of the v2 API client operations. */
+        ApiClientResponse: {
+            data: components["schemas"]["ApiClient"];
         };
         /** @description The fields to change; the others keep their values. The project and `auth_type` of a client cannot be changed. */
         ApiClientUpdateRequest: {
@@ -5081,9 +5111,9 @@ export interface components {
             /** @description Number of API keys of the API client. */
             count: number;
             /** @description The page returned. */
-            page?: number;
+            page: number;
             /** @description The page size used. */
-            per_page?: number;
+            per_page: number;
         };
         /**
          * @description The rights of an API key, as in `ApiKey.scopes` (the same four values): `event_streams:publish`,
@@ -5113,10 +5143,18 @@ export interface components {
             scopes?: components["schemas"]["ApiKeyScopes"];
             topic_ids?: components["schemas"]["ApiKeyTopicIds"];
         };
-        /** @description An API key together with its client secret. The secret is shown only in this response; store it, it cannot be read again. */
+        /** @description An API key together with its secret, `auth_token`. The secret is shown only in this response; store it, it cannot be read again. */
         ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
-            /** @description The OAuth 2.0 client secret of the key (or the static token, for a client with `auth_type` token). */
-            readonly client_secret: string;
+            /**
+             * @description The key's secret: the OAuth 2.0 client secret sent with `client_id` to the token endpoint, or the
+             *     static bearer token, for a client with `auth_type` token. The platform names it `auth_token` in
+             *     both cases.
+             */
+            readonly auth_token: string;
+        };
+        /** @description One API key with its secret (`auth_token`), in the `{data}` wrapper; answered only by create and refresh_secret. */
+        ApiKeyWithSecretResponse: {
+            data: components["schemas"]["ApiKeyWithSecret"];
         };
         /** @description The fields to change; the others keep their values. */
         ApiKeyUpdateRequest: {
@@ -5125,6 +5163,10 @@ export interface components {
             ip_deny_list?: components["schemas"]["ApiKeyIpDenyList"];
             scopes?: components["schemas"]["ApiKeyScopes"];
             topic_ids?: components["schemas"]["ApiKeyTopicIds"];
+        };
+        /** @description One API key, in the `{data}` wrapper of the v2 API key operations. */
+        ApiKeyResponse: {
+            data: components["schemas"]["ApiKey"];
         };
         /**
          * @description How callers using the access profile authenticate: `token` (a static auth token), `jwt` (JSON Web
@@ -5906,6 +5948,12 @@ export interface components {
             /** @description Offset from UTC, in seconds, used when a `date_time` field is compared with a date. */
             timezone_offset_secs?: number;
         };
+        /**
+         * @description The value of one column, of the column's type: a boolean, a number, a string (text, a date or date-time
+         *     in ISO 8601, a file reference or the ID of the related record), null to clear an optional column, or a
+         *     list of such values for a multivalue column.
+         */
+        DataTableRecordValue: string | number | boolean | null | (string | number | boolean)[];
         /** @description The value of one column of a record. */
         DataTableRecordFieldValue: {
             /**
@@ -5913,8 +5961,7 @@ export interface components {
              * @description ID of the column.
              */
             field_id: string;
-            /** @description The stored value, of the column's type; null when the record has none. */
-            value: unknown;
+            value: components["schemas"]["DataTableRecordValue"];
         };
         /** @description A record of a data table. */
         DataTableRecord: {
@@ -5944,7 +5991,7 @@ export interface components {
         };
         /** @description Column values of a record, keyed by column name or by `$<field_id>` (the column's UUID prefixed with `$`). Each value matches its column type: a list for a multivalue column, a record ID for a relation column, null to clear an optional column. */
         DataTableRecordValues: {
-            [key: string]: unknown;
+            [key: string]: components["schemas"]["DataTableRecordValue"];
         };
         /** @description One record, wrapped in `data`. */
         DataTableRecordResponse: {
@@ -9874,10 +9921,17 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Only the API clients of this project (the local emulator ignores this filter).
+                 * @description Only the API clients of this project.
                  * @example 4812
                  */
                 project_id?: number;
+                /**
+                 * @description Only the API clients whose client certificates are checked against one of these bundles (repeat the parameter for several).
+                 * @example [
+                 *       12
+                 *     ]
+                 */
+                cert_bundle_ids?: number[];
                 /** @description Page number, starting at 1. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (at most 100). */
@@ -9924,7 +9978,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiClient"];
+                    "application/json": components["schemas"]["ApiClientResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9956,7 +10010,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiClient"];
+                    "application/json": components["schemas"]["ApiClientResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9992,7 +10046,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiClient"];
+                    "application/json": components["schemas"]["ApiClientResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10098,7 +10152,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                    "application/json": components["schemas"]["ApiKeyWithSecretResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10140,7 +10194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["ApiKeyResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10209,13 +10263,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The enabled API key. */
+            /** @description The key was enabled. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["SuccessResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10246,13 +10300,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The disabled API key. */
+            /** @description The key was disabled. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["SuccessResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10289,7 +10343,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                    "application/json": components["schemas"]["ApiKeyWithSecretResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

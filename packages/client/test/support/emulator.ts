@@ -3,6 +3,7 @@ import {
   clientCredentials,
   createEventStreamsClient,
   createManagementClient,
+  type LogEvent,
   type ManagementApi,
   type RetryOptions,
   type TokenProvider,
@@ -20,24 +21,36 @@ export interface Platform {
   sent: Sent[];
   /** Waits the clients were asked to make (recorded, not slept). */
   waits: number[];
+  /** What the clients and the token provider logged. */
+  logged: LogEvent[];
   events: ReturnType<typeof createEventStreamsClient>;
   management: ReturnType<typeof createManagementClient>;
   close(): Promise<void>;
 }
 
+export interface PlatformOptions {
+  retry?: RetryOptions;
+  /** Limits of the emulator, and of the event-streams client to match. */
+  limits?: { maxBatchMessages?: number; maxMessageBytes?: number };
+  /** The emulator's clock (message times, retention, token expiry). Default Date.now. */
+  clock?: () => number;
+}
+
 /**
  * The project's emulator on a free port, with event-streams and management clients logged in
- * through the emulator's token endpoint. Requests are recorded; retry waits are recorded instead
- * of slept so that tests stay fast.
+ * through the emulator's token endpoint. Requests and log events are recorded; retry waits are
+ * recorded instead of slept, and taken at their full length (no jitter), so that tests stay fast
+ * and their waits exact.
  */
-export async function startPlatform(
-  options: { retry?: RetryOptions; maxBatchMessages?: number } = {},
-): Promise<Platform> {
-  const emulator = await startMockServer(
-    options.maxBatchMessages ? { limits: { maxBatchMessages: options.maxBatchMessages } } : {},
-  );
+export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
+  const emulator = await startMockServer({
+    ...(options.limits && { limits: options.limits }),
+    ...(options.clock && { clock: options.clock }),
+  });
   const sent: Sent[] = [];
   const waits: number[] = [];
+  const logged: LogEvent[] = [];
+  const logger = (event: LogEvent) => void logged.push(event);
   const fetch = async (request: Request) => {
     sent.push({ path: new URL(request.url).pathname, body: await request.clone().text() });
     return globalThis.fetch(request);
@@ -47,15 +60,17 @@ export async function startPlatform(
     clientId: emulator.clientId,
     clientSecret: emulator.clientSecret,
     fetch,
+    logger,
   });
-  const retry: RetryOptions = { sleep: async (ms) => void waits.push(ms), ...options.retry };
-  const common = { baseUrl: emulator.url, auth: tokens, fetch, retry };
+  const retry: RetryOptions = { sleep: async (ms) => void waits.push(ms), random: () => 0, ...options.retry };
+  const common = { baseUrl: emulator.url, auth: tokens, fetch, retry, logger };
   return {
     emulator,
     tokens,
     sent,
     waits,
-    events: createEventStreamsClient(common),
+    logged,
+    events: createEventStreamsClient({ ...common, ...(options.limits && { limits: options.limits }) }),
     management: createManagementClient(common),
     close: () => emulator.close(),
   };
@@ -67,9 +82,12 @@ type TopicSchema = ManagementApi.components['schemas']['TopicSchemaField'][];
 export async function createTopic(
   platform: Platform,
   schema: TopicSchema = [{ name: 'n', type: 'integer' }],
+  name = `topic-${Math.random().toString(36).slice(2, 10)}`,
+  retention?: number,
 ): Promise<number> {
-  const name = `topic-${Math.random().toString(36).slice(2, 10)}`;
-  const { data, error } = await platform.management.POST('/api/event_streams/topics', { body: { name, schema } });
+  const { data, error } = await platform.management.POST('/api/event_streams/topics', {
+    body: { name, schema, ...(retention !== undefined && { retention }) },
+  });
   if (!data) throw new Error(`Topic creation failed: ${JSON.stringify(error)}`);
   return data.id;
 }

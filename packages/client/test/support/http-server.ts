@@ -50,8 +50,10 @@ export async function startTestServer(handle: (request: Received) => Reply | Pro
   return {
     url: `http://127.0.0.1:${port}`,
     received,
+    // Closing twice is fine: a test file's afterEach may meet a server its test already closed.
     close: () =>
       new Promise((resolve, reject) => {
+        if (!server.listening) return resolve();
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),
@@ -74,4 +76,10 @@ export async function rejectionOf<E = unknown>(promise: Promise<unknown>): Promi
     return error as E;
   }
   throw new Error('Expected a rejection, but the promise resolved');
+}
+
+/** `value`, failing the test when it is undefined (instead of a non-null assertion). */
+export function defined<T>(value: T | undefined, what = 'a value'): T {
+  if (value === undefined) throw new Error(`Expected ${what}, got undefined`);
+  return value;
 }
