@@ -2,7 +2,7 @@
 // items) goes where the schema refers to the resource's schema, counts and page numbers where the
 // wrapper has them, and every other required field gets a value valid for its schema.
 import { deref, type JsonObject, type Operation } from '../spec.js';
-import { placeholder, type ValueContext } from './values.js';
+import { placeholder, typesOf, type ValueContext } from './values.js';
 import type { ResourceType } from './vocabulary.js';
 
 /** A path into an answer: property names, and ITEMS for the elements of an array. */
@@ -49,7 +49,8 @@ function locate(
   if (depth > 4) return undefined;
   const schema = deref(document, node);
   if (schema.items) return locate(document, schema.items, ref, [...path, ITEMS], depth + 1);
-  for (const part of schema.allOf ?? []) {
+  // allOf parts and oneOf/anyOf branches (`oneOf: [Recipe, null]`) sit at the same place.
+  for (const part of [...(schema.allOf ?? []), ...(schema.oneOf ?? []), ...(schema.anyOf ?? [])]) {
     const found = locate(document, part, ref, path, depth + 1);
     if (found) return found;
   }
@@ -108,16 +109,25 @@ function fieldValue(
   if (location && startsWith(location, path)) return build(context, shape, data, node, path, undefined);
   if (name === 'success') return true;
   if (projected && projected[name] !== undefined) return projected[name];
-  const schema = deref(context.document, node);
-  if (data.page && (schema.type === 'integer' || schema.type === 'number')) {
+  const schema = objectBranch(context, deref(context.document, node));
+  const types = typesOf(schema);
+  if (data.page && (types.includes('integer') || types.includes('number'))) {
     if (TOTAL_NAMES.has(name)) return data.page.total;
     if (PAGE_NAMES.has(name)) return data.page.number;
     if (SIZE_NAMES.has(name)) return data.page.size;
   }
-  // A page description nested in the wrapper (`page: {number, size}`) is filled the same way.
+  // A page description nested in the wrapper (`page: {number, size}`) is filled the same way, and so
+  // is a nested object of an answer that takes the item's fields (`{data: {id}}`).
   if (data.page && schema.properties && PAGE_NAMES.has(name))
     return build(context, shape, data, schema, path, undefined);
+  if (projected && schema.properties) return build(context, shape, data, schema, path, projected);
   return undefined;
+}
+
+/** The object branch of a `oneOf`/`anyOf` (`page: oneOf [PageInfo, null]`), else the schema itself. */
+function objectBranch(context: ValueContext, schema: JsonObject): JsonObject {
+  const branches: JsonObject[] = [...(schema.oneOf ?? []), ...(schema.anyOf ?? [])];
+  return branches.map((branch) => deref(context.document, branch)).find((branch) => branch.properties) ?? schema;
 }
 
 function samePath(a: Path, b: Path): boolean {

@@ -62,14 +62,23 @@ function firstExample(operationId: string): unknown {
   return first ? structuredClone(deref(document, first).value) : undefined;
 }
 
+/** The operation's required query parameters, each with its example (deploy_project's environment_type). */
+function requiredQuery(operationId: string): string {
+  const required = operation(operationId).parameters.filter((p) => p.in === 'query' && p.required);
+  return new URLSearchParams(required.map((p) => [p.name, String(p.example ?? p.schema?.example)])).toString();
+}
+
 /** Calls an operation in-process and checks the answer against the spec. */
 class Client {
+  /** One item of each type the sequence needs besides the family's own (parents, references). */
+  readonly made = new Map<string, string>();
+
   constructor(readonly engine: ResourceEngine) {}
 
-  async call(operationId: string, pathParams: Record<string, string> = {}, body?: unknown, query = '') {
+  async call(operationId: string, pathParams: Record<string, string> = {}, body?: unknown) {
     const answer = await this.engine.handle(operationId, {
       pathParams,
-      query,
+      query: requiredQuery(operationId),
       body: body === undefined ? undefined : JSON.stringify(body),
       contentType: 'application/json',
     });
@@ -82,20 +91,20 @@ class Client {
   }
 
   /** One item of the type, made through its create operation (parents and references first), or seeded. */
-  async ensure(typeName: string, made: Map<string, string>): Promise<string> {
-    const existing = made.get(typeName);
+  async ensure(typeName: string): Promise<string> {
+    const existing = this.made.get(typeName);
     if (existing !== undefined) return existing;
     // A reference to the type being made (a folder's parent folder) is left out of its own create.
-    made.set(typeName, '');
+    this.made.set(typeName, '');
     const type = this.engine.types.get(typeName);
     if (!type) throw new Error(`no type ${typeName}`);
-    const parent = type.parent ? await this.ensure(type.parent.type, made) : undefined;
+    const parent = type.parent ? await this.ensure(type.parent.type) : undefined;
     const family = families().find((f) => f.type === typeName);
     if (family) {
       const answer = await this.call(
         family.create,
         await this.pathFor(family.create, parent),
-        await this.bodyFor(family.create, made),
+        await this.bodyFor(family.create),
       );
       expect(answer.status, `${family.create} ${JSON.stringify(answer.body)}`).toBeLessThan(300);
     } else {
@@ -105,12 +114,12 @@ class Client {
     }
     const items = await this.engine.store.list(typeName, parent);
     const id = items.at(-1)?.id ?? '';
-    made.set(typeName, id);
+    this.made.set(typeName, id);
     return id;
   }
 
   /** The operation's first request example, its references pointed at items that exist. */
-  async bodyFor(operationId: string, made: Map<string, string>): Promise<unknown> {
+  async bodyFor(operationId: string): Promise<unknown> {
     const body = firstExample(operationId);
     const annotation = rawOperation(operationId)['x-resource'];
     const type = this.engine.types.get(annotation.type);
@@ -118,7 +127,7 @@ class Client {
     for (const ref of type?.refs ?? []) {
       const sent = target?.[ref.field];
       if (target && sent !== undefined && sent !== null) {
-        const id = await this.ensure(ref.type, made);
+        const id = await this.ensure(ref.type);
         if (id === '') {
           delete target[ref.field];
           continue;
@@ -137,6 +146,12 @@ class Client {
     if (item !== undefined) params[annotation.param ?? names.at(-1) ?? ''] = item;
     const parentName = annotation.parent_param ?? names[names.length - (item === undefined ? 1 : 2)];
     if (parent !== undefined && parentName) params[parentName] = parent;
+    // A create that stores a path parameter in a reference field (deploy_project's project) needs that item.
+    const type = this.engine.types.get(annotation.type);
+    for (const [param, field] of Object.entries<string>(annotation.params ?? {})) {
+      const ref = type?.refs.find((r) => r.field === field);
+      if (ref && names.includes(param) && params[param] === undefined) params[param] = await this.ensure(ref.type);
+    }
     return params;
   }
 }
@@ -185,8 +200,8 @@ async function runSequence(engine: ResourceEngine, family: Family, sequence: Com
   const type = engine.types.get(family.type);
   if (!type) throw new Error(family.type);
   // The family's own items are the model's: a reference to its own type (a parent folder) is left out.
-  const made = new Map<string, string>([[family.type, '']]);
-  const parent = type.parent ? await client.ensure(type.parent.type, made) : undefined;
+  client.made.set(family.type, '');
+  const parent = type.parent ? await client.ensure(type.parent.type) : undefined;
   const machine = type.states;
   const model: Modelled[] = [];
   const status = (operationId: string) =>
@@ -201,7 +216,7 @@ async function runSequence(engine: ResourceEngine, family: Family, sequence: Com
       const answer = await client.call(
         family.create,
         await client.pathFor(family.create, parent),
-        await client.bodyFor(family.create, made),
+        await client.bodyFor(family.create),
       );
       expect(answer.status).toBe(status(family.create));
       const id = (await engine.store.list(family.type, parent)).at(-1)?.id ?? '';
@@ -224,8 +239,7 @@ async function runSequence(engine: ResourceEngine, family: Family, sequence: Com
     if (!target) continue;
     const operationId = command.kind === 'action' ? family.actions[command.action] : family[command.kind];
     if (!operationId) continue;
-    const body =
-      command.kind === 'update' || command.kind === 'action' ? await client.bodyFor(operationId, made) : undefined;
+    const body = command.kind === 'update' || command.kind === 'action' ? await client.bodyFor(operationId) : undefined;
     const answer = await client.call(operationId, await client.pathFor(operationId, parent, target.id), body);
     if (!target.alive) {
       expect(answer.status, operationId).toBe(404);
@@ -250,11 +264,17 @@ async function runSequence(engine: ResourceEngine, family: Family, sequence: Com
   }
 }
 
-/** The list in a list answer: a bare array, or the first array of objects in the wrapper. */
+/** The list in a list answer: a bare array, or the first array of objects in the wrapper (`data.tags`). */
 function itemsOf(body: unknown): JsonObject[] {
   if (Array.isArray(body)) return body;
-  const list = Object.values(body as JsonObject).find((v) => Array.isArray(v) && v.every((i) => typeof i === 'object'));
-  return list ?? [];
+  for (const value of Object.values(body as JsonObject)) {
+    if (Array.isArray(value) && value.every((item) => typeof item === 'object')) return value;
+    if (value && typeof value === 'object') {
+      const nested = itemsOf(value);
+      if (nested.length > 0) return nested;
+    }
+  }
+  return [];
 }
 
 /** The item in an item answer: bare, or in `data` or `result`. */
