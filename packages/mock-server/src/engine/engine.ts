@@ -196,7 +196,7 @@ class Engine implements ResourceEngine {
         return { item: item.value };
       }
       case 'action':
-        return { item: await this.act(op, await this.itemOf(op, params), body, params, values) };
+        return { item: await this.act(op, await this.singletonOrItem(op, params, values), body, params, values) };
       case 'custom':
         if (!custom) throw new Error(`No handler for ${op.operation.operationId}`);
         return custom(workspace, op, request);

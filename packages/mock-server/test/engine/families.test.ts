@@ -282,6 +282,45 @@ describe('lookup tables and their rows', () => {
   });
 });
 
+describe('deployments', () => {
+  it('walks the review flow of x-states; a move the flow does not allow is a 422', async () => {
+    const { run } = await session({ seed: { version: 1, resources: { project: [{ id: 4123, name: 'Orders' }] } } });
+    const deployment = await run('deploy_project', { params: { id: '4123' }, query: { environment_type: 'prod' } });
+    expect(deployment.body).toMatchObject({ id: 1, project_id: '4123', environment_type: 'prod', state: 'pending' });
+    const params = { id: 1 };
+    const early = await run('approve_deployment', { params, body: {} });
+    expect([early.status, early.body.errors]).toEqual([422, { state: ['is "pending"'] }]);
+    const states = [];
+    for (const operationId of [
+      'submit_deployment_for_review',
+      'reject_deployment',
+      'reopen_deployment',
+      'approve_deployment',
+      'deploy_deployment',
+    ]) {
+      const body = operationId.endsWith('review') || operationId.startsWith('deploy') ? undefined : {};
+      states.push((await run(operationId, { params, body })).body.state);
+    }
+    expect(states).toEqual(['pending_review', 'rejected', 'pending_review', 'approved', 'success']);
+    expect((await run('list_deployments', { query: { state: 'success' } })).body.items).toHaveLength(1);
+    expect((await run('list_deployments', { query: { environment_type: 'test' } })).body.items).toHaveLength(0);
+    const unknownProject = await run('deploy_project', { params: { id: '77' }, query: { environment_type: 'test' } });
+    expect([unknownProject.status, unknownProject.body.errors]).toEqual([422, { project_id: ['no project 77'] }]);
+  });
+});
+
+describe('genies', () => {
+  it('start and stop, 409 for a second start; ids carry the gin- prefix', async () => {
+    const { run } = await session();
+    const created = await run('create_genie', { body: { name: 'Helpdesk' } });
+    expect(created.body).toEqual({ data: { id: 'gin-1' } });
+    expect((await run('start_genie', { params: { id: 'gin-1' } })).status).toBe(200);
+    expect((await run('get_genie', { params: { id: 'gin-1' } })).body.data.state).toBe('running');
+    expect((await run('start_genie', { params: { id: 'gin-1' } })).status).toBe(409);
+    expect((await run('list_genies', { query: { state: 'running' } })).body.data).toHaveLength(1);
+  });
+});
+
 describe('modes', () => {
   it('--mode prism answers annotated operations from the examples, the spec body for malformed JSON, and by[code]=DE', async () => {
     const { run } = await session({ mode: 'prism' });
