@@ -15,7 +15,8 @@ export async function roundTrips({ url, token, seconds, warmupSeconds = 1, conne
   await wrk(warmupSeconds);
   const { stdout } = await wrk(seconds);
   const result = parseWrk(stdout);
-  if (result.failed > 0 || result.socketErrors) throw new Error(`${url}: ${result.failed} failed answers, ${result.socketErrors}`);
+  if (result.failed > 0 || result.socketErrors)
+    throw new Error(`${url}: ${result.failed} failed answers, ${result.socketErrors}`);
   const roundTrips = Number(/Round trips: (\d+)/.exec(stdout)?.[1]);
   return { ...result, roundTrips, roundTripsPerSecond: roundTrips / seconds, connections, seconds };
 }
