@@ -4,23 +4,29 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { abandonBody } from './body.js';
-import { ANSWERED_LATER, type EmulatorState, type Limits, type Outcome, type RouteHandler } from './context.js';
-import { Credentials } from './credentials.js';
-import { findDocsDir, serveDocs } from './docs.js';
+import { Credentials } from './domain/credentials.js';
+import { Faults, faultError, faultProblem } from './domain/faults.js';
+import { RateLimiter } from './domain/rate-limit.js';
+import { Topics } from './domain/topics.js';
 import { ApiError, EMITTED_ERROR_CODES, InternalError, OAuthError, SizeLimitError } from './errors.js';
-import { faultError, faultProblem } from './fault-errors.js';
-import { Faults } from './faults.js';
 import { apiClientHandlers } from './handlers/api-clients.js';
+import {
+  ANSWERED_LATER,
+  type EmulatorState,
+  type Limits,
+  type Outcome,
+  type RouteHandler,
+} from './handlers/context.js';
 import { eventStreamHandlers } from './handlers/event-streams.js';
 import { faultsEndpoint } from './handlers/faults-endpoint.js';
 import { tokenHandlers } from './handlers/token.js';
 import { topicHandlers } from './handlers/topics.js';
-import { BoundedMemo } from './memo.js';
-import { PrismBackend } from './prism.js';
-import { RateLimiter } from './rate-limit.js';
-import { ManagementFailure, type Reply, renderError, send } from './reply.js';
-import { type RouteMatch, type RouteResult, Router } from './router.js';
+import { abandonBody } from './http/body.js';
+import { findDocsDir, serveDocs } from './http/docs.js';
+import { BoundedMemo } from './http/memo.js';
+import { PrismBackend } from './http/prism.js';
+import { ManagementFailure, type Reply, renderError, send } from './http/replies.js';
+import { type RouteMatch, type RouteResult, Router } from './http/router.js';
 import {
   type ApiName,
   deref,
@@ -31,10 +37,10 @@ import {
   platformLimits,
   type Specs,
   specFilePath,
-} from './spec.js';
-import { MemoryStore, type MessageStore } from './store.js';
-import { Topics } from './topics.js';
-import { createAjv, describeViolations, RequestValidators, violations } from './validation.js';
+} from './spec/bundles.js';
+import { createAjv, describeViolations, RequestValidators, violations } from './spec/validators.js';
+import { MemoryStore } from './store/memory.js';
+import type { MessageStore } from './store/message-store.js';
 
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 

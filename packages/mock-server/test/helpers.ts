@@ -3,8 +3,8 @@
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { afterEach, expect } from 'vitest';
 import { type MockServer, type MockServerOptions, startMockServer } from '../src/index.js';
-import { deref, loadSpecs, type Operation } from '../src/spec.js';
-import { anchorRefs, createAjv } from '../src/validation.js';
+import { deref, loadSpecs, type Operation } from '../src/spec/bundles.js';
+import { anchorRefs, createAjv } from '../src/spec/validators.js';
 
 export const specs = loadSpecs();
 const ajv: Ajv2020 = createAjv(specs);

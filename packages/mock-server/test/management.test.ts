@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EMITTED_ERROR_CODES } from '../src/index.js';
-import { deref } from '../src/spec.js';
+import { deref } from '../src/spec/bundles.js';
 import { assertSchema, call, ORDER_SCHEMA, specs, start, token } from './helpers.js';
 
 describe('topic management', () => {

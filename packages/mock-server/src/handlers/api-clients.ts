@@ -1,8 +1,8 @@
 // API clients (v2) and their API keys: create, list, update, delete, enable, disable, refresh_secret.
 
-import { type Context, type EmulatorState, type RouteHandler, withValidJson } from '../context.js';
-import type { ApiClient, ApiKey } from '../credentials.js';
-import { ManagementFailure, reply } from '../reply.js';
+import type { ApiClient, ApiKey } from '../domain/credentials.js';
+import { ManagementFailure, reply } from '../http/replies.js';
+import { type Context, type EmulatorState, type RouteHandler, withValidJson } from './context.js';
 import { page } from './paging.js';
 
 export function apiClientHandlers(state: EmulatorState): Record<string, RouteHandler> {

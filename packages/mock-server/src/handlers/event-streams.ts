@@ -1,4 +1,10 @@
 // publish_message, publish_messages_batch and consume_messages (long polling included).
+
+import type { TopicEntry } from '../domain/topics.js';
+import { ApiError, SizeLimitError } from '../errors.js';
+import type { Reply } from '../http/replies.js';
+import { isoTime } from '../spec/date-time.js';
+import type { ReadResult } from '../store/message-store.js';
 import {
   type Context,
   type EmulatorState,
@@ -8,12 +14,7 @@ import {
   validateBody,
   withJsonBody,
   withValidJson,
-} from '../context.js';
-import { ApiError, SizeLimitError } from '../errors.js';
-import type { Reply } from '../reply.js';
-import type { ReadResult } from '../store.js';
-import { isoTime } from '../time.js';
-import type { TopicEntry } from '../topics.js';
+} from './context.js';
 
 /** Room for the `{"payloads":[...]}` wrapper and separators around the messages of a batch. */
 const BATCH_OVERHEAD_BYTES = 64 * 1024;

@@ -1,9 +1,9 @@
 // POST /_emulator/faults and DELETE /_emulator/faults: the fault injection of `server.faults` over
 // HTTP, for an emulator started from the command line.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { bodyOf } from '../body.js';
-import { isJsonContentType, SMALL_BODY_LIMIT } from '../context.js';
-import type { Faults } from '../faults.js';
+import type { Faults } from '../domain/faults.js';
+import { bodyOf } from '../http/body.js';
+import { isJsonContentType, SMALL_BODY_LIMIT } from './context.js';
 
 interface FaultRequest {
   operation?: string;

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context } from './context.js';
 
 /** The `{ data, count }` list body of the management API, paged by `page` and `per_page`. */
 export function page<T>(items: T[], ctx: Context): { data: T[]; count: number } {

@@ -1,8 +1,9 @@
 // POST /oauth2/token: the client credentials grant in its four request formats (RFC 6749 errors).
-import { bodyOf } from '../body.js';
-import { type Context, type EmulatorState, mediaType, type RouteHandler, SMALL_BODY_LIMIT } from '../context.js';
+
 import { OAuthError } from '../errors.js';
-import { reply } from '../reply.js';
+import { bodyOf } from '../http/body.js';
+import { reply } from '../http/replies.js';
+import { type Context, type EmulatorState, mediaType, type RouteHandler, SMALL_BODY_LIMIT } from './context.js';
 
 interface TokenParameters {
   grant_type?: string;

@@ -1,7 +1,8 @@
 // Topic management (/api/event_streams/topics and the legacy /pubsub/topics forms, same behaviour).
-import { type Context, type EmulatorState, type RouteHandler, topicOr404, withValidJson } from '../context.js';
-import { ManagementFailure, reply } from '../reply.js';
-import { TopicConflict, type TopicInput } from '../topics.js';
+
+import { TopicConflict, type TopicInput } from '../domain/topics.js';
+import { ManagementFailure, reply } from '../http/replies.js';
+import { type Context, type EmulatorState, type RouteHandler, topicOr404, withValidJson } from './context.js';
 import { page } from './paging.js';
 
 export function topicHandlers(state: EmulatorState): Record<string, RouteHandler> {

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { send } from '../src/reply.js';
+import { send } from '../../src/http/replies.js';
 
 describe('send', () => {
   const servers: ReturnType<typeof createServer>[] = [];

@@ -1,8 +1,11 @@
-// RFC 3339 date-time, exactly as ajv-formats' full "date-time" format decides it (a time zone is
+// RFC 3339 date-times both ways: checking them (isDateTime, the `date-time` format of the validators)
+// and writing them (isoTime, the times of messages and records).
+//
+// isDateTime decides exactly as ajv-formats' full "date-time" format does (a time zone is
 // required, days are checked against the month and leap years, a leap second only at 23:59:60 UTC),
 // in one regular-expression test and arithmetic on fixed positions. ajv-formats splits the string and
 // runs two capturing expressions: about 450 ns a value, 2% of a publish whose topic has a date_time
-// field; this takes about 50 ns. test/date-time.test.ts holds the two to the same answers.
+// field; this takes about 50 ns. test/spec/date-time.test.ts holds the two to the same answers.
 
 const SHAPE = /^\d{4}-\d\d-\d\d[Tt\s]\d\d:\d\d:\d\d(?:\.\d+)?(?:[Zz]|[+-]\d\d(?::?\d\d)?)$/;
 const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -47,4 +50,20 @@ function zoneOffset(value: string): { sign: number; hours: number; minutes: numb
     hours: Number(digits.slice(0, 2)),
     minutes: digits.length === 4 ? Number(digits.slice(2)) : 0,
   };
+}
+
+// Date#toISOString costs more than the rest of a consume answer; the messages of a batch mostly share
+// their second, so the formatted second is kept and only the milliseconds are appended.
+let cachedSecond = Number.NaN;
+let cachedPrefix = '';
+
+/** RFC 3339 in UTC with milliseconds, as toISOString writes it. */
+export function isoTime(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== cachedSecond) {
+    cachedSecond = second;
+    cachedPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+  }
+  const millis = ms - second * 1000;
+  return `${cachedPrefix}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
 }

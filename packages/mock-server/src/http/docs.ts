@@ -25,7 +25,7 @@ export function findDocsDir(preferred?: string): string | undefined {
   } catch {
     // Not resolvable (no such package, or it does not export package.json).
   }
-  candidates.push(fileURLToPath(new URL('../../docs/dist', import.meta.url)));
+  candidates.push(fileURLToPath(new URL('../../../docs/dist', import.meta.url)));
   return candidates.find((dir) => existsSync(join(dir, 'index.html')));
 }
 

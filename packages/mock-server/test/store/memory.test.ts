@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../src/index.js';
+import { MemoryStore } from '../../src/index.js';
 
 const message = (i: number, size = 100) => JSON.stringify({ i, pad: 'é'.repeat(size) });
 

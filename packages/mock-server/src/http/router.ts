@@ -1,7 +1,7 @@
 // Matches a method and path to an operation of the specs. Built from the path templates, so a route
 // exists exactly when a spec declares it. A segment tree prefers literal segments over `{param}` ones,
 // which keeps `/api/packages/export/{manifest_id}` apart from `/api/packages/{id}/download`.
-import type { Operation } from './spec.js';
+import type { Operation } from '../spec/bundles.js';
 
 interface RouteNode {
   literal: Map<string, RouteNode>;

@@ -1,15 +1,15 @@
 // What a handler gets: the request, its validated parameters, the caller's API key and the emulator's state.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody } from './body.js';
-import type { ApiKey, Credentials, Scope } from './credentials.js';
-import { ApiError } from './errors.js';
-import type { Faults } from './faults.js';
-import type { RateLimiter } from './rate-limit.js';
-import type { Reply } from './reply.js';
-import type { Operation } from './spec.js';
-import type { MessageStore } from './store.js';
-import type { TopicEntry, Topics } from './topics.js';
-import { describeViolations, type RequestValidators, violations } from './validation.js';
+import type { ApiKey, Credentials, Scope } from '../domain/credentials.js';
+import type { Faults } from '../domain/faults.js';
+import type { RateLimiter } from '../domain/rate-limit.js';
+import type { TopicEntry, Topics } from '../domain/topics.js';
+import { ApiError } from '../errors.js';
+import { readBody } from '../http/body.js';
+import type { Reply } from '../http/replies.js';
+import type { Operation } from '../spec/bundles.js';
+import { describeViolations, type RequestValidators, violations } from '../spec/validators.js';
+import type { MessageStore } from '../store/message-store.js';
 
 export interface Limits {
   maxBatchSize: number;

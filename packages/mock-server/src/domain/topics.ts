@@ -1,10 +1,9 @@
 // Topics of the workspace: their fields (spec schema Topic), compiled message validators and the
 // consumers waiting for their next message.
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { definedOnly } from './objects.js';
-import type { MessageStore } from './store.js';
-import { isoTime } from './time.js';
-import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from './topic-schema.js';
+import { isoTime } from '../spec/date-time.js';
+import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from '../spec/topic-schema.js';
+import type { MessageStore } from '../store/message-store.js';
 
 export interface Topic {
   id: number;
@@ -76,7 +75,7 @@ export class Topics {
     if (input.name !== undefined && input.name !== entry.topic.name) this.assertNameFree(input.name);
     const topic: Topic = {
       ...entry.topic,
-      ...definedOnly(input),
+      ...input,
       updated_at: isoTime(this.clock()),
     };
     if (input.schema) entry.validate = compileTopicSchema(this.ajv, topic.schema);

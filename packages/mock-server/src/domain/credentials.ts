@@ -1,8 +1,7 @@
 // API clients (v2), their API keys, and the access tokens issued for the keys.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { ApiError } from './errors.js';
-import { definedOnly } from './objects.js';
-import { isoTime } from './time.js';
+import { ApiError } from '../errors.js';
+import { isoTime } from '../spec/date-time.js';
 
 export type Scope = 'event_streams:publish' | 'event_streams:consume' | 'topics:manage' | 'api_clients:manage';
 export const ALL_SCOPES: Scope[] = [
@@ -100,7 +99,7 @@ export class Credentials {
   }
 
   updateClient(client: ApiClient, input: Partial<Pick<ApiClient, 'name' | 'description'>>): ApiClient {
-    Object.assign(client, definedOnly(input), { updated_at: this.now() });
+    Object.assign(client, input, { updated_at: this.now() });
     return client;
   }
 
@@ -148,7 +147,7 @@ export class Credentials {
   }
 
   updateKey(key: ApiKey, input: Partial<Pick<ApiKey, 'name' | 'scopes' | 'topic_ids' | 'ip_allow_list'>>): ApiKey {
-    Object.assign(key, definedOnly(input), { updated_at: this.now() });
+    Object.assign(key, input, { updated_at: this.now() });
     return key;
   }
 

@@ -11,8 +11,8 @@ import {
   SizeLimitError,
   sizeLimitErrorResponse,
   type Violation,
-} from './errors.js';
-import type { ApiName } from './spec.js';
+} from '../errors.js';
+import type { ApiName } from '../spec/bundles.js';
 
 export interface Reply {
   status: number;

@@ -1,7 +1,7 @@
 // Reads request bodies with a size limit: a too-large Content-Length is refused before anything is
 // read, and a chunked body is abandoned as soon as it passes the limit, so no huge body is ever held.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SizeLimitError } from './errors.js';
+import { SizeLimitError } from '../errors.js';
 
 /**
  * Reads the whole body, then calls `done` with it, or `failed` past the limit. Callbacks, not a

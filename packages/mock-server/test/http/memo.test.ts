@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedMemo } from '../src/memo.js';
+import { BoundedMemo } from '../../src/http/memo.js';
 
 describe('BoundedMemo', () => {
   it('computes a key once and answers repeats from memory', () => {

@@ -1,9 +1,9 @@
 // Request validators compiled with ajv from the operations' parameter and request-body schemas.
 import { createRequire } from 'node:module';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Violation } from '../errors.js';
+import type { ApiName, JsonObject, Operation, Specs } from './bundles.js';
 import { isDateTime } from './date-time.js';
-import type { Violation } from './errors.js';
-import type { ApiName, JsonObject, Operation, Specs } from './spec.js';
 
 const require = createRequire(import.meta.url);
 // ajv-formats is CommonJS with a `default` property; createRequire sidesteps the interop typing.
