@@ -7,16 +7,11 @@ import { pino } from 'pino';
 import { Credentials } from './domain/credentials.js';
 import { Faults, faultError, faultProblem } from './domain/faults.js';
 import { RateLimiter } from './domain/rate-limit.js';
+import type { EmulatorState, Limits } from './domain/state.js';
 import { Topics } from './domain/topics.js';
-import { ApiError, EMITTED_ERROR_CODES, InternalError, OAuthError, SizeLimitError } from './errors.js';
+import { EMITTED_ERROR_CODES, EmulatorError, errorReply, InvalidRequest, NotFound } from './errors.js';
 import { apiClientHandlers } from './handlers/api-clients.js';
-import {
-  ANSWERED_LATER,
-  type EmulatorState,
-  type Limits,
-  type Outcome,
-  type RouteHandler,
-} from './handlers/context.js';
+import { ANSWERED_LATER, type Outcome, type RouteHandler } from './handlers/context.js';
 import { eventStreamHandlers } from './handlers/event-streams.js';
 import { faultsEndpoint } from './handlers/faults-endpoint.js';
 import { tokenHandlers } from './handlers/token.js';
@@ -25,7 +20,7 @@ import { abandonBody } from './http/body.js';
 import { findDocsDir, serveDocs } from './http/docs.js';
 import { BoundedMemo } from './http/memo.js';
 import { PrismBackend } from './http/prism.js';
-import { ManagementFailure, type Reply, renderError, send } from './http/replies.js';
+import { type Reply, send } from './http/replies.js';
 import { type RouteMatch, type RouteResult, Router } from './http/router.js';
 import {
   type ApiName,
@@ -152,7 +147,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         req,
         res,
         'event-streams',
-        renderError('event-streams', new ApiError(404, 'NOT_FOUND', `No operation at ${req.method} ${pathname}`)),
+        errorReply('event-streams', new NotFound(`No operation at ${req.method} ${pathname}`)),
       );
     }
   });
@@ -170,8 +165,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   ): void {
     const { operation } = match;
     const fail = (error: unknown) => {
-      if (!isExpected(error)) logger.error({ err: error, operationId: operation.operationId }, 'request failed');
-      finish(req, res, operation.api, renderError(operation.api, error));
+      // Failures answered on purpose are not bugs worth an error log line.
+      if (!(error instanceof EmulatorError))
+        logger.error({ err: error, operationId: operation.operationId }, 'request failed');
+      finish(req, res, operation.api, errorReply(operation.api, error));
     };
     const answer = (result: Reply | undefined) => {
       if (result) finish(req, res, operation.api, result);
@@ -190,22 +187,18 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     complete(() => {
       const handler = handlers[operation.operationId];
       const key = operation.needsBearer ? state.credentials.authenticateBearer(req.headers.authorization) : undefined;
-      if (key && operation.api === 'event-streams') {
-        const wait = state.rateLimiter.hit(key.id);
-        if (wait)
-          throw new ApiError(
-            429,
-            'RATE_LIMITED',
-            `Rate limit exceeded, retry in ${wait} seconds`,
-            {},
-            { 'retry-after': String(wait) },
-          );
-      }
+      if (key && operation.api === 'event-streams') state.rateLimiter.count(key.id);
       const fault = state.faults.takeFault(operation.operationId);
       if (fault) throw faultError(operation, fault, limits);
       if (!handler) return prism.forward(req, res).then(() => undefined);
       const params = (target.params ??= validateParams(state, operation, match.params, query));
-      if (key && handler.scope) checkRights(key, handler.scope, operation, params);
+      if (key && handler.scope) {
+        state.credentials.authorize(
+          key,
+          handler.scope,
+          operation.api === 'event-streams' ? params.topic_id : undefined,
+        );
+      }
       return handler.handle({ req, res, operation, params, key, complete });
     });
   }
@@ -339,30 +332,12 @@ function validateParams(
   if (validate && !validate(params)) {
     const list = violations(validate.errors);
     if (list.some((v) => v.pointer.startsWith('/topic_id'))) {
-      throw new ApiError(
-        400,
+      throw new InvalidRequest(
         'INVALID_TOPIC_ID',
         `topic_id must be an unsigned 32-bit integer, not '${pathParams.topic_id}'`,
       );
     }
-    throw new ApiError(400, 'INVALID_REQUEST', describeViolations('Parameters', list), { errors: list });
+    throw new InvalidRequest('INVALID_REQUEST', describeViolations('Parameters', list), { errors: list });
   }
   return Object.freeze(params);
-}
-
-function checkRights(
-  key: { scopes: string[]; topic_ids: number[] | null },
-  scope: string,
-  operation: Operation,
-  params: Record<string, any>,
-) {
-  if (!key.scopes.includes(scope)) throw new ApiError(403, 'FORBIDDEN', `This API key has no ${scope} right`);
-  if (operation.api === 'event-streams' && key.topic_ids && !key.topic_ids.includes(params.topic_id)) {
-    throw new ApiError(403, 'FORBIDDEN', `This API key has no right on topic ${params.topic_id}`);
-  }
-}
-
-/** Failures that are answers to bad requests, not bugs worth an error log line. */
-function isExpected(error: unknown): boolean {
-  return [ApiError, SizeLimitError, OAuthError, ManagementFailure, InternalError].some((type) => error instanceof type);
 }

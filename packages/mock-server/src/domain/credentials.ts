@@ -1,6 +1,6 @@
 // API clients (v2), their API keys, and the access tokens issued for the keys.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../errors.js';
+import { Forbidden, NotFound, Unauthorized } from '../errors.js';
 import { isoTime } from '../spec/date-time.js';
 
 export type Scope = 'event_streams:publish' | 'event_streams:consume' | 'topics:manage' | 'api_clients:manage';
@@ -77,8 +77,10 @@ export class Credentials {
     return [...this.clients.values()];
   }
 
-  getClient(id: number): ApiClient | undefined {
-    return this.clients.get(id);
+  requireClient(id: number): ApiClient {
+    const client = this.clients.get(id);
+    if (!client) throw new NotFound(`API client ${id} was not found`);
+    return client;
   }
 
   createClient(
@@ -114,9 +116,12 @@ export class Credentials {
     return [...this.keys.values()].map((e) => e.key).filter((k) => k.api_client_id === clientId);
   }
 
-  getKey(clientId: number, keyId: number): ApiKey | undefined {
+  /** The key `keyId` of the API client `clientId` (which must exist). */
+  requireKey(clientId: number, keyId: number): ApiKey {
+    const client = this.requireClient(clientId);
     const key = this.keys.get(keyId)?.key;
-    return key?.api_client_id === clientId ? key : undefined;
+    if (key?.api_client_id !== client.id) throw new NotFound(`API key ${keyId} was not found`);
+    return key;
   }
 
   /** Returns the key and its secret (the only time, with refreshSecret, that the secret is shown). */
@@ -198,14 +203,22 @@ export class Credentials {
     return { token, expiresIn: this.tokenTtlSeconds };
   }
 
-  /** The key a bearer token belongs to; 401 ApiError when it is missing, unknown, revoked or expired. */
+  /** The key a bearer token belongs to; Unauthorized when it is missing, unknown, revoked or expired. */
   authenticateBearer(authorization: string | undefined): ApiKey {
     const { token, found } = this.findBearer(authorization);
     if (this.clock() >= found.expiresAt) {
       this.dropToken(token, found.entry);
-      throw new ApiError(401, 'TOKEN_EXPIRED', 'The access token has expired; request a new one');
+      throw new Unauthorized('TOKEN_EXPIRED', 'The access token has expired; request a new one');
     }
     return found.entry.key;
+  }
+
+  /** Forbidden unless the key has the right `scope`, and for an event-streams call `topicId` among its topics. */
+  authorize(key: ApiKey, scope: Scope, topicId?: number): void {
+    if (!key.scopes.includes(scope)) throw new Forbidden(`This API key has no ${scope} right`);
+    if (topicId !== undefined && key.topic_ids && !key.topic_ids.includes(topicId)) {
+      throw new Forbidden(`This API key has no right on topic ${topicId}`);
+    }
   }
 
   private findBearer(authorization: string | undefined): { token: string; found: TokenEntry } {
@@ -220,9 +233,9 @@ export class Credentials {
       return this.recent;
     }
     const token = authorization ? BEARER.exec(authorization)?.[1] : undefined;
-    if (!token) throw new ApiError(401, 'UNAUTHORIZED', 'The Authorization header must be "Bearer <ACCESS_TOKEN>"');
+    if (!token) throw new Unauthorized('UNAUTHORIZED', 'The Authorization header must be "Bearer <ACCESS_TOKEN>"');
     const found = this.tokens.get(token);
-    if (!found) throw new ApiError(401, 'INVALID_TOKEN', 'The access token is invalid or was revoked');
+    if (!found) throw new Unauthorized('INVALID_TOKEN', 'The access token is invalid or was revoked');
     return { token, found };
   }
 

@@ -2,18 +2,17 @@
 // or make chosen positions of the next batch publishes fail; and the error each injected fault
 // becomes, in the shape the operation's spec declares for that status.
 import {
-  ApiError,
   EMITTED_ERROR_CODES,
+  type EmulatorError,
   type ErrorCode,
   INTERNAL_ERROR_CODES,
-  InternalError,
-  type InternalErrorCode,
+  InjectedFault,
+  InternalFault,
   OAuthError,
-  SizeLimitError,
+  PayloadTooLarge,
 } from '../errors.js';
-import type { Limits } from '../handlers/context.js';
-import { ManagementFailure } from '../http/replies.js';
 import type { Operation } from '../spec/bundles.js';
+import type { Limits } from './state.js';
 
 export interface FaultSpec {
   status: number;
@@ -113,18 +112,17 @@ export function faultProblem(operation: Operation | undefined, fault: FaultSpec)
   return allowed.includes(fault.code) ? undefined : `code must be one of ${allowed.join(', ')}`;
 }
 
-export function faultError(operation: Operation, fault: FaultSpec, limits: Limits): Error {
+export function faultError(operation: Operation, fault: FaultSpec, limits: Limits): EmulatorError {
   const message = `Injected fault (${fault.status})`;
-  const retryAfter = { 'retry-after': String(fault.retryAfter ?? 1) };
   if (operation.api === 'auth') {
     return fault.status === 401
-      ? new OAuthError(401, 'invalid_client', message)
-      : new OAuthError(400, 'invalid_request', message);
+      ? new OAuthError('invalid_client', message, true)
+      : new OAuthError('invalid_request', message);
   }
-  if (fault.status === 500)
-    return new InternalError((fault.code as InternalErrorCode) ?? 'INTERNAL_SERVER_ERROR', message);
-  if (fault.status === 413) return new SizeLimitError(limits.maxMessageBytes, limits.maxMessageBytes + 1, message);
-  if (operation.api === 'management' && fault.status !== 429) return new ManagementFailure(fault.status, message);
-  const code = (fault.code as ErrorCode | undefined) ?? DEFAULT_CODES[fault.status] ?? 'INVALID_REQUEST';
-  return new ApiError(fault.status, code, message, {}, fault.status === 429 ? retryAfter : {});
+  if (fault.status === 500) {
+    return new InternalFault(INTERNAL_ERROR_CODES.find((c) => c === fault.code) ?? 'INTERNAL_SERVER_ERROR', message);
+  }
+  if (fault.status === 413) return new PayloadTooLarge(limits.maxMessageBytes, limits.maxMessageBytes + 1, message);
+  const code = EMITTED_ERROR_CODES.find((c) => c === fault.code) ?? DEFAULT_CODES[fault.status] ?? 'INVALID_REQUEST';
+  return new InjectedFault(fault.status, code, fault.status === 429 ? (fault.retryAfter ?? 1) : undefined);
 }

@@ -1,6 +1,7 @@
 // Topics of the workspace: their fields (spec schema Topic), compiled message validators and the
 // consumers waiting for their next message.
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { NotFound, Unprocessable } from '../errors.js';
 import { isoTime } from '../spec/date-time.js';
 import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from '../spec/topic-schema.js';
 import type { MessageStore } from '../store/message-store.js';
@@ -21,9 +22,6 @@ export interface TopicInput {
   schema?: TopicSchemaField[];
   retention?: number;
 }
-
-/** A limit or uniqueness rule of the workspace was broken (422 in the management API). */
-export class TopicConflict extends Error {}
 
 interface TopicEntry {
   topic: Topic;
@@ -53,8 +51,14 @@ export class Topics {
     return this.entries.get(id);
   }
 
+  require(id: number): TopicEntry {
+    const entry = this.entries.get(id);
+    if (!entry) throw new NotFound(`Topic ${id} was not found`, 'TOPIC_NOT_FOUND');
+    return entry;
+  }
+
   create(input: Required<Pick<TopicInput, 'name' | 'schema'>> & TopicInput): Topic {
-    if (this.entries.size >= MAX_TOPICS) throw new TopicConflict(`A workspace holds at most ${MAX_TOPICS} topics`);
+    if (this.entries.size >= MAX_TOPICS) throw new Unprocessable(`A workspace holds at most ${MAX_TOPICS} topics`);
     this.assertNameFree(input.name);
     const now = isoTime(this.clock());
     const topic: Topic = {
@@ -105,7 +109,7 @@ export class Topics {
 
   private assertNameFree(name: string): void {
     for (const { topic } of this.entries.values()) {
-      if (topic.name === name) throw new TopicConflict(`A topic named '${name}' already exists`);
+      if (topic.name === name) throw new Unprocessable(`A topic named '${name}' already exists`);
     }
   }
 }

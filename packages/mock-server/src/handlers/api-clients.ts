@@ -1,37 +1,30 @@
 // API clients (v2) and their API keys: create, list, update, delete, enable, disable, refresh_secret.
 
 import type { ApiClient, ApiKey } from '../domain/credentials.js';
-import { ManagementFailure, reply } from '../http/replies.js';
-import { type Context, type EmulatorState, type RouteHandler, withValidJson } from './context.js';
+import type { EmulatorState } from '../domain/state.js';
+import { jsonReply } from '../http/replies.js';
+import { type Context, type RouteHandler, withValidJson } from './context.js';
 import { page } from './paging.js';
 
 export function apiClientHandlers(state: EmulatorState): Record<string, RouteHandler> {
   const { credentials } = state;
-  const clientOr404 = (ctx: Context): ApiClient => {
-    const client = credentials.getClient(ctx.params.api_client_id);
-    if (!client) throw new ManagementFailure(404, `API client ${ctx.params.api_client_id} was not found`);
-    return client;
-  };
-  const keyOr404 = (ctx: Context): ApiKey => {
-    const key = credentials.getKey(clientOr404(ctx).id, ctx.params.api_key_id);
-    if (!key) throw new ManagementFailure(404, `API key ${ctx.params.api_key_id} was not found`);
-    return key;
-  };
-  const withSecret = (key: ApiKey, secret: string) => reply(200, { ...key, client_secret: secret });
+  const clientOr404 = (ctx: Context): ApiClient => credentials.requireClient(ctx.params.api_client_id);
+  const keyOr404 = (ctx: Context): ApiKey => credentials.requireKey(ctx.params.api_client_id, ctx.params.api_key_id);
+  const withSecret = (key: ApiKey, secret: string) => jsonReply(200, { ...key, client_secret: secret });
 
   const handlers: Record<string, RouteHandler['handle']> = {
-    list_api_clients: (ctx) => reply(200, page(credentials.listClients(), ctx)),
-    create_api_client: (ctx) => withValidJson(state, ctx, (input) => reply(200, credentials.createClient(input))),
-    get_api_client: (ctx) => reply(200, clientOr404(ctx)),
+    list_api_clients: (ctx) => jsonReply(200, page(credentials.listClients(), ctx)),
+    create_api_client: (ctx) => withValidJson(state, ctx, (input) => jsonReply(200, credentials.createClient(input))),
+    get_api_client: (ctx) => jsonReply(200, clientOr404(ctx)),
     update_api_client: (ctx) => {
       const client = clientOr404(ctx);
-      return withValidJson(state, ctx, (input) => reply(200, credentials.updateClient(client, input)));
+      return withValidJson(state, ctx, (input) => jsonReply(200, credentials.updateClient(client, input)));
     },
     delete_api_client: (ctx) => {
       credentials.deleteClient(clientOr404(ctx));
-      return reply(200, { success: true });
+      return jsonReply(200, { success: true });
     },
-    list_api_keys: (ctx) => reply(200, page(credentials.listKeys(clientOr404(ctx).id), ctx)),
+    list_api_keys: (ctx) => jsonReply(200, page(credentials.listKeys(clientOr404(ctx).id), ctx)),
     create_api_key: (ctx) => {
       const client = clientOr404(ctx);
       return withValidJson(state, ctx, (input) => {
@@ -41,14 +34,14 @@ export function apiClientHandlers(state: EmulatorState): Record<string, RouteHan
     },
     update_api_key: (ctx) => {
       const key = keyOr404(ctx);
-      return withValidJson(state, ctx, (input) => reply(200, credentials.updateKey(key, input)));
+      return withValidJson(state, ctx, (input) => jsonReply(200, credentials.updateKey(key, input)));
     },
     delete_api_key: (ctx) => {
       credentials.deleteKey(keyOr404(ctx));
-      return reply(200, { success: true });
+      return jsonReply(200, { success: true });
     },
-    enable_api_key: (ctx) => reply(200, credentials.setActive(keyOr404(ctx), true)),
-    disable_api_key: (ctx) => reply(200, credentials.setActive(keyOr404(ctx), false)),
+    enable_api_key: (ctx) => jsonReply(200, credentials.setActive(keyOr404(ctx), true)),
+    disable_api_key: (ctx) => jsonReply(200, credentials.setActive(keyOr404(ctx), false)),
     refresh_api_key_secret: (ctx) => {
       const key = keyOr404(ctx);
       return withSecret(key, credentials.refreshSecret(key));

@@ -1,34 +1,13 @@
 // What a handler gets: the request, its validated parameters, the caller's API key and the emulator's state.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ApiKey, Credentials, Scope } from '../domain/credentials.js';
-import type { Faults } from '../domain/faults.js';
-import type { RateLimiter } from '../domain/rate-limit.js';
-import type { TopicEntry, Topics } from '../domain/topics.js';
-import { ApiError } from '../errors.js';
+import type { ApiKey, Scope } from '../domain/credentials.js';
+import type { EmulatorState } from '../domain/state.js';
+import type { TopicEntry } from '../domain/topics.js';
+import { InvalidRequest } from '../errors.js';
 import { readBody } from '../http/body.js';
 import type { Reply } from '../http/replies.js';
 import type { Operation } from '../spec/bundles.js';
-import { describeViolations, type RequestValidators, violations } from '../spec/validators.js';
-import type { MessageStore } from '../store/message-store.js';
-
-export interface Limits {
-  maxBatchSize: number;
-  defaultBatchSize: number;
-  maxMessageBytes: number;
-  maxBatchMessages: number;
-  rateLimitPerMinute: number | undefined;
-}
-
-export interface EmulatorState {
-  clock: () => number;
-  limits: Limits;
-  store: MessageStore;
-  topics: Topics;
-  credentials: Credentials;
-  faults: Faults;
-  validators: RequestValidators;
-  rateLimiter: RateLimiter;
-}
+import { describeViolations, violations } from '../spec/validators.js';
 
 /** undefined: the client went away and nothing is to be sent. ANSWERED_LATER: see `complete`. */
 export type Outcome = Reply | undefined | Promise<Reply | undefined> | typeof ANSWERED_LATER;
@@ -84,8 +63,7 @@ export interface JsonBody {
 export function withJsonBody(ctx: Context, limit: number, what: string, then: (body: JsonBody) => Outcome): Outcome {
   const contentType = ctx.req.headers['content-type'];
   if (!isJsonContentType(contentType)) {
-    throw new ApiError(
-      400,
+    throw new InvalidRequest(
       'UNSUPPORTED_CONTENT_TYPE',
       `Content-Type must be application/json, not ${contentType ?? 'absent'}`,
     );
@@ -109,8 +87,8 @@ function parseJson(bytes: Buffer): JsonBody {
     return { value: JSON.parse(text), text, bytes };
   } catch (error) {
     // Only a failed parse can be an empty body, so well-formed bodies are not scanned twice.
-    if (text.trim() === '') throw new ApiError(400, 'INVALID_REQUEST', 'A JSON request body is required');
-    throw new ApiError(400, 'INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`);
+    if (text.trim() === '') throw new InvalidRequest('INVALID_REQUEST', 'A JSON request body is required');
+    throw new InvalidRequest('INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`);
   }
 }
 
@@ -119,7 +97,7 @@ export function validateBody(state: EmulatorState, ctx: Context, value: unknown)
   const validate = state.validators.for(ctx.operation).body;
   if (validate && !validate(value)) {
     const list = violations(validate.errors);
-    throw new ApiError(400, 'INVALID_REQUEST', describeViolations('Request body', list), { errors: list });
+    throw new InvalidRequest('INVALID_REQUEST', describeViolations('Request body', list), { errors: list });
   }
 }
 
@@ -131,10 +109,7 @@ export function withValidJson(state: EmulatorState, ctx: Context, then: (value: 
   });
 }
 
-/** The topic named by the `topic_id` parameter, or 404. */
+/** The topic named by the `topic_id` parameter. */
 export function topicOr404(state: EmulatorState, ctx: Context): TopicEntry {
-  const topicId = ctx.params.topic_id as number;
-  const entry = state.topics.get(topicId);
-  if (!entry) throw new ApiError(404, 'TOPIC_NOT_FOUND', `Topic ${topicId} was not found`);
-  return entry;
+  return state.topics.require(ctx.params.topic_id);
 }

@@ -1,13 +1,13 @@
 // publish_message, publish_messages_batch and consume_messages (long polling included).
+import type { EmulatorState } from '../domain/state.js';
 
 import type { TopicEntry } from '../domain/topics.js';
-import { ApiError, SizeLimitError } from '../errors.js';
+import { InvalidRequest, NotFound, PayloadTooLarge } from '../errors.js';
 import type { Reply } from '../http/replies.js';
 import { isoTime } from '../spec/date-time.js';
 import type { ReadResult } from '../store/message-store.js';
 import {
   type Context,
-  type EmulatorState,
   type Outcome,
   type RouteHandler,
   topicOr404,
@@ -45,8 +45,7 @@ function publishBatch(state: EmulatorState, ctx: Context): Outcome {
   return withJsonBody(ctx, limit, 'batch', ({ value }) => {
     const count = (value as { payloads?: unknown })?.payloads;
     if (Array.isArray(count) && count.length > maxBatchMessages) {
-      throw new ApiError(
-        400,
+      throw new InvalidRequest(
         'BATCH_TOO_LARGE',
         `A batch carries at most ${maxBatchMessages} messages, not ${count.length}`,
         {
@@ -66,7 +65,7 @@ function storeBatch(state: EmulatorState, entry: TopicEntry, payloads: object[])
     const text = stringify(payload, position);
     const size = Buffer.byteLength(text);
     if (size > maxMessageBytes) {
-      throw new SizeLimitError(maxMessageBytes, size, `Message ${position} is larger than ${maxMessageBytes} bytes`);
+      throw new PayloadTooLarge(maxMessageBytes, size, `Message ${position} is larger than ${maxMessageBytes} bytes`);
     }
     checkTopicSchema(entry, payload, position);
     return text;
@@ -93,7 +92,7 @@ function stringify(payload: object, position: number): string {
     return JSON.stringify(payload);
   } catch {
     // Only nesting deep enough to exhaust the stack gets here: JSON.parse produced the value.
-    throw new ApiError(400, 'INVALID_REQUEST', `Message ${position} is nested too deeply`);
+    throw new InvalidRequest('INVALID_REQUEST', `Message ${position} is nested too deeply`);
   }
 }
 
@@ -102,7 +101,7 @@ function checkTopicSchema(entry: TopicEntry, message: unknown, position?: number
   if (!mismatch) return;
   const where = position === undefined ? '' : `Message ${position}: `;
   const details = position === undefined ? { field: mismatch.field } : { field: mismatch.field, position };
-  throw new ApiError(400, 'SCHEMA_MISMATCH', where + mismatch.message, details);
+  throw new InvalidRequest('SCHEMA_MISMATCH', where + mismatch.message, details);
 }
 
 interface ConsumeRequest {
@@ -116,7 +115,7 @@ function consume(state: EmulatorState, ctx: Context): Outcome {
   const entry = topicOr404(state, ctx);
   return withValidJson(state, ctx, (request: ConsumeRequest) => {
     if (request.after_message_id !== undefined && request.since_time !== undefined) {
-      throw new ApiError(400, 'CONFLICTING_OFFSETS', 'Send after_message_id or since_time, not both');
+      throw new InvalidRequest('CONFLICTING_OFFSETS', 'Send after_message_id or since_time, not both');
     }
     const read = reader(state, entry.topic.id, request);
     const first = read();
@@ -135,7 +134,7 @@ function reader(state: EmulatorState, topicId: number, request: ConsumeRequest):
     return () => {
       const result = store.readAfter(topicId, afterId, limit);
       if (!result)
-        throw new ApiError(400, 'UNKNOWN_MESSAGE_ID', `Message ${afterId} was not found in topic ${topicId}`);
+        throw new InvalidRequest('UNKNOWN_MESSAGE_ID', `Message ${afterId} was not found in topic ${topicId}`);
       return result;
     };
   }
@@ -164,7 +163,7 @@ function waitForMessages(
       finish();
       try {
         if (!state.topics.get(entry.topic.id))
-          throw new ApiError(404, 'TOPIC_NOT_FOUND', `Topic ${entry.topic.id} was deleted`);
+          throw new NotFound(`Topic ${entry.topic.id} was deleted`, 'TOPIC_NOT_FOUND');
         resolve({ status: 200, json: consumeJson(read()) });
       } catch (error) {
         reject(error);

@@ -1,7 +1,7 @@
 // Reads request bodies with a size limit: a too-large Content-Length is refused before anything is
 // read, and a chunked body is abandoned as soon as it passes the limit, so no huge body is ever held.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SizeLimitError } from '../errors.js';
+import { PayloadTooLarge } from '../errors.js';
 
 /**
  * Reads the whole body, then calls `done` with it, or `failed` past the limit. Callbacks, not a
@@ -18,7 +18,7 @@ export function readBody(
   limit: number,
   what: string,
   done: (body: Buffer) => void,
-  failed: (error: SizeLimitError) => void,
+  failed: (error: PayloadTooLarge) => void,
 ): void {
   // NaN (no Content-Length: a chunked body) is never over the limit.
   const declared = Number(req.headers['content-length']);
@@ -35,7 +35,7 @@ interface BodyRead {
   limit: number;
   what: string;
   done: (body: Buffer) => void;
-  failed: (error: SizeLimitError) => void;
+  failed: (error: PayloadTooLarge) => void;
 }
 
 let queuedReads: BodyRead[] = [];
@@ -80,7 +80,7 @@ function listen({ req, limit, what, done, failed }: BodyRead): void {
 }
 
 const tooLarge = (limit: number, size: number, what: string) =>
-  new SizeLimitError(limit, size, `The ${what} is larger than ${limit} bytes`);
+  new PayloadTooLarge(limit, size, `The ${what} is larger than ${limit} bytes`);
 
 export function bodyOf(req: IncomingMessage, limit: number, what: string): Promise<Buffer> {
   return new Promise((resolve, reject) => readBody(req, limit, what, resolve, reject));
