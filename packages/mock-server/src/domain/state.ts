@@ -1,6 +1,5 @@
 // What one emulator holds: its limits, clock, store and domain state. Nothing here is shared between
 // two emulators in one process.
-import type { RequestValidators } from '../spec/validators.js';
 import type { MessageStore } from '../store/message-store.js';
 import type { Credentials } from './credentials.js';
 import type { Faults } from './faults.js';
@@ -22,6 +21,5 @@ export interface EmulatorState {
   topics: Topics;
   credentials: Credentials;
   faults: Faults;
-  validators: RequestValidators;
   rateLimiter: RateLimiter;
 }

@@ -1,61 +1,64 @@
 // publish_message, publish_messages_batch and consume_messages (long polling included).
 import type { EmulatorState } from '../domain/state.js';
-
 import type { TopicEntry } from '../domain/topics.js';
 import { InvalidRequest, NotFound, PayloadTooLarge } from '../errors.js';
 import type { Reply } from '../http/replies.js';
 import { isoTime } from '../spec/date-time.js';
 import type { ReadResult } from '../store/message-store.js';
-import {
-  type Context,
-  type Outcome,
-  type RouteHandler,
-  topicOr404,
-  validateBody,
-  withJsonBody,
-  withValidJson,
-} from './context.js';
+import type { HandlerRequest, Handlers, JsonBody, JsonBodyRule, Outcome } from './handler.js';
+
+type ConsumeRequest = JsonBody<'consume_messages'>;
 
 /** Room for the `{"payloads":[...]}` wrapper and separators around the messages of a batch. */
 const BATCH_OVERHEAD_BYTES = 64 * 1024;
 
-export function eventStreamHandlers(state: EmulatorState): Record<string, RouteHandler> {
+export function eventStreamHandlers(
+  state: EmulatorState,
+): Pick<Handlers, 'publish_message' | 'publish_messages_batch' | 'consume_messages'> {
+  const { maxBatchMessages, maxMessageBytes } = state.limits;
+  const message: JsonBodyRule = { what: 'message', limit: maxMessageBytes };
+  const batch: JsonBodyRule = {
+    what: 'batch',
+    limit: maxBatchMessages * maxMessageBytes + BATCH_OVERHEAD_BYTES,
+    // A batch over the limit is refused as such, whatever else is wrong with it.
+    precheck: (value) => {
+      const payloads = typeof value === 'object' && value !== null && 'payloads' in value ? value.payloads : undefined;
+      if (Array.isArray(payloads) && payloads.length > maxBatchMessages) {
+        throw new InvalidRequest(
+          'BATCH_TOO_LARGE',
+          `A batch carries at most ${maxBatchMessages} messages, not ${payloads.length}`,
+          { max_messages: maxBatchMessages },
+        );
+      }
+    },
+  };
   return {
-    publish_message: { scope: 'event_streams:publish', handle: (ctx) => publish(state, ctx) },
-    publish_messages_batch: { scope: 'event_streams:publish', handle: (ctx) => publishBatch(state, ctx) },
-    consume_messages: { scope: 'event_streams:consume', handle: (ctx) => consume(state, ctx) },
+    publish_message: { scope: 'event_streams:publish', handle: (request) => publish(state, request, message) },
+    publish_messages_batch: {
+      scope: 'event_streams:publish',
+      handle: (request) => publishBatch(state, request, batch),
+    },
+    consume_messages: { scope: 'event_streams:consume', handle: (request) => consume(state, request) },
   };
 }
 
-function publish(state: EmulatorState, ctx: Context): Outcome {
-  const entry = topicOr404(state, ctx);
-  return withJsonBody(ctx, state.limits.maxMessageBytes, 'message', ({ value, text, bytes }) => {
-    validateBody(state, ctx, value);
-    checkTopicSchema(entry, value);
+function publish(state: EmulatorState, request: HandlerRequest<'publish_message'>, rule: JsonBodyRule): Outcome {
+  const entry = state.topics.require(request.params.topic_id);
+  return request.readJson(rule, (message, { text, bytes }) => {
+    checkTopicSchema(entry, message);
     const messageId = state.store.append(entry.topic.id, text, bytes);
     state.topics.wake(entry);
     return { status: 201, json: `{"message_id":"${messageId}"}` };
   });
 }
 
-function publishBatch(state: EmulatorState, ctx: Context): Outcome {
-  const entry = topicOr404(state, ctx);
-  const { maxBatchMessages, maxMessageBytes } = state.limits;
-  const limit = maxBatchMessages * maxMessageBytes + BATCH_OVERHEAD_BYTES;
-  return withJsonBody(ctx, limit, 'batch', ({ value }) => {
-    const count = (value as { payloads?: unknown })?.payloads;
-    if (Array.isArray(count) && count.length > maxBatchMessages) {
-      throw new InvalidRequest(
-        'BATCH_TOO_LARGE',
-        `A batch carries at most ${maxBatchMessages} messages, not ${count.length}`,
-        {
-          max_messages: maxBatchMessages,
-        },
-      );
-    }
-    validateBody(state, ctx, value);
-    return storeBatch(state, entry, (value as { payloads: object[] }).payloads);
-  });
+function publishBatch(
+  state: EmulatorState,
+  request: HandlerRequest<'publish_messages_batch'>,
+  rule: JsonBodyRule,
+): Outcome {
+  const entry = state.topics.require(request.params.topic_id);
+  return request.readJson(rule, ({ payloads }) => storeBatch(state, entry, payloads));
 }
 
 /** Everything is checked before anything is stored: a refused batch stores nothing. */
@@ -104,24 +107,17 @@ function checkTopicSchema(entry: TopicEntry, message: unknown, position?: number
   throw new InvalidRequest('SCHEMA_MISMATCH', where + mismatch.message, details);
 }
 
-interface ConsumeRequest {
-  after_message_id?: string;
-  since_time?: string;
-  batch_size?: number;
-  timeout_secs?: number;
-}
-
-function consume(state: EmulatorState, ctx: Context): Outcome {
-  const entry = topicOr404(state, ctx);
-  return withValidJson(state, ctx, (request: ConsumeRequest) => {
-    if (request.after_message_id !== undefined && request.since_time !== undefined) {
+function consume(state: EmulatorState, request: HandlerRequest<'consume_messages'>): Outcome {
+  const entry = state.topics.require(request.params.topic_id);
+  return request.readJson({}, (offsets) => {
+    if (offsets.after_message_id !== undefined && offsets.since_time !== undefined) {
       throw new InvalidRequest('CONFLICTING_OFFSETS', 'Send after_message_id or since_time, not both');
     }
-    const read = reader(state, entry.topic.id, request);
+    const read = reader(state, entry.topic.id, offsets);
     const first = read();
-    const timeoutSecs = request.timeout_secs ?? 0;
+    const timeoutSecs = offsets.timeout_secs ?? 0;
     if (first.messages.length > 0 || timeoutSecs === 0) return { status: 200, json: consumeJson(first) };
-    return waitForMessages(state, ctx, entry, read, timeoutSecs);
+    return waitForMessages(state, request, entry, read, timeoutSecs);
   });
 }
 
@@ -148,7 +144,7 @@ function reader(state: EmulatorState, topicId: number, request: ConsumeRequest):
 
 function waitForMessages(
   state: EmulatorState,
-  ctx: Context,
+  request: HandlerRequest<'consume_messages'>,
   entry: TopicEntry,
   read: () => ReadResult,
   timeoutSecs: number,
@@ -157,7 +153,7 @@ function waitForMessages(
     const finish = () => {
       clearTimeout(timer);
       entry.waiters.delete(wake);
-      ctx.res.off('close', onClose);
+      stopWatching();
     };
     const wake = () => {
       finish();
@@ -173,13 +169,12 @@ function waitForMessages(
       finish();
       resolve({ status: 200, json: consumeJson({ messages: [], hasMore: false }) });
     }, timeoutSecs * 1000);
+    entry.waiters.add(wake);
     // A client that disconnects frees its waiter at once.
-    const onClose = () => {
+    const stopWatching = request.onClientGone(() => {
       finish();
       resolve(undefined);
-    };
-    entry.waiters.add(wake);
-    ctx.res.on('close', onClose);
+    });
   });
 }
 

@@ -2,8 +2,8 @@
 // HTTP, for an emulator started from the command line.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Faults } from '../domain/faults.js';
-import { bodyOf } from '../http/body.js';
-import { isJsonContentType, SMALL_BODY_LIMIT } from './context.js';
+import { bodyOf, isJsonContentType } from '../http/body.js';
+import { SMALL_BODY_LIMIT } from './handler.js';
 
 interface FaultRequest {
   operation?: string;

@@ -1,25 +1,21 @@
 // POST /oauth2/token: the client credentials grant in its four request formats (RFC 6749 errors).
 import type { EmulatorState } from '../domain/state.js';
-
 import { OAuthError } from '../errors.js';
-import { bodyOf } from '../http/body.js';
-import { jsonReply } from '../http/replies.js';
-import { type Context, mediaType, type RouteHandler, SMALL_BODY_LIMIT } from './context.js';
+import { mediaType } from '../http/body.js';
+import { jsonReply, type Reply } from '../http/replies.js';
+import type { HandlerRequest, Handlers, JsonBody } from './handler.js';
 
-interface TokenParameters {
-  grant_type?: string;
-  client_id?: string;
-  client_secret?: string;
+/** The token request's parameters as sent, before they are checked. */
+type TokenParameters = { [Name in keyof JsonBody<'request_access_token'>]?: string };
+
+export function tokenHandlers(state: EmulatorState): Pick<Handlers, 'request_access_token'> {
+  return { request_access_token: { handle: (request) => requestToken(state, request) } };
 }
 
-export function tokenHandlers(state: EmulatorState): Record<string, RouteHandler> {
-  return { request_access_token: { handle: (ctx) => requestToken(state, ctx) } };
-}
-
-async function requestToken(state: EmulatorState, ctx: Context) {
-  const body = await bodyOf(ctx.req, SMALL_BODY_LIMIT, 'request body');
-  const form = await parseTokenBody(ctx.req.headers['content-type'], body);
-  const basic = basicCredentials(ctx.req.headers.authorization);
+async function requestToken(state: EmulatorState, request: HandlerRequest<'request_access_token'>): Promise<Reply> {
+  const body = await request.readBytes();
+  const form = await parseTokenBody(request.headers['content-type'], body);
+  const basic = basicCredentials(request.headers.authorization);
   if (form.grant_type === undefined) throw new OAuthError('invalid_request', 'grant_type is required');
   if (form.grant_type !== 'client_credentials') {
     throw new OAuthError('unsupported_grant_type', 'grant_type must be client_credentials');

@@ -1,40 +1,45 @@
 // Topic management (/api/event_streams/topics and the legacy /pubsub/topics forms, same behaviour).
 import type { EmulatorState } from '../domain/state.js';
-
-import type { TopicInput } from '../domain/topics.js';
 import { jsonReply } from '../http/replies.js';
-import { type Context, type RouteHandler, topicOr404, withValidJson } from './context.js';
+import type { Handler, Handlers } from './handler.js';
 import { page } from './paging.js';
 
-export function topicHandlers(state: EmulatorState): Record<string, RouteHandler> {
-  const handlers: Record<string, RouteHandler['handle']> = {
-    list_topics: (ctx) => jsonReply(200, page(state.topics.list(), ctx)),
-    create_topic: (ctx) =>
-      withValidJson(state, ctx, (input: Parameters<typeof state.topics.create>[0]) =>
-        jsonReply(200, state.topics.create(input)),
-      ),
-    get_topic: (ctx) => jsonReply(200, topicOr404(state, ctx).topic),
-    update_topic: (ctx) => {
-      const entry = topicOr404(state, ctx);
-      return withValidJson(state, ctx, (input: TopicInput) => jsonReply(200, state.topics.update(entry, input)));
-    },
-    delete_topic: (ctx) => {
-      state.topics.delete(topicOr404(state, ctx));
+type TopicOperationId = 'list_topics' | 'create_topic' | 'get_topic' | 'update_topic' | 'delete_topic' | 'purge_topic';
+type LegacyTopicOperationId = `legacy_${TopicOperationId}`;
+
+export function topicHandlers({
+  topics,
+  store,
+}: EmulatorState): Pick<Handlers, TopicOperationId | LegacyTopicOperationId> {
+  const manage = <Id extends TopicOperationId>(handle: Handler<Id>['handle']): Handler<Id> => ({
+    scope: 'topics:manage',
+    handle,
+  });
+  const current: Pick<Handlers, TopicOperationId> = {
+    list_topics: manage(({ params }) => jsonReply(200, page(topics.list(), params))),
+    create_topic: manage((request) => request.readJson({}, (input) => jsonReply(200, topics.create(input)))),
+    get_topic: manage(({ params }) => jsonReply(200, topics.require(params.topic_id).topic)),
+    update_topic: manage((request) => {
+      const entry = topics.require(request.params.topic_id);
+      return request.readJson({}, (input) => jsonReply(200, topics.update(entry, input)));
+    }),
+    delete_topic: manage(({ params }) => {
+      topics.delete(topics.require(params.topic_id));
       return jsonReply(200, { success: true });
-    },
-    purge_topic: (ctx: Context) => {
-      state.store.purge(topicOr404(state, ctx).topic.id);
+    }),
+    purge_topic: manage(({ params }) => {
+      store.purge(topics.require(params.topic_id).topic.id);
       return jsonReply(200, { success: true });
-    },
+    }),
   };
   // The legacy operations behave exactly like the current ones.
-  return Object.fromEntries(
-    Object.entries(handlers).flatMap(([operationId, handle]) => {
-      const route: RouteHandler = { scope: 'topics:manage', handle };
-      return [
-        [operationId, route],
-        [`legacy_${operationId}`, route],
-      ];
-    }),
-  );
+  return {
+    ...current,
+    legacy_list_topics: current.list_topics,
+    legacy_create_topic: current.create_topic,
+    legacy_get_topic: current.get_topic,
+    legacy_update_topic: current.update_topic,
+    legacy_delete_topic: current.delete_topic,
+    legacy_purge_topic: current.purge_topic,
+  };
 }

@@ -108,3 +108,15 @@ export function abandonBody(req: IncomingMessage, res: ServerResponse): void {
     req.once('end', () => clearTimeout(timer));
   });
 }
+
+/** The media type of a Content-Type header, without its parameters, in lower case. */
+export function mediaType(contentType: string): string {
+  return contentType.split(';', 1)[0]!.trim().toLowerCase();
+}
+
+export function isJsonContentType(contentType: string | undefined): boolean {
+  // The exact header nearly every client sends is decided without parsing (a publish-path hot spot).
+  return (
+    contentType === 'application/json' || (contentType !== undefined && mediaType(contentType) === 'application/json')
+  );
+}

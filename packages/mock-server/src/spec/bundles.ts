@@ -5,8 +5,69 @@ import { createRequire } from 'node:module';
 export type ApiName = 'event-streams' | 'auth' | 'management';
 export const API_NAMES: readonly ApiName[] = ['event-streams', 'auth', 'management'];
 
-// Only what the emulator reads of an OpenAPI document.
-export type JsonObject = Record<string, any>;
+/** `{ "$ref": "#/..." }`: a reference to another place of the same document. */
+export interface Reference {
+  $ref: string;
+}
+
+/** A JSON Schema (2020-12) of the specs, as ajv compiles it. */
+export interface SchemaObject {
+  properties?: Record<string, SchemaObject | Reference>;
+  [keyword: string]: unknown;
+}
+
+// Below, only what the emulator reads of an OpenAPI document.
+
+export interface ParameterObject {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  schema?: SchemaObject;
+  example?: unknown;
+}
+
+export interface MediaTypeObject {
+  schema?: SchemaObject;
+  examples?: Record<string, { value?: unknown } | Reference>;
+}
+
+export interface RequestBodyObject {
+  content?: Record<string, MediaTypeObject>;
+}
+
+export interface ResponseObject {
+  content?: Record<string, MediaTypeObject>;
+}
+
+type SecurityRequirement = Record<string, string[]>;
+
+interface OperationObject {
+  operationId?: string;
+  parameters?: (ParameterObject | Reference)[];
+  requestBody?: RequestBodyObject | Reference;
+  responses?: Record<string, ResponseObject | Reference>;
+  security?: SecurityRequirement[];
+}
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+type PathItemObject = { [Method in (typeof HTTP_METHODS)[number]]?: OperationObject } & {
+  parameters?: (ParameterObject | Reference)[];
+  /** Left when the bundle could not resolve a file reference. */
+  $ref?: string;
+};
+
+export interface OpenApiDocument {
+  info: {
+    /** The event-streams spec's limits. */
+    'x-platform-limits'?: PlatformLimits;
+    /** The event-streams spec's `details.code` values, each with its meaning. */
+    'x-error-codes'?: Record<string, string>;
+  };
+  paths: Record<string, PathItemObject | Reference>;
+  components?: Record<string, unknown>;
+  security?: SecurityRequirement[];
+}
 
 export interface Operation {
   api: ApiName;
@@ -14,71 +75,83 @@ export interface Operation {
   method: string;
   /** The path template, e.g. `/api/v1/topics/{topic_id}/publish`. */
   path: string;
-  parameters: JsonObject[];
-  requestBody?: JsonObject;
-  responses: JsonObject;
+  parameters: ParameterObject[];
+  requestBody?: RequestBodyObject;
+  responses: Record<string, ResponseObject | Reference>;
   /** False when the operation declares `security: []`-style anonymous access only. */
   needsBearer: boolean;
 }
 
 export interface Specs {
-  documents: Record<ApiName, JsonObject>;
+  documents: Record<ApiName, OpenApiDocument>;
   operations: Operation[];
 }
 
 const require = createRequire(import.meta.url);
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
-
 export function specFilePath(api: ApiName): string {
   return require.resolve(`@platform-api/spec/${api}.json`);
 }
 
 export function loadSpecs(): Specs {
   const documents = Object.fromEntries(
-    API_NAMES.map((api) => [api, JSON.parse(readFileSync(specFilePath(api), 'utf8')) as JsonObject]),
-  ) as Record<ApiName, JsonObject>;
+    API_NAMES.map((api) => [api, JSON.parse(readFileSync(specFilePath(api), 'utf8')) as OpenApiDocument]),
+  ) as Record<ApiName, OpenApiDocument>;
   return { documents, operations: API_NAMES.flatMap((api) => listOperations(api, documents[api])) };
 }
 
-/** Follows `#/...` references inside one document. */
-export function deref(document: JsonObject, node: JsonObject): JsonObject {
-  let current = node;
-  while (current && typeof current.$ref === 'string' && current.$ref.startsWith('#/')) {
+/**
+ * Follows `#/...` references inside one document. The bundles are linted, so what a reference points
+ * at is what its place in the document expects.
+ */
+export function deref<T extends object>(document: OpenApiDocument, node: T | Reference): T {
+  let current: unknown = node;
+  while (isLocalReference(current)) {
     current = current.$ref
       .slice(2)
       .split('/')
-      .reduce((obj: JsonObject, key: string) => obj?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+      .reduce<unknown>((parent, key) => childOf(parent, key.replace(/~1/g, '/').replace(/~0/g, '~')), document);
   }
-  return current;
+  return current as T;
 }
 
-function listOperations(api: ApiName, document: JsonObject): Operation[] {
-  return Object.entries(document.paths as Record<string, JsonObject>).flatMap(([path, rawItem]) => {
+function isLocalReference(node: unknown): node is Reference {
+  return typeof node === 'object' && node !== null && '$ref' in node && String(node.$ref).startsWith('#/');
+}
+
+function childOf(parent: unknown, key: string): unknown {
+  return typeof parent === 'object' && parent !== null ? (parent as Record<string, unknown>)[key] : undefined;
+}
+
+function listOperations(api: ApiName, document: OpenApiDocument): Operation[] {
+  return Object.entries(document.paths).flatMap(([path, rawItem]) => {
     const item = deref(document, rawItem);
     // A path item left as an unresolved file reference has no operations to serve.
     if (!item || typeof item.$ref === 'string') return [];
-    const shared: JsonObject[] = (item.parameters ?? []).map((p: JsonObject) => deref(document, p));
-    return HTTP_METHODS.filter((method) => item[method]?.operationId).map((method): Operation => {
-      const op = item[method] as JsonObject;
-      const own: JsonObject[] = (op.parameters ?? []).map((p: JsonObject) => deref(document, p));
-      const security: JsonObject[] = op.security ?? document.security ?? [];
-      return {
-        api,
-        operationId: op.operationId,
-        method: method.toUpperCase(),
-        path,
-        parameters: mergeParameters(shared, own),
-        requestBody: op.requestBody ? deref(document, op.requestBody) : undefined,
-        responses: op.responses ?? {},
-        needsBearer: security.some((requirement) => 'BearerAuth' in requirement),
-      };
+    const shared = (item.parameters ?? []).map((p) => deref(document, p));
+    return HTTP_METHODS.flatMap((method): Operation[] => {
+      const op = item[method];
+      if (!op?.operationId) return [];
+      const own = (op.parameters ?? []).map((p) => deref(document, p));
+      const security = op.security ?? document.security ?? [];
+      return [
+        {
+          api,
+          operationId: op.operationId,
+          method: method.toUpperCase(),
+          path,
+          parameters: mergeParameters(shared, own),
+          requestBody: op.requestBody ? deref(document, op.requestBody) : undefined,
+          responses: op.responses ?? {},
+          needsBearer: security.some((requirement) => 'BearerAuth' in requirement),
+        },
+      ];
     });
   });
 }
 
 /** Operation-level parameters override path-level ones with the same name and location. */
-function mergeParameters(shared: JsonObject[], own: JsonObject[]): JsonObject[] {
-  const key = (p: JsonObject) => `${p.in}:${p.name}`;
+function mergeParameters(shared: ParameterObject[], own: ParameterObject[]): ParameterObject[] {
+  const key = (p: ParameterObject) => `${p.in}:${p.name}`;
   const ownKeys = new Set(own.map(key));
   return [...shared.filter((p) => !ownKeys.has(key(p))), ...own];
 }
@@ -92,7 +165,9 @@ export interface PlatformLimits {
 }
 
 export function platformLimits(specs: Specs): PlatformLimits {
-  return specs.documents['event-streams'].info['x-platform-limits'] as PlatformLimits;
+  const limits = specs.documents['event-streams'].info['x-platform-limits'];
+  if (!limits) throw new Error('The event-streams spec declares no info.x-platform-limits');
+  return limits;
 }
 
 export function documentedErrorCodes(specs: Specs): string[] {
