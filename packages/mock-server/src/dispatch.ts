@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { faultError } from './domain/faults.js';
 import type { EmulatorState } from './domain/state.js';
-import { EmulatorError, errorReply, InvalidRequest, NotFound } from './errors.js';
+import { EmulatorError, errorReply, InvalidRequest, NotFound, type PayloadTooLarge } from './errors.js';
 import { faultsEndpoint } from './handlers/faults-endpoint.js';
 import {
   type AnyHandler,
@@ -17,11 +17,11 @@ import {
   type ReceivedBody,
   SMALL_BODY_LIMIT,
 } from './handlers/handler.js';
-import { abandonBody, bodyOf, isJsonContentType, readBody } from './http/body.js';
+import { abandonBody, BodyReader, type BodyReceiver, isJsonContentType } from './http/body.js';
 import { serveDocs } from './http/docs.js';
 import { BoundedMemo } from './http/memo.js';
 import type { PrismBackend } from './http/prism.js';
-import { type Reply, send } from './http/replies.js';
+import { HeldReplies, type Reply } from './http/replies.js';
 import type { RouteMatch, RouteResult, Router } from './http/router.js';
 import type { ApiName, Operation } from './spec/bundles.js';
 import type { RequestValidators } from './spec/validators.js';
@@ -42,7 +42,10 @@ interface RequestTarget {
   params?: Readonly<Record<string, unknown>>;
 }
 
+/** Runs the requests of one server; what it holds (queued body reads, held replies, the memo) is its own. */
 export class Dispatcher {
+  readonly bodies = new BodyReader();
+  private readonly replies = new HeldReplies();
   private readonly handlers: ReadonlyMap<string, AnyHandler>;
   /**
    * What each request target resolves to per method, kept because load tests repeat a few URLs: its
@@ -79,7 +82,9 @@ export class Dispatcher {
     } else if (pathname === '/docs' || pathname.startsWith('/docs/')) {
       serveDocs(this.parts.docsDir, pathname, res, req).catch((error: unknown) => this.lastResort(error, res));
     } else if (pathname === '/_emulator/faults') {
-      faultsEndpoint(this.parts.state.faults, req, res).catch((error: unknown) => this.lastResort(error, res));
+      faultsEndpoint(this.parts.state.faults, this.bodies, req, res).catch((error: unknown) =>
+        this.lastResort(error, res),
+      );
     } else {
       const notFound = new NotFound(`No operation at ${req.method} ${pathname}`);
       this.respond(req, res, 'event-streams', errorReply('event-streams', notFound));
@@ -119,7 +124,7 @@ export class Dispatcher {
     if (reply) this.respond(call.req, call.res, call.operation.api, reply);
   }
 
-  private fail(call: Call, error: unknown): void {
+  fail(call: Call, error: unknown): void {
     const { operation } = call;
     // Failures answered on purpose are not bugs worth an error log line.
     if (!(error instanceof EmulatorError)) {
@@ -131,7 +136,7 @@ export class Dispatcher {
   private respond(req: IncomingMessage, res: ServerResponse, api: ApiName, reply: Reply): void {
     abandonBody(req, res);
     if (this.closing) res.shouldKeepAlive = false;
-    send(res, api, reply);
+    this.replies.respond(res, api, reply);
   }
 
   /** Past the call's own handling (docs, faults endpoint): log, and cut the connection rather than crash. */
@@ -161,11 +166,12 @@ export class Dispatcher {
 }
 
 /** One request to an operation of the specs; its handler sees it as a HandlerRequest. */
-class Call implements AnyHandlerRequest {
+class Call implements AnyHandlerRequest, BodyReceiver {
   readonly operation: Operation;
   params: Readonly<Record<string, unknown>> = {};
   private jsonRule: JsonBodyRule = {};
   private continuation: (body: never, received: ReceivedBody) => Outcome = () => undefined;
+  private body: Buffer = EMPTY_BODY;
 
   constructor(
     readonly dispatcher: Dispatcher,
@@ -193,21 +199,21 @@ class Call implements AnyHandlerRequest {
     }
     this.jsonRule = rule;
     this.continuation = then;
-    readBody(
-      this.req,
-      rule.limit ?? SMALL_BODY_LIMIT,
-      rule.what ?? 'request body',
-      (bytes) => this.dispatcher.run(this, (call) => call.continueWithJson(bytes)),
-      (error) =>
-        this.dispatcher.run(this, () => {
-          throw error;
-        }),
-    );
+    this.dispatcher.bodies.read(this.req, rule.limit ?? SMALL_BODY_LIMIT, rule.what ?? 'request body', this);
     return PENDING;
   }
 
   readBytes(): Promise<Buffer> {
-    return bodyOf(this.req, SMALL_BODY_LIMIT, 'request body');
+    return this.dispatcher.bodies.readAll(this.req, SMALL_BODY_LIMIT, 'request body');
+  }
+
+  received(body: Buffer): void {
+    this.body = body;
+    this.dispatcher.run(this, continueWithJson);
+  }
+
+  refused(error: PayloadTooLarge): void {
+    this.dispatcher.fail(this, error);
   }
 
   onClientGone(listener: () => void): () => void {
@@ -215,7 +221,8 @@ class Call implements AnyHandlerRequest {
     return () => this.res.off('close', listener);
   }
 
-  private continueWithJson(bytes: Buffer): Outcome {
+  continueWithJson(): Outcome {
+    const bytes = this.body;
     const text = bytes.toString('utf8');
     const value = parseJson(text);
     this.jsonRule.precheck?.(value);
@@ -224,6 +231,10 @@ class Call implements AnyHandlerRequest {
     return this.continuation(value as never, { text, bytes });
   }
 }
+
+const EMPTY_BODY = Buffer.alloc(0);
+
+const continueWithJson = (call: Call): Outcome => call.continueWithJson();
 
 function parseJson(text: string): unknown {
   try {

@@ -1,10 +1,10 @@
 // API clients (v2), their API keys, and the access tokens issued for the keys.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Forbidden, NotFound, Unauthorized } from '../errors.js';
-import { isoTime } from '../spec/date-time.js';
+import { IsoTimeFormatter } from '../spec/date-time.js';
 
 export type Scope = 'event_streams:publish' | 'event_streams:consume' | 'topics:manage' | 'api_clients:manage';
-export const ALL_SCOPES: Scope[] = [
+export const ALL_SCOPES: readonly Scope[] = [
   'event_streams:publish',
   'event_streams:consume',
   'topics:manage',
@@ -51,6 +51,7 @@ const randomToken = (bytes: number) => randomBytes(bytes).toString('base64url');
 
 export class Credentials {
   private readonly clients = new Map<number, ApiClient>();
+  private readonly times = new IsoTimeFormatter();
   private readonly keys = new Map<number, KeyEntry>();
   private readonly keysByClientId = new Map<string, KeyEntry>();
   /** Bearer tokens: issued access tokens and, for `token` clients, the keys' static tokens. */
@@ -279,7 +280,7 @@ export class Credentials {
   }
 
   private now(): string {
-    return isoTime(this.clock());
+    return this.times.format(this.clock());
   }
 }
 

@@ -2,7 +2,7 @@
 // consumers waiting for their next message.
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { NotFound, Unprocessable } from '../errors.js';
-import { isoTime } from '../spec/date-time.js';
+import { IsoTimeFormatter } from '../spec/date-time.js';
 import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from '../spec/topic-schema.js';
 import type { MessageStore } from '../store/message-store.js';
 
@@ -35,6 +35,7 @@ const DEFAULT_RETENTION_SECONDS = 604800;
 
 export class Topics {
   private readonly entries = new Map<number, TopicEntry>();
+  private readonly times = new IsoTimeFormatter();
   private nextId = 1;
 
   constructor(
@@ -60,7 +61,7 @@ export class Topics {
   create(input: Required<Pick<TopicInput, 'name' | 'schema'>> & TopicInput): Topic {
     if (this.entries.size >= MAX_TOPICS) throw new Unprocessable(`A workspace holds at most ${MAX_TOPICS} topics`);
     this.assertNameFree(input.name);
-    const now = isoTime(this.clock());
+    const now = this.times.format(this.clock());
     const topic: Topic = {
       id: this.nextId++,
       name: input.name,
@@ -80,7 +81,7 @@ export class Topics {
     const topic: Topic = {
       ...entry.topic,
       ...input,
-      updated_at: isoTime(this.clock()),
+      updated_at: this.times.format(this.clock()),
     };
     if (input.schema) entry.validate = compileTopicSchema(this.ajv, topic.schema);
     if (input.retention !== undefined) this.store.setRetention(topic.id, topic.retention * 1000);

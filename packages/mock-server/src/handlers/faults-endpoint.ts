@@ -2,7 +2,7 @@
 // HTTP, for an emulator started from the command line.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Faults } from '../domain/faults.js';
-import { bodyOf, isJsonContentType } from '../http/body.js';
+import { type BodyReader, isJsonContentType } from '../http/body.js';
 import { SMALL_BODY_LIMIT } from './handler.js';
 
 interface FaultRequest {
@@ -16,7 +16,12 @@ interface FaultRequest {
   omit?: boolean;
 }
 
-export async function faultsEndpoint(faults: Faults, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function faultsEndpoint(
+  faults: Faults,
+  bodies: BodyReader,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   try {
     if (req.method === 'DELETE') {
       faults.clear();
@@ -25,7 +30,7 @@ export async function faultsEndpoint(faults: Faults, req: IncomingMessage, res: 
     if (req.method !== 'POST') return answer(res, 405, 'Use POST to add a fault or DELETE to clear them');
     if (!isJsonContentType(req.headers['content-type']))
       return answer(res, 400, 'Content-Type must be application/json');
-    const body = JSON.parse((await bodyOf(req, SMALL_BODY_LIMIT, 'fault')).toString('utf8')) as FaultRequest;
+    const body = JSON.parse((await bodies.readAll(req, SMALL_BODY_LIMIT, 'fault')).toString('utf8')) as FaultRequest;
     if (body === null || typeof body !== 'object') return answer(res, 400, 'The body must be a JSON object');
     if (body.batch_fail_positions !== undefined) {
       if (!Array.isArray(body.batch_fail_positions)) return answer(res, 400, 'batch_fail_positions must be an array');

@@ -3,63 +3,68 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PayloadTooLarge } from '../errors.js';
 
+/** Where a body read reports: the whole body, or the error of one past the limit. */
+export interface BodyReceiver {
+  received(body: Buffer): void;
+  refused(error: PayloadTooLarge): void;
+}
+
+interface QueuedRead {
+  req: IncomingMessage;
+  limit: number;
+  what: string;
+  receiver: BodyReceiver;
+}
+
 /**
- * Reads the whole body, then calls `done` with it, or `failed` past the limit. Callbacks, not a
- * promise: this is every publish's path, and its promise jobs cost about 1 us, 5% of a publish
- * (BENCHMARKS.md). `bodyOf` is the promise form for the other paths.
+ * Reads whole bodies for one server. Through a receiver, not a promise: this is every publish's
+ * path, and its promise jobs cost about 1 us, 5% of a publish (BENCHMARKS.md); `readAll` is the
+ * promise form for the other paths.
  *
- * The body is taken once the loop turn has parsed what it read (its check phase): a small request
+ * A body is taken once the loop turn has parsed what it read (its check phase): a small request
  * comes whole in one read, so its body is buffered by then and one read() takes it, without 'data'
  * and 'end' listeners and the ticks of flowing mode (about 1 us of a publish). A body still arriving
  * is read through listeners as it comes.
  */
-export function readBody(
-  req: IncomingMessage,
-  limit: number,
-  what: string,
-  done: (body: Buffer) => void,
-  failed: (error: PayloadTooLarge) => void,
-): void {
-  // NaN (no Content-Length: a chunked body) is never over the limit.
-  const declared = Number(req.headers['content-length']);
-  if (declared > limit) {
-    failed(tooLarge(limit, declared, what));
-    return;
+export class BodyReader {
+  private queued: QueuedRead[] = [];
+
+  read(req: IncomingMessage, limit: number, what: string, receiver: BodyReceiver): void {
+    // NaN (no Content-Length: a chunked body) is never over the limit.
+    const declared = Number(req.headers['content-length']);
+    if (declared > limit) {
+      receiver.refused(tooLarge(limit, declared, what));
+      return;
+    }
+    if (this.queued.length === 0) setImmediate(this.readQueued);
+    this.queued.push({ req, limit, what, receiver });
   }
-  if (queuedReads.length === 0) setImmediate(readQueued);
-  queuedReads.push({ req, limit, what, done, failed });
-}
 
-interface BodyRead {
-  req: IncomingMessage;
-  limit: number;
-  what: string;
-  done: (body: Buffer) => void;
-  failed: (error: PayloadTooLarge) => void;
-}
-
-let queuedReads: BodyRead[] = [];
-
-function readQueued(): void {
-  const reads = queuedReads;
-  queuedReads = [];
-  for (const read of reads) {
-    const { req } = read;
-    // A request destroyed meanwhile (its client went away) is left alone, as its 'end' never comes.
-    if (req.complete && !req.destroyed && req.readableFlowing === null) takeBuffered(read);
-    else listen(read);
+  readAll(req: IncomingMessage, limit: number, what: string): Promise<Buffer> {
+    return new Promise((resolve, reject) => this.read(req, limit, what, { received: resolve, refused: reject }));
   }
+
+  private readonly readQueued = (): void => {
+    const reads = this.queued;
+    this.queued = [];
+    for (const read of reads) {
+      const { req } = read;
+      // A request destroyed meanwhile (its client went away) is left alone, as its 'end' never comes.
+      if (req.complete && !req.destroyed && req.readableFlowing === null) takeBuffered(read);
+      else listen(read);
+    }
+  };
 }
 
 /** The parser has pushed the whole body (bounded: it stops reading past the stream's high-water mark). */
-function takeBuffered({ req, limit, what, done, failed }: BodyRead): void {
+function takeBuffered({ req, limit, what, receiver }: QueuedRead): void {
   // One Buffer of everything buffered; null for an empty body.
   const body: Buffer = req.read() ?? Buffer.alloc(0);
-  if (body.length > limit) failed(tooLarge(limit, body.length, what));
-  else done(body);
+  if (body.length > limit) receiver.refused(tooLarge(limit, body.length, what));
+  else receiver.received(body);
 }
 
-function listen({ req, limit, what, done, failed }: BodyRead): void {
+function listen({ req, limit, what, receiver }: QueuedRead): void {
   const chunks: Buffer[] = [];
   let size = 0;
   const onData = (chunk: Buffer) => {
@@ -70,9 +75,9 @@ function listen({ req, limit, what, done, failed }: BodyRead): void {
     }
     req.off('data', onData);
     req.off('end', onEnd);
-    failed(tooLarge(limit, size, what));
+    receiver.refused(tooLarge(limit, size, what));
   };
-  const onEnd = () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+  const onEnd = () => receiver.received(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
   req.on('data', onData);
   req.on('end', onEnd);
   // No 'error' listener: node emits a request's error (a client gone mid-body) only to listeners, and
@@ -81,10 +86,6 @@ function listen({ req, limit, what, done, failed }: BodyRead): void {
 
 const tooLarge = (limit: number, size: number, what: string) =>
   new PayloadTooLarge(limit, size, `The ${what} is larger than ${limit} bytes`);
-
-export function bodyOf(req: IncomingMessage, limit: number, what: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => readBody(req, limit, what, resolve, reject));
-}
 
 /** Grace period for a client to finish sending a refused body before its connection is closed. */
 const DISCARD_GRACE_MS = 2000;

@@ -22,43 +22,47 @@ const CONTENT_TYPES: Record<ApiName, string> = {
 };
 
 /**
- * Answers are held until a turn of the event loop reads no new request, then written together, the
- * way Redis writes its replies before it sleeps: each answer written to a sleeping client costs a
- * wake-up, so a burst wakes a client on this machine once rather than once per answer. The hold is
- * short: one more turn (a non-blocking poll) per turn that brought new answers, at most MAX_HELD_TURNS.
+ * One server's replies are held until a turn of the event loop reads no new request, then written
+ * together, the way Redis writes its replies before it sleeps: each reply written to a sleeping
+ * client costs a wake-up, so a burst wakes a client on this machine once rather than once per reply.
+ * The hold is short: one more turn (a non-blocking poll) per turn that brought new replies, at most
+ * MAX_HELD_TURNS.
  */
-const MAX_HELD_TURNS = 2;
-let pending: { res: ServerResponse; api: ApiName; reply: Reply }[] = [];
-let pendingAtLastTurn = 0;
-let heldTurns = 0;
+export class HeldReplies {
+  private held: { res: ServerResponse; api: ApiName; reply: Reply }[] = [];
+  private heldAtLastTurn = 0;
+  private heldTurns = 0;
 
-export function send(res: ServerResponse, api: ApiName, reply: Reply): void {
-  if (pending.length === 0) {
-    pendingAtLastTurn = 0;
-    heldTurns = 0;
-    setImmediate(writeWhenQuiet);
-  }
-  pending.push({ res, api, reply });
-}
-
-function writeWhenQuiet(): void {
-  if (pending.length > pendingAtLastTurn && heldTurns < MAX_HELD_TURNS) {
-    pendingAtLastTurn = pending.length;
-    heldTurns++;
-    setImmediate(writeWhenQuiet);
-    return;
-  }
-  const batch = pending;
-  pending = [];
-  for (const { res, api, reply } of batch) {
-    try {
-      write(res, api, reply);
-    } catch {
-      // An answer node refuses (a bad header value) costs its own connection, not the burst or the process.
-      res.destroy();
+  respond(res: ServerResponse, api: ApiName, reply: Reply): void {
+    if (this.held.length === 0) {
+      this.heldAtLastTurn = 0;
+      this.heldTurns = 0;
+      setImmediate(this.writeWhenQuiet);
     }
+    this.held.push({ res, api, reply });
   }
+
+  private readonly writeWhenQuiet = (): void => {
+    if (this.held.length > this.heldAtLastTurn && this.heldTurns < MAX_HELD_TURNS) {
+      this.heldAtLastTurn = this.held.length;
+      this.heldTurns++;
+      setImmediate(this.writeWhenQuiet);
+      return;
+    }
+    const replies = this.held;
+    this.held = [];
+    for (const { res, api, reply } of replies) {
+      try {
+        write(res, api, reply);
+      } catch {
+        // A reply node refuses (a bad header value) costs its own connection, not the burst or the process.
+        res.destroy();
+      }
+    }
+  };
 }
+
+const MAX_HELD_TURNS = 2;
 
 function write(res: ServerResponse, api: ApiName, { status, json, headers }: Reply): void {
   // A connection can be answered twice in one turn (a long poll woken as its client leaves): the first wins.

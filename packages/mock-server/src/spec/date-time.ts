@@ -1,5 +1,5 @@
 // RFC 3339 date-times both ways: checking them (isDateTime, the `date-time` format of the validators)
-// and writing them (isoTime, the times of messages and records).
+// and writing them (IsoTimeFormatter, the times of messages and records).
 //
 // isDateTime decides exactly as ajv-formats' full "date-time" format does (a time zone is
 // required, days are checked against the month and leap years, a leap second only at 23:59:60 UTC),
@@ -52,18 +52,22 @@ function zoneOffset(value: string): { sign: number; hours: number; minutes: numb
   };
 }
 
-// Date#toISOString costs more than the rest of a consume answer; the messages of a batch mostly share
-// their second, so the formatted second is kept and only the milliseconds are appended.
-let cachedSecond = Number.NaN;
-let cachedPrefix = '';
+/**
+ * Writes times as RFC 3339 in UTC with milliseconds, as Date#toISOString does. That costs more than
+ * the rest of a consume answer; the messages of a batch mostly share their second, so the formatted
+ * second is kept and only the milliseconds are appended. Each owner keeps its own formatter.
+ */
+export class IsoTimeFormatter {
+  private second = Number.NaN;
+  private prefix = '';
 
-/** RFC 3339 in UTC with milliseconds, as toISOString writes it. */
-export function isoTime(ms: number): string {
-  const second = Math.floor(ms / 1000);
-  if (second !== cachedSecond) {
-    cachedSecond = second;
-    cachedPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+  format(ms: number): string {
+    const second = Math.floor(ms / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      this.prefix = new Date(second * 1000).toISOString().slice(0, 20);
+    }
+    const millis = ms - second * 1000;
+    return `${this.prefix}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
   }
-  const millis = ms - second * 1000;
-  return `${cachedPrefix}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
 }
