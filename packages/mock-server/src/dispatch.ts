@@ -17,7 +17,7 @@ import {
   type ReceivedBody,
   SMALL_BODY_LIMIT,
 } from './handlers/handler.js';
-import { abandonBody, BodyReader, type BodyReceiver, isJsonContentType } from './http/body.js';
+import { BodyReader, type BodyReceiver, discardUnreadBody, isJsonContentType } from './http/body.js';
 import { serveDocs } from './http/docs.js';
 import { BoundedMemo } from './http/memo.js';
 import type { PrismBackend } from './http/prism.js';
@@ -65,7 +65,7 @@ export class Dispatcher {
 
   /** node:http's request listener. */
   readonly listener = (req: IncomingMessage, res: ServerResponse): void => {
-    if (this.logRequests) this.logWhenAnswered(req, res);
+    if (this.logRequests) this.logWhenClosed(req, res);
     const url = req.url ?? '/';
     const queryAt = url.indexOf('?');
     const pathname = queryAt < 0 ? url : url.slice(0, queryAt);
@@ -73,12 +73,12 @@ export class Dispatcher {
     const targetByMethod = this.targets.get(url, () => new Map());
     let target = targetByMethod.get(method);
     if (!target) {
-      target = { route: this.parts.router.match(method, pathname) };
+      target = { route: this.parts.router.route(method, pathname) };
       targetByMethod.set(method, target);
     }
-    const match = target.route;
-    if (typeof match === 'object') {
-      this.run(new Call(this, req, res, match, target, queryAt < 0 ? '' : url.slice(queryAt + 1)), admit);
+    const { route } = target;
+    if (typeof route === 'object') {
+      this.run(new Call(this, req, res, route, target, queryAt < 0 ? '' : url.slice(queryAt + 1)), admit);
     } else if (pathname === '/docs' || pathname.startsWith('/docs/')) {
       serveDocs(this.parts.docsDir, pathname, res, req).catch((error: unknown) => this.lastResort(error, res));
     } else if (pathname === '/_emulator/faults') {
@@ -97,7 +97,7 @@ export class Dispatcher {
   }
 
   /**
-   * Takes a step of the call and answers what it returns or throws. No promise unless a handler
+   * Takes a step of the call and responds with what it returns or throws. No promise unless a handler
    * returns one: a body is read through callbacks that run the next step, so a publish costs no
    * promise job.
    */
@@ -106,35 +106,35 @@ export class Dispatcher {
     try {
       outcome = step(call);
     } catch (error) {
-      this.fail(call, error);
+      this.respondWithError(call, error);
       return;
     }
     if (outcome instanceof Promise) {
       outcome.then(
-        (reply) => this.succeed(call, reply),
-        (error: unknown) => this.fail(call, error),
+        (reply) => this.respondToCall(call, reply),
+        (error: unknown) => this.respondWithError(call, error),
       );
     } else if (outcome !== PENDING) {
-      this.succeed(call, outcome);
+      this.respondToCall(call, outcome);
     }
   }
 
-  private succeed(call: Call, reply: Reply | undefined): void {
-    // undefined: the client went away and nothing is to be sent.
-    if (reply) this.respond(call.req, call.res, call.operation.api, reply);
-  }
-
-  fail(call: Call, error: unknown): void {
+  respondWithError(call: Call, error: unknown): void {
     const { operation } = call;
     // Failures answered on purpose are not bugs worth an error log line.
     if (!(error instanceof EmulatorError)) {
       this.parts.logger.error({ err: error, operationId: operation.operationId }, 'request failed');
     }
-    this.respond(call.req, call.res, operation.api, errorReply(operation.api, error));
+    this.respondToCall(call, errorReply(operation.api, error));
+  }
+
+  private respondToCall(call: Call, reply: Reply | undefined): void {
+    // undefined: the client went away and nothing is to be sent.
+    if (reply) this.respond(call.req, call.res, call.operation.api, reply);
   }
 
   private respond(req: IncomingMessage, res: ServerResponse, api: ApiName, reply: Reply): void {
-    abandonBody(req, res);
+    discardUnreadBody(req, res);
     if (this.closing) res.shouldKeepAlive = false;
     this.replies.respond(res, api, reply);
   }
@@ -145,7 +145,7 @@ export class Dispatcher {
     res.destroy();
   }
 
-  private logWhenAnswered(req: IncomingMessage, res: ServerResponse): void {
+  private logWhenClosed(req: IncomingMessage, res: ServerResponse): void {
     const began = performance.now();
     res.once('close', () => {
       this.parts.logger.debug(
@@ -177,11 +177,11 @@ class Call implements AnyHandlerRequest, BodyReceiver {
     readonly dispatcher: Dispatcher,
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
-    readonly match: RouteMatch,
+    readonly route: RouteMatch,
     readonly target: RequestTarget,
     readonly query: string,
   ) {
-    this.operation = match.operation;
+    this.operation = route.operation;
   }
 
   get headers() {
@@ -213,7 +213,7 @@ class Call implements AnyHandlerRequest, BodyReceiver {
   }
 
   refused(error: PayloadTooLarge): void {
-    this.dispatcher.fail(this, error);
+    this.dispatcher.respondWithError(this, error);
   }
 
   onClientGone(listener: () => void): () => void {
@@ -257,7 +257,7 @@ function admit(call: Call): Outcome {
   const handler = dispatcher.handlerOf(operation);
   if (!handler) return prism.forward(req, call.res).then(() => undefined);
   const { target } = call;
-  target.params ??= validators.checkParams(operation, call.match.params, call.query);
+  target.params ??= validators.checkParams(operation, call.route.params, call.query);
   call.params = target.params;
   if (key && handler.scope) {
     // Every event-streams operation has a topic_id, a uint32 by its spec.

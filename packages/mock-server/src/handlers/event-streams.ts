@@ -134,13 +134,13 @@ class EventStreams {
     timeoutSecs: number,
   ): Promise<Reply | undefined> {
     return new Promise((resolve, reject) => {
-      const finish = () => {
+      const stopWaiting = () => {
         clearTimeout(timer);
         entry.waiters.delete(wake);
         stopWatching();
       };
       const wake = () => {
-        finish();
+        stopWaiting();
         try {
           if (!this.state.topics.get(entry.topic.id))
             throw new NotFound(`Topic ${entry.topic.id} was deleted`, 'TOPIC_NOT_FOUND');
@@ -150,13 +150,13 @@ class EventStreams {
         }
       };
       const timer = setTimeout(() => {
-        finish();
+        stopWaiting();
         resolve(this.batchReply({ messages: [], hasMore: false }));
       }, timeoutSecs * 1000);
       entry.waiters.add(wake);
       // A client that disconnects frees its waiter at once.
       const stopWatching = request.onClientGone(() => {
-        finish();
+        stopWaiting();
         resolve(undefined);
       });
     });

@@ -82,7 +82,7 @@ export interface JsonBodyRule {
   precheck?(value: unknown): void;
 }
 
-/** The answer follows once the body is read (see HandlerRequest.readJson). */
+/** The reply follows once the body is read (see HandlerRequest.readJson). */
 export const PENDING = Symbol('pending');
 
 /** A handler's result: the reply, a promise of it, undefined when the client left, or PENDING. */
@@ -92,13 +92,13 @@ export interface HandlerRequestOf<Op extends OperationTypes> {
   readonly params: ParametersOf<Op>;
   readonly headers: IncomingHttpHeaders;
   /**
-   * Reads the body, checks that it is JSON that matches the operation's request schema, then answers
+   * Reads the body, checks that it is JSON that matches the operation's request schema, then responds
    * with what `then` returns. Return its result: PENDING.
    */
   readJson(rule: JsonBodyRule, then: (body: JsonBodyOf<Op>, received: ReceivedBody) => Outcome): Outcome;
   /** The body as received, whatever its Content-Type (at most SMALL_BODY_LIMIT bytes). */
   readBytes(): Promise<Buffer>;
-  /** Calls `listener` if the client disconnects before it is answered; returns the function that stops that. */
+  /** Calls `listener` if the client disconnects before the reply; returns the function that stops that. */
   onClientGone(listener: () => void): () => void;
 }
 

@@ -93,11 +93,11 @@ const DISCARD_GRACE_MS = 2000;
 const DRAIN_LIMIT = 64 * 1024;
 
 /**
- * After an answer that did not read the whole request body (401, 413, ...): the rest is discarded
+ * After a reply that did not read the whole request body (401, 413, ...): the rest is discarded
  * without being kept. A small body keeps the connection alive; otherwise the connection closes after
- * the answer, and a client that keeps sending is cut off.
+ * the reply, and a client that keeps sending is cut off.
  */
-export function abandonBody(req: IncomingMessage, res: ServerResponse): void {
+export function discardUnreadBody(req: IncomingMessage, res: ServerResponse): void {
   if (req.complete) return;
   req.resume();
   const declared = req.headers['content-length'];

@@ -47,7 +47,7 @@ export class Router {
   }
 
   /** `pathname` is the raw (still percent-encoded) path without the query string. */
-  match(method: string, pathname: string): RouteResult {
+  route(method: string, pathname: string): RouteResult {
     const values: string[] = [];
     const node = find(this.root, splitPath(pathname), 0, values);
     if (!node) return undefined;
