@@ -192,7 +192,7 @@ export class Credentials {
   /** The key for a client ID and secret, or undefined when they do not authenticate an active key. */
   authenticateClient(clientId: string, secret: string): ApiKey | undefined {
     const entry = this.keysByClientId.get(clientId);
-    if (!entry || !entry.key.active || !sameSecret(entry.secret, secret)) return undefined;
+    if (!entry?.key.active || !sameSecret(entry.secret, secret)) return undefined;
     return entry.key;
   }
 
@@ -227,11 +227,13 @@ export class Credentials {
     if (recent && authorization === recent.header && recent.tokensVersion === this.tokensVersion) return recent;
     // "Bearer <token>" as clients send it is looked up without the regular expression: tokens hold no
     // whitespace, so a token found this way is the one the expression would have found.
-    const exact = authorization?.startsWith('Bearer ') ? authorization.slice(7) : undefined;
-    const quick = exact === undefined ? undefined : this.tokens.get(exact);
-    if (quick) {
-      this.recent = { header: authorization!, token: exact!, found: quick, tokensVersion: this.tokensVersion };
-      return this.recent;
+    if (authorization?.startsWith('Bearer ')) {
+      const token = authorization.slice(7);
+      const found = this.tokens.get(token);
+      if (found) {
+        this.recent = { header: authorization, token, found, tokensVersion: this.tokensVersion };
+        return this.recent;
+      }
     }
     const token = authorization ? BEARER.exec(authorization)?.[1] : undefined;
     if (!token) throw new Unauthorized('UNAUTHORIZED', 'The Authorization header must be "Bearer <ACCESS_TOKEN>"');

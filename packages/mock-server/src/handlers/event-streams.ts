@@ -165,10 +165,10 @@ class EventStreams {
   /** The 200 body, built as text: payloads are stored as JSON text and go out unchanged. */
   private batchReply(result: ReadResult): Reply {
     let json = '{"messages":[';
-    const { messages } = result;
-    for (let i = 0; i < messages.length; i++) {
-      const m = messages[i]!;
-      json += `${i ? ',' : ''}{"message_id":"${m.id}","payload":${m.payload},"time":"${this.times.format(m.time)}"}`;
+    let separator = '';
+    for (const m of result.messages) {
+      json += `${separator}{"message_id":"${m.id}","payload":${m.payload},"time":"${this.times.format(m.time)}"}`;
+      separator = ',';
     }
     return { status: 200, json: `${json}],"has_more":${result.hasMore}}` };
   }

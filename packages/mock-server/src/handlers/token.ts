@@ -93,9 +93,9 @@ function stringFields(fields: Record<string, unknown>): TokenParameters {
 }
 
 function basicCredentials(authorization: string | undefined): { clientId: string; secret: string } | undefined {
-  const match = authorization ? /^Basic +(\S+) *$/i.exec(authorization) : null;
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const encoded = authorization ? /^Basic +(\S+) *$/i.exec(authorization)?.[1] : undefined;
+  if (encoded === undefined) return undefined;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0)
     throw new OAuthError('invalid_request', 'The Basic credentials must be base64(client_id:client_secret)');

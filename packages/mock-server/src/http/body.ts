@@ -77,7 +77,11 @@ function listen({ req, limit, what, receiver }: QueuedRead): void {
     req.off('end', onEnd);
     receiver.refused(tooLarge(limit, size, what));
   };
-  const onEnd = () => receiver.received(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+  const onEnd = () => {
+    const [first] = chunks;
+    // A body that came in one chunk is passed on without a copy.
+    receiver.received(first && chunks.length === 1 ? first : Buffer.concat(chunks, size));
+  };
   req.on('data', onData);
   req.on('end', onEnd);
   // No 'error' listener: node emits a request's error (a client gone mid-body) only to listeners, and
@@ -112,7 +116,8 @@ export function discardUnreadBody(req: IncomingMessage, res: ServerResponse): vo
 
 /** The media type of a Content-Type header, without its parameters, in lower case. */
 export function mediaType(contentType: string): string {
-  return contentType.split(';', 1)[0]!.trim().toLowerCase();
+  const semicolon = contentType.indexOf(';');
+  return (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
 }
 
 export function isJsonContentType(contentType: string | undefined): boolean {

@@ -30,13 +30,17 @@ export class Router {
     const paramNames: string[] = [];
     let node = this.root;
     for (const segment of splitPath(operation.path)) {
-      const param = /^\{(.+)\}$/.exec(segment);
-      if (param) {
-        paramNames.push(param[1]!);
-        node = node.param ??= newNode();
+      const paramName = /^\{(.+)\}$/.exec(segment)?.[1];
+      if (paramName !== undefined) {
+        paramNames.push(paramName);
+        node.param ??= newNode();
+        node = node.param;
       } else {
         let next = node.literal.get(segment);
-        if (!next) node.literal.set(segment, (next = newNode()));
+        if (!next) {
+          next = newNode();
+          node.literal.set(segment, next);
+        }
         node = next;
       }
     }
@@ -53,15 +57,15 @@ export class Router {
     if (!node) return undefined;
     const entry = node.operations.get(method);
     if (!entry) return 'method-not-allowed';
-    const params: Record<string, string> = {};
-    for (let i = 0; i < values.length; i++) params[entry.paramNames[i]!] = safeDecode(values[i]!);
+    // One value per parameter segment, in path order.
+    const params = Object.fromEntries(entry.paramNames.map((name, i) => [name, safeDecode(values[i] ?? '')]));
     return { operation: entry.operation, params };
   }
 }
 
 function find(node: RouteNode, segments: string[], index: number, values: string[]): RouteNode | undefined {
-  if (index === segments.length) return node.operations.size > 0 ? node : undefined;
-  const segment = segments[index]!;
+  const segment = segments[index];
+  if (segment === undefined) return node.operations.size > 0 ? node : undefined;
   const literal = node.literal.get(segment);
   if (literal) {
     const found = find(literal, segments, index + 1, values);

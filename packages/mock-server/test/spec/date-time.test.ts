@@ -1,12 +1,13 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { IsoTimeFormatter, isDateTime } from '../../src/spec/date-time.js';
+import { defined } from '../defined.js';
 
 // The reference: ajv-formats' full "date-time", which isDateTime replaces for speed.
 const { fullFormats } = createRequire(import.meta.url)('ajv-formats/dist/formats.js') as {
   fullFormats: Record<string, { validate: (value: string) => boolean }>;
 };
-const reference = fullFormats['date-time']!.validate;
+const reference = defined(fullFormats['date-time']).validate;
 
 const EDGE_CASES = [
   '2026-11-22T12:00:00Z',
