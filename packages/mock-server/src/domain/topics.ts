@@ -4,7 +4,7 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { NotFound, Unprocessable } from '../errors.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
 import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from '../spec/topic-schema.js';
-import type { MessageStore } from '../store/message-store.js';
+import { type Awaitable, after, type MessageStore } from '../store/message-store.js';
 
 export interface Topic {
   id: number;
@@ -58,7 +58,8 @@ export class Topics {
     return entry;
   }
 
-  create(input: Required<Pick<TopicInput, 'name' | 'schema'>> & TopicInput): Topic {
+  /** The topic is listed once the store has it. */
+  create(input: Required<Pick<TopicInput, 'name' | 'schema'>> & TopicInput): Awaitable<Topic> {
     if (this.entries.size >= MAX_TOPICS) throw new Unprocessable(`A workspace holds at most ${MAX_TOPICS} topics`);
     this.assertNameFree(input.name);
     const now = this.times.format(this.clock());
@@ -71,28 +72,37 @@ export class Topics {
       created_at: now,
       updated_at: now,
     };
-    this.store.addTopic(topic.id, topic.retention * 1000);
-    this.entries.set(topic.id, { topic, validate: compileTopicSchema(this.ajv, topic.schema), waiters: new Set() });
-    return topic;
+    const validate = compileTopicSchema(this.ajv, topic.schema);
+    return after(this.store.addTopic(topic.id, topic.retention * 1000), () => {
+      this.entries.set(topic.id, { topic, validate, waiters: new Set() });
+      return topic;
+    });
   }
 
-  update(entry: TopicEntry, input: TopicInput): Topic {
+  /** The change applies once the store has the new retention. */
+  update(entry: TopicEntry, input: TopicInput): Awaitable<Topic> {
     if (input.name !== undefined && input.name !== entry.topic.name) this.assertNameFree(input.name);
     const topic: Topic = {
       ...entry.topic,
       ...input,
       updated_at: this.times.format(this.clock()),
     };
-    if (input.schema) entry.validate = compileTopicSchema(this.ajv, topic.schema);
-    if (input.retention !== undefined) this.store.setRetention(topic.id, topic.retention * 1000);
-    entry.topic = topic;
-    return topic;
+    const validate = input.schema ? compileTopicSchema(this.ajv, topic.schema) : entry.validate;
+    const stored =
+      input.retention === undefined ? undefined : this.store.setRetention(topic.id, topic.retention * 1000);
+    return after(stored, () => {
+      entry.validate = validate;
+      entry.topic = topic;
+      return topic;
+    });
   }
 
-  delete(entry: TopicEntry): void {
+  /** Unlisted at once; its waiting consumers get a 404. */
+  delete(entry: TopicEntry): Awaitable<void> {
     this.entries.delete(entry.topic.id);
-    this.store.removeTopic(entry.topic.id);
+    const removed = this.store.removeTopic(entry.topic.id);
     this.wake(entry);
+    return removed;
   }
 
   /** Wakes every consumer waiting on the topic; each re-reads from its own offset. */

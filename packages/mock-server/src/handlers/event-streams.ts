@@ -4,7 +4,7 @@ import type { TopicEntry } from '../domain/topics.js';
 import { InvalidRequest, NotFound, PayloadTooLarge } from '../errors.js';
 import type { Reply } from '../http/replies.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
-import type { ReadResult } from '../store/message-store.js';
+import { type Awaitable, after, appendAll, type ReadResult } from '../store/message-store.js';
 import type { HandlerRequest, Handlers, JsonBody, JsonBodyRule, Outcome } from './handler.js';
 
 /** Room for the `{"payloads":[...]}` wrapper and separators around the messages of a batch. */
@@ -52,9 +52,16 @@ class EventStreams {
     return request.readJson(this.message, (message, { text, bytes }) => {
       checkTopicSchema(entry, message);
       const messageId = store.append(entry.topic.id, text, bytes);
-      topics.wake(entry);
-      return { status: 201, json: `{"message_id":"${messageId}"}` };
+      // Not through after(): its closure would cost every publish.
+      return typeof messageId === 'string'
+        ? this.published(entry, messageId)
+        : messageId.then((id) => this.published(entry, id));
     });
+  }
+
+  private published(entry: TopicEntry, messageId: string): Reply {
+    this.state.topics.wake(entry);
+    return { status: 201, json: `{"message_id":"${messageId}"}` };
   }
 
   publishBatch(request: HandlerRequest<'publish_messages_batch'>): Outcome {
@@ -69,15 +76,17 @@ class EventStreams {
         throw new InvalidRequest('CONFLICTING_OFFSETS', 'Send after_message_id or since_time, not both');
       }
       const read = this.reader(entry.topic.id, offsets);
-      const first = read();
       const timeoutSecs = offsets.timeout_secs ?? 0;
-      if (first.messages.length > 0 || timeoutSecs === 0) return this.batchReply(first);
-      return this.waitForMessages(request, entry, read, timeoutSecs);
+      return after(read(), (first) =>
+        first.messages.length > 0 || timeoutSecs === 0
+          ? this.batchReply(first)
+          : this.waitForMessages(request, entry, read, timeoutSecs),
+      );
     });
   }
 
   /** Everything is checked before anything is stored: a refused batch stores nothing. */
-  private storeBatch(entry: TopicEntry, payloads: object[]): Reply {
+  private storeBatch(entry: TopicEntry, payloads: object[]): Awaitable<Reply> {
     const { limits, faults, store, topics } = this.state;
     const { maxMessageBytes } = limits;
     const texts = payloads.map((payload, position) => {
@@ -90,34 +99,39 @@ class EventStreams {
       return text;
     });
     const fault = faults.takeBatchFault();
-    let results = '';
-    let partial = false;
-    texts.forEach((text, position) => {
-      if (fault?.positions.has(position)) {
-        partial = true;
-        if (!fault.omit)
+    const failed = (position: number) => fault?.positions.has(position) ?? false;
+    const stored = appendAll(
+      store,
+      entry.topic.id,
+      texts.filter((_, position) => !failed(position)),
+    );
+    return after(stored, (ids) => {
+      let results = '';
+      let next = 0;
+      for (const position of texts.keys()) {
+        if (!failed(position)) {
+          results += `${results ? ',' : ''}"${position}":{"result":"success","message_id":"${ids[next++]}"}`;
+        } else if (!fault?.omit) {
           results += `${results ? ',' : ''}"${position}":{"result":"failure","error":"Message could not be stored, retry later"}`;
-        return;
+        }
       }
-      const messageId = store.append(entry.topic.id, text);
-      results += `${results ? ',' : ''}"${position}":{"result":"success","message_id":"${messageId}"}`;
+      topics.wake(entry);
+      return { status: 201, json: `{"message_ids":{${results}},"is_partial_error":${next < texts.length}}` };
     });
-    topics.wake(entry);
-    return { status: 201, json: `{"message_ids":{${results}},"is_partial_error":${partial}}` };
   }
 
   /** A function that reads the batch at the request's offset; it is called again when a waiter wakes. */
-  private reader(topicId: number, offsets: JsonBody<'consume_messages'>): () => ReadResult {
+  private reader(topicId: number, offsets: JsonBody<'consume_messages'>): () => Awaitable<ReadResult> {
     const { store, limits, clock } = this.state;
     const limit = Math.min(offsets.batch_size ?? limits.defaultBatchSize, limits.maxBatchSize);
     const afterId = offsets.after_message_id;
     if (afterId !== undefined) {
-      return () => {
-        const result = store.readAfter(topicId, afterId, limit);
-        if (!result)
-          throw new InvalidRequest('UNKNOWN_MESSAGE_ID', `Message ${afterId} was not found in topic ${topicId}`);
-        return result;
-      };
+      return () =>
+        after(store.readAfter(topicId, afterId, limit), (result) => {
+          if (!result)
+            throw new InvalidRequest('UNKNOWN_MESSAGE_ID', `Message ${afterId} was not found in topic ${topicId}`);
+          return result;
+        });
     }
     if (offsets.since_time !== undefined) {
       // A time in the future means now.
@@ -130,7 +144,7 @@ class EventStreams {
   private waitForMessages(
     request: HandlerRequest<'consume_messages'>,
     entry: TopicEntry,
-    read: () => ReadResult,
+    read: () => Awaitable<ReadResult>,
     timeoutSecs: number,
   ): Promise<Reply | undefined> {
     return new Promise((resolve, reject) => {
@@ -144,7 +158,7 @@ class EventStreams {
         try {
           if (!this.state.topics.get(entry.topic.id))
             throw new NotFound(`Topic ${entry.topic.id} was deleted`, 'TOPIC_NOT_FOUND');
-          resolve(this.batchReply(read()));
+          resolve(after(read(), (result) => this.batchReply(result)));
         } catch (error) {
           reject(error);
         }

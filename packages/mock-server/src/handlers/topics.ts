@@ -1,11 +1,14 @@
 // Topic management (/api/event_streams/topics and the legacy /pubsub/topics forms, same behaviour).
 import type { EmulatorState } from '../domain/state.js';
 import { jsonReply } from '../http/replies.js';
+import { after } from '../store/message-store.js';
 import type { Handler, Handlers } from './handler.js';
 import { page } from './paging.js';
 
 type TopicOperationId = 'list_topics' | 'create_topic' | 'get_topic' | 'update_topic' | 'delete_topic' | 'purge_topic';
 type LegacyTopicOperationId = `legacy_${TopicOperationId}`;
+
+const succeeded = () => jsonReply(200, { success: true });
 
 export function topicHandlers({
   topics,
@@ -17,20 +20,16 @@ export function topicHandlers({
   });
   const current: Pick<Handlers, TopicOperationId> = {
     list_topics: manage(({ params }) => jsonReply(200, page(topics.list(), params))),
-    create_topic: manage((request) => request.readJson({}, (input) => jsonReply(200, topics.create(input)))),
+    create_topic: manage((request) =>
+      request.readJson({}, (input) => after(topics.create(input), (topic) => jsonReply(200, topic))),
+    ),
     get_topic: manage(({ params }) => jsonReply(200, topics.require(params.topic_id).topic)),
     update_topic: manage((request) => {
       const entry = topics.require(request.params.topic_id);
-      return request.readJson({}, (input) => jsonReply(200, topics.update(entry, input)));
+      return request.readJson({}, (input) => after(topics.update(entry, input), (topic) => jsonReply(200, topic)));
     }),
-    delete_topic: manage(({ params }) => {
-      topics.delete(topics.require(params.topic_id));
-      return jsonReply(200, { success: true });
-    }),
-    purge_topic: manage(({ params }) => {
-      store.purge(topics.require(params.topic_id).topic.id);
-      return jsonReply(200, { success: true });
-    }),
+    delete_topic: manage(({ params }) => after(topics.delete(topics.require(params.topic_id)), succeeded)),
+    purge_topic: manage(({ params }) => after(store.purge(topics.require(params.topic_id).topic.id), succeeded)),
   };
   // The legacy operations behave exactly like the current ones.
   return {
