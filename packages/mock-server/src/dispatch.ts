@@ -91,6 +91,11 @@ export class Dispatcher {
     }
   };
 
+  /** The hand-written handler of the operation; none for the management operations Prism answers. */
+  handlerOf(operation: Operation): AnyHandler | undefined {
+    return this.handlers.get(operation.operationId);
+  }
+
   /** From now on, every reply closes its connection. */
   closeConnections(): void {
     this.closing = true;
@@ -98,8 +103,8 @@ export class Dispatcher {
 
   /**
    * Takes a step of the call and responds with what it returns or throws. No promise unless a handler
-   * returns one: a body is read through callbacks that run the next step, so a publish costs no
-   * promise job.
+   * or the store returns one: the body reader hands a body to the call, which runs the next step, so
+   * a publish costs no promise job.
    */
   run(call: Call, step: (call: Call) => Outcome): void {
     let outcome: Outcome;
@@ -160,9 +165,6 @@ export class Dispatcher {
     });
   }
 
-  handlerOf(operation: Operation): AnyHandler | undefined {
-    return this.handlers.get(operation.operationId);
-  }
 }
 
 /** One request to an operation of the specs; its handler sees it as a HandlerRequest. */
