@@ -170,9 +170,10 @@ export class Dispatcher {
 /** One request to an operation of the specs; its handler sees it as a HandlerRequest. */
 class Call implements AnyHandlerRequest, BodyReceiver {
   readonly operation: Operation;
-  params: Readonly<Record<string, unknown>> = {};
-  private jsonRule: JsonBodyRule = {};
-  private continuation: (body: never, received: ReceivedBody) => Outcome = () => undefined;
+  // Shared placeholders until admit and readJson set them: a publish allocates nothing for them.
+  params: Readonly<Record<string, unknown>> = NO_PARAMS;
+  private jsonRule: JsonBodyRule = NO_RULE;
+  private continuation: (body: never, received: ReceivedBody) => Outcome = NO_CONTINUATION;
   private body: Buffer = EMPTY_BODY;
 
   constructor(
@@ -234,6 +235,9 @@ class Call implements AnyHandlerRequest, BodyReceiver {
   }
 }
 
+const NO_PARAMS: Readonly<Record<string, unknown>> = Object.freeze({});
+const NO_RULE: JsonBodyRule = Object.freeze({});
+const NO_CONTINUATION = (): Outcome => undefined;
 const EMPTY_BODY = Buffer.alloc(0);
 
 const continueWithJson = (call: Call): Outcome => call.continueWithJson();
