@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // platform-api-mock: starts the emulator on one port and prints how to use it.
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { type LogLevel, type MockServer, startMockServer } from './server.js';
+import type { LogLevel } from './options.js';
+import { type MockServer, startMockServer } from './server.js';
 
 const LOG_LEVELS: LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
 

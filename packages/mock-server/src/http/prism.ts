@@ -17,17 +17,17 @@ export class PrismBackend {
     private readonly logger: Logger,
   ) {}
 
-  /** Forwards the request (body streamed, not buffered) and streams Prism's answer back. */
+  /** Forwards the request (body streamed, not buffered) and streams Prism's response back. */
   async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { port } = await this.start();
     await new Promise<void>((resolve, reject) => {
       const upstream = httpRequest(
         { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-          answer.on('end', resolve);
-          answer.on('error', reject);
+        (fromPrism) => {
+          res.writeHead(fromPrism.statusCode ?? 502, fromPrism.headers);
+          fromPrism.pipe(res);
+          fromPrism.on('end', resolve);
+          fromPrism.on('error', reject);
         },
       );
       upstream.on('error', reject);
