@@ -226,14 +226,27 @@ function oauthReply(error: OAuthError): Reply {
   );
 }
 
-/** ManagementError: the message, and for a request that breaks the schema a JSON pointer per violation. */
+/**
+ * The violations as ManagementError's `errors`: messages by field, a nested field as `parent.child` and an
+ * array item as `items.0` (the platform's form); a violation of the whole body is listed under `base`.
+ */
+function errorsByField(violations: readonly Violation[]): Record<string, string[]> {
+  const byField: Record<string, string[]> = Object.create(null);
+  for (const { pointer, message } of violations) {
+    const field = pointer.split('/').filter(Boolean).join('.') || 'base';
+    byField[field] = [...(byField[field] ?? []), message];
+  }
+  return byField;
+}
+
+/** ManagementError: the message, and for a request that breaks the schema its messages by field. */
 function managementReply(error: EmulatorError): Reply {
   if (error instanceof CodedError || error instanceof Unprocessable) {
     const violations = error instanceof CodedError ? (error.details.errors ?? []) : [];
     const body =
       violations.length === 0
         ? { message: error.message }
-        : { message: error.message, errors: violations.map((v) => ({ field: v.pointer, message: v.message })) };
+        : { message: error.message, errors: errorsByField(violations) };
     return jsonReply(statusOf(error), body, error instanceof CodedError ? headersOf(error) : undefined);
   }
   // The management API declares no 413: its operations take small bodies, refused as a bad request.

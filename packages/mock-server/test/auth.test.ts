@@ -160,14 +160,14 @@ async function keyWith(server: MockServer, adminToken: string, rights: Record<st
   expect(client.status).toBe(200);
   const key = await call(server, 'create_api_key', {
     token: adminToken,
-    params: { api_client_id: client.body.id },
+    params: { api_client_id: client.body.data.id },
     body: { name: 'publisher', ...rights },
   });
   expect(key.status).toBe(200);
   return {
-    clientId: client.body.id,
-    key: key.body,
-    accessToken: await token(server, key.body.client_id, key.body.client_secret),
+    clientId: client.body.data.id,
+    key: key.body.data,
+    accessToken: await token(server, key.body.data.client_id, key.body.data.auth_token),
   };
 }
 
@@ -205,7 +205,7 @@ describe('API keys and rights', () => {
 
     const refreshed = await call(server, 'refresh_api_key_secret', { token: admin, params: keyParams });
     expect(refreshed.status).toBe(200);
-    expect(refreshed.body.client_secret).not.toBe(key.client_secret);
+    expect(refreshed.body.data.auth_token).not.toBe(key.auth_token);
     const revoked = await call(server, 'list_topics', { token: accessToken });
     expect(revoked.status).toBe(401);
     const oldSecret = await tokenRequest(server, {
@@ -213,29 +213,31 @@ describe('API keys and rights', () => {
       body: JSON.stringify({
         grant_type: 'client_credentials',
         client_id: key.client_id,
-        client_secret: key.client_secret,
+        client_secret: key.auth_token,
       }),
     });
     expect([oldSecret.status, oauthErrorOf(oldSecret).error]).toEqual([400, 'invalid_client']);
-    const fresh = await token(server, key.client_id, refreshed.body.client_secret);
+    const fresh = await token(server, key.client_id, refreshed.body.data.auth_token);
 
     const disabled = await call(server, 'disable_api_key', { token: admin, params: keyParams });
-    expect(disabled.body).toMatchObject({ active: false, active_since: null });
+    expect(disabled.body).toEqual({ success: true });
+    const disabledKey = await call(server, 'list_api_keys', { token: admin, params: { api_client_id: clientId } });
+    expect(disabledKey.body.data[0]).toMatchObject({ active: false, active_since: null });
     expect((await call(server, 'list_topics', { token: fresh })).status).toBe(401);
     const refused = await tokenRequest(server, {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
         grant_type: 'client_credentials',
         client_id: key.client_id,
-        client_secret: refreshed.body.client_secret,
+        client_secret: refreshed.body.data.auth_token,
       }),
     });
     expect(oauthErrorOf(refused).error).toBe('invalid_client');
 
     const enabled = await call(server, 'enable_api_key', { token: admin, params: keyParams });
-    expect(enabled.body.active).toBe(true);
+    expect(enabled.body).toEqual({ success: true });
     expect(
-      (await call(server, 'list_topics', { token: await token(server, key.client_id, refreshed.body.client_secret) }))
+      (await call(server, 'list_topics', { token: await token(server, key.client_id, refreshed.body.data.auth_token) }))
         .status,
     ).toBe(200);
   });
@@ -250,21 +252,21 @@ describe('API keys and rights', () => {
       params: { api_client_id: clientId },
       body: { name: 'renamed' },
     });
-    expect(updated.body.name).toBe('renamed');
+    expect(updated.body.data.name).toBe('renamed');
     expect(
-      (await call(server, 'get_api_client', { token: admin, params: { api_client_id: clientId } })).body.name,
+      (await call(server, 'get_api_client', { token: admin, params: { api_client_id: clientId } })).body.data.name,
     ).toBe('renamed');
     const keys = await call(server, 'list_api_keys', { token: admin, params: { api_client_id: clientId } });
-    expect(keys.body).toMatchObject({ count: 1, data: [{ id: key.id, topic_ids: [1] }] });
+    expect(keys.body).toMatchObject({ count: 1, page: 1, per_page: 100, data: [{ id: key.id, topic_ids: [1] }] });
     const listedKey: Record<string, unknown> | undefined = keys.body.data[0];
-    expect(listedKey?.client_secret).toBeUndefined();
+    expect(listedKey?.auth_token).toBeUndefined();
     const keyParams = { api_client_id: clientId, api_key_id: key.id };
     const changed = await call(server, 'update_api_key', {
       token: admin,
       params: keyParams,
       body: { scopes: ['event_streams:consume'] },
     });
-    expect(changed.body.scopes).toEqual(['event_streams:consume']);
+    expect(changed.body.data.scopes).toEqual(['event_streams:consume']);
     const invalid = await call(server, 'update_api_key', {
       token: admin,
       params: keyParams,

@@ -16,10 +16,24 @@ export interface ApiClient {
   name: string;
   description: string | null;
   project_id: number | null;
-  auth_type: 'token' | 'oauth2';
+  /** Every kind's keys get tokens at the token endpoint here: the emulator does not check JWTs or OIDC. */
+  auth_type: 'token' | 'jwt' | 'oauth2' | 'oidc';
+  email: string | null;
+  mtls_enabled: boolean | null;
+  validation_formula: string | null;
+  cert_bundle_ids: number[] | null;
   created_at: string;
   updated_at: string;
 }
+
+/** What a create may set; the rest of an API client is the emulator's. */
+export type ApiClientInput = Pick<ApiClient, 'name'> &
+  Partial<
+    Pick<
+      ApiClient,
+      'description' | 'project_id' | 'auth_type' | 'email' | 'mtls_enabled' | 'validation_formula' | 'cert_bundle_ids'
+    >
+  >;
 
 export interface ApiKey {
   id: number;
@@ -84,9 +98,7 @@ export class Credentials {
     return client;
   }
 
-  createClient(
-    input: Pick<ApiClient, 'name'> & Partial<Pick<ApiClient, 'description' | 'project_id' | 'auth_type'>>,
-  ): ApiClient {
+  createClient(input: ApiClientInput): ApiClient {
     const now = this.now();
     const client: ApiClient = {
       id: this.nextClientId++,
@@ -94,6 +106,10 @@ export class Credentials {
       description: input.description ?? null,
       project_id: input.project_id ?? null,
       auth_type: input.auth_type ?? 'oauth2',
+      email: input.email ?? null,
+      mtls_enabled: input.mtls_enabled ?? null,
+      validation_formula: input.validation_formula ?? null,
+      cert_bundle_ids: input.cert_bundle_ids ?? null,
       created_at: now,
       updated_at: now,
     };

@@ -36,19 +36,12 @@ export interface components {
          * @constant
          */
         GrantType: "client_credentials";
-        /** @description Form body. With a Basic header only `grant_type` is sent; otherwise all three fields. */
-        TokenRequestForm: {
+        /** @description The grant alone, with the client ID and secret in a Basic `Authorization` header. */
+        TokenRequestGrantOnly: {
             grant_type: components["schemas"]["GrantType"];
-            /** @description Client ID of the API key (omit when sent in the Basic header). */
-            client_id?: string;
-            /**
-             * Format: password
-             * @description Client secret of the API key (omit when sent in the Basic header).
-             */
-            client_secret?: string;
         };
-        /** @description JSON or multipart body carrying all three parameters. */
-        TokenRequestBody: {
+        /** @description The grant with the client ID and secret in the body, and no `Authorization` header. */
+        TokenRequestWithCredentials: {
             grant_type: components["schemas"]["GrantType"];
             /** @description Client ID of the API key. */
             client_id: string;
@@ -58,6 +51,12 @@ export interface components {
              */
             client_secret: string;
         };
+        /**
+         * @description The token request, in any of the three media types. The credentials go in exactly one place: either
+         *     in a Basic `Authorization` header, with only `grant_type` in the body, or in the body, with no header.
+         *     Sending them in both is refused.
+         */
+        TokenRequestBody: components["schemas"]["TokenRequestGrantOnly"] | components["schemas"]["TokenRequestWithCredentials"];
         TokenResponse: {
             /** @description The bearer token, sent as `Authorization: Bearer <ACCESS_TOKEN>`. */
             access_token: string;
@@ -102,7 +101,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": components["schemas"]["TokenRequestForm"];
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequestBody"];
                 "application/json": components["schemas"]["TokenRequestBody"];
                 "multipart/form-data": components["schemas"]["TokenRequestBody"];
             };

@@ -187,13 +187,13 @@ export interface paths {
         };
         /**
          * List genies
-         * @description Lists the genies (AI agents) of the workspace. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists the genies (AI agents) of the workspace, page by page, optionally only those of one folder or project or in one state. Sibling Agent Studio lists answer `{data: [...]}` in live-tested scripts, so this one is described the same way; a third-party description's `{items, next_page}` wrapper was not followed. The filters other than paging come only from that third-party description. Rate limit: 1,000 requests a minute.
          */
         get: operations["list_genies"];
         put?: never;
         /**
          * Create a genie
-         * @description Creates a genie (AI agent) with its instructions. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates a genie in a folder, stopped; start it with `start_genie` once its skills, knowledge bases and user groups are in place. The answer holds only the new genie's ID, as live-tested scripts show (a third-party description claims a bare object with an integer ID, which contradicts the `gin-` string IDs seen live). A name longer than 35 characters is refused with 422. Rate limit: 60 requests a minute.
          */
         post: operations["create_genie"];
         delete?: never;
@@ -208,8 +208,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -217,18 +217,18 @@ export interface paths {
         };
         /**
          * Get a genie
-         * @description Returns one genie by ID. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns one genie with its configuration, state, assigned user groups and chat interface. An ID unknown in this data center gives 404. Rate limit: 1,000 requests a minute.
          */
         get: operations["get_genie"];
         /**
          * Update a genie
-         * @description Updates the name, description or instructions of a genie. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Changes the fields sent and keeps the others (send only what changes, for example new instructions). No public source shows the answer; it is chosen to be the updated genie in `data`, like `get_genie`. Rate limit: 60 requests a minute.
          */
         put: operations["update_genie"];
         post?: never;
         /**
          * Delete a genie
-         * @description Deletes a genie.
+         * @description Deletes a genie; its users can no longer chat with it. Deleting the project that holds a genie deletes the genie too. The `{success: true}` answer comes from a third-party description only. Rate limit: 60 requests a minute.
          */
         delete: operations["delete_genie"];
         options?: never;
@@ -242,8 +242,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -253,7 +253,7 @@ export interface paths {
         put?: never;
         /**
          * Start a genie
-         * @description Starts a genie so that its users can chat with it.
+         * @description Starts a stopped genie so that the members of its user groups can chat with it (chatting also needs a chat interface attached). The request has no body; the `{success: true}` answer is from a third-party description. The platform does not publish its state rules: we chose that only a `stopped` genie can be started and that starting a running one is refused with 409. Rate limit: 60 requests a minute.
          */
         post: operations["start_genie"];
         delete?: never;
@@ -268,8 +268,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -279,7 +279,7 @@ export interface paths {
         put?: never;
         /**
          * Stop a genie
-         * @description Stops a genie; it no longer answers until started again.
+         * @description Stops a running genie; it stops answering its users until started again. The request has no body; the `{success: true}` answer is from a third-party description. The state rules are chosen: only a `running` genie can be stopped, and stopping a stopped one is refused with 409. Rate limit: 60 requests a minute.
          */
         post: operations["stop_genie"];
         delete?: never;
@@ -294,8 +294,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -305,7 +305,7 @@ export interface paths {
         put?: never;
         /**
          * Assign skills to a genie
-         * @description Gives the genie the skills listed in the body. The contract does not publish the request payload; any JSON object is accepted.
+         * @description Gives the genie the skills listed by ID (`skl-` strings from `list_skills`; a third-party description types them as integers, which live use contradicts). A skill only works while its recipe is running. The body field comes from live-tested scripts; no public source shows the answer, so it is chosen as `{success: true}` like the other genie actions. Rate limit: 60 requests a minute.
          */
         post: operations["assign_genie_skills"];
         delete?: never;
@@ -320,8 +320,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -331,7 +331,7 @@ export interface paths {
         put?: never;
         /**
          * Remove skills from a genie
-         * @description Takes from the genie the skills listed in the body. The contract does not publish the request payload; any JSON object is accepted.
+         * @description Takes the skills listed by ID away from the genie; the skills themselves are kept. The body field comes from live-tested scripts; no public source shows the answer, so it is chosen as `{success: true}` like the other genie actions. Rate limit: 60 requests a minute.
          */
         post: operations["remove_genie_skills"];
         delete?: never;
@@ -346,8 +346,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -357,7 +357,7 @@ export interface paths {
         put?: never;
         /**
          * Assign knowledge bases to a genie
-         * @description Gives the genie the knowledge bases listed in the body. The contract does not publish the request payload; any JSON object is accepted.
+         * @description Lets the genie search the knowledge bases listed by ID (`kb-` strings). Assigning does not index anything: a knowledge base stays empty until the recipes that feed it have run. The body field comes from live-tested scripts; no public source shows the answer, so it is chosen as `{success: true}` like the other genie actions. Rate limit: 60 requests a minute.
          */
         post: operations["assign_genie_knowledge_bases"];
         delete?: never;
@@ -372,8 +372,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -383,7 +383,7 @@ export interface paths {
         put?: never;
         /**
          * Remove knowledge bases from a genie
-         * @description Takes from the genie the knowledge bases listed in the body. The contract does not publish the request payload; any JSON object is accepted.
+         * @description Stops the genie from searching the knowledge bases listed by ID; the knowledge bases themselves are kept. The body field comes from live-tested scripts; no public source shows the answer, so it is chosen as `{success: true}` like the other genie actions. Rate limit: 60 requests a minute.
          */
         post: operations["remove_genie_knowledge_bases"];
         delete?: never;
@@ -398,8 +398,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -409,7 +409,7 @@ export interface paths {
         put?: never;
         /**
          * Assign user groups to a genie
-         * @description Lets the user groups listed in the body use the genie. The contract does not publish the request payload; any JSON object is accepted.
+         * @description Allows the members of the listed Workato Identity user groups to chat with the genie. Users outside every allowed group are refused by the chat runtime. The body field comes from live-tested scripts; no public source shows the answer, so it is chosen as `{success: true}` like the other genie actions. Rate limit: 60 requests a minute.
          */
         post: operations["assign_genie_user_groups"];
         delete?: never;
@@ -424,8 +424,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -435,7 +435,7 @@ export interface paths {
         put?: never;
         /**
          * Remove user groups from a genie
-         * @description Stops the user groups listed in the body from using the genie. The contract does not publish the request payload; any JSON object is accepted.
+         * @description Withdraws the listed Workato Identity user groups from the genie; their members can no longer chat with it. The body field comes from live-tested scripts; no public source shows the answer, so it is chosen as `{success: true}` like the other genie actions. Rate limit: 60 requests a minute.
          */
         post: operations["remove_genie_user_groups"];
         delete?: never;
@@ -453,13 +453,13 @@ export interface paths {
         };
         /**
          * List knowledge bases
-         * @description Lists the knowledge bases that genies can draw on. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists the knowledge bases genies can search, page by page, optionally only those of one folder. Live-tested scripts show the `{data: [...]}` wrapper and the `folder_id` filter; `project_id`, `query` and `sort_term` come only from a third-party description. Rate limit: 1,000 requests a minute.
          */
         get: operations["list_knowledge_bases"];
         put?: never;
         /**
          * Create a knowledge base
-         * @description Creates a knowledge base. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates an empty knowledge base in a folder; content arrives later through the recipes that feed it. Answers the new knowledge base in `data`, as live-tested scripts show. Fields a third-party description adds to the body (`source_type`, `data_sources`) are unverified and left out. Rate limit: 60 requests a minute.
          */
         post: operations["create_knowledge_base"];
         delete?: never;
@@ -474,8 +474,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The knowledge base identifier.
-                 * @example 77
+                 * @description The knowledge base ID, a string starting with `kb-`.
+                 * @example kb-Hn5rT2vB-9qLm3s-AB
                  */
                 id: components["parameters"]["KnowledgeBaseId"];
             };
@@ -483,18 +483,18 @@ export interface paths {
         };
         /**
          * Get a knowledge base
-         * @description Returns one knowledge base by ID. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns one knowledge base, with the size of its indexed content and the number of running recipes that feed it. Rate limit: 1,000 requests a minute.
          */
         get: operations["get_knowledge_base"];
         /**
          * Update a knowledge base
-         * @description Updates a knowledge base. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Changes the fields sent and keeps the others. The body follows a third-party description (the create fields); no source shows the answer, chosen to be the updated knowledge base in `data` like `get_knowledge_base`. Rate limit: 60 requests a minute.
          */
         put: operations["update_knowledge_base"];
         post?: never;
         /**
          * Delete a knowledge base
-         * @description Deletes a knowledge base; genies lose access to it.
+         * @description Deletes a knowledge base and its indexed content; genies that used it lose access. The `{success: true}` answer comes from a third-party description only. Rate limit: 60 requests a minute.
          */
         delete: operations["delete_knowledge_base"];
         options?: never;
@@ -508,8 +508,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The knowledge base identifier.
-                 * @example 77
+                 * @description The knowledge base ID, a string starting with `kb-`.
+                 * @example kb-Hn5rT2vB-9qLm3s-AB
                  */
                 id: components["parameters"]["KnowledgeBaseId"];
             };
@@ -517,7 +517,7 @@ export interface paths {
         };
         /**
          * List data sources of a knowledge base
-         * @description Lists the data sources that feed a knowledge base. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists the sources whose content feeds a knowledge base. The item fields come from a third-party description only; it wraps them as `{knowledge_base_id, data_sources}`, but we chose the `{data: [...]}` wrapper that live-tested Agent Studio lists use. Rate limit: 60 requests a minute.
          */
         get: operations["list_knowledge_base_data_sources"];
         put?: never;
@@ -534,8 +534,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The knowledge base identifier.
-                 * @example 77
+                 * @description The knowledge base ID, a string starting with `kb-`.
+                 * @example kb-Hn5rT2vB-9qLm3s-AB
                  */
                 id: components["parameters"]["KnowledgeBaseId"];
             };
@@ -543,7 +543,7 @@ export interface paths {
         };
         /**
          * List recipes of a knowledge base
-         * @description Lists the recipes that load data into a knowledge base. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists, page by page, the recipes that load content into a knowledge base. The query parameters come from a third-party description, which wraps the answer as `{items, next_page}`; we chose the `{data: [...]}` wrapper that live-tested Agent Studio lists use. Rate limit: 60 requests a minute.
          */
         get: operations["list_knowledge_base_recipes"];
         put?: never;
@@ -563,13 +563,13 @@ export interface paths {
         };
         /**
          * List skills
-         * @description Lists the skills that genies can be given. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists the skills genies can be given, page by page. Filter by `folder_id` to find the skill of a recipe (match `provider_id`); the platform silently ignores `recipe_id` and `provider_id` filters. `project_id`, `query` and `sort_term` come only from a third-party description. Rate limit: 1,000 requests a minute.
          */
         get: operations["list_skills"];
         put?: never;
         /**
          * Create a skill
-         * @description Creates a skill, an action a genie can take, backed by a recipe. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Turns a recipe into a skill. A recipe has at most one skill, and recipes triggered by the genie start-workflow trigger get theirs automatically, so creating another is refused with 422. Payloads follow the platform's own command-line client. Rate limit: 60 requests a minute.
          */
         post: operations["create_skill"];
         delete?: never;
@@ -584,8 +584,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The skill identifier.
-                 * @example 915
+                 * @description The skill ID, a string starting with `skl-`.
+                 * @example skl-Aa6zhmTh-4ac8TH-AB
                  */
                 id: components["parameters"]["SkillId"];
             };
@@ -593,7 +593,7 @@ export interface paths {
         };
         /**
          * Get a skill
-         * @description Returns one skill by ID. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns one skill. The current command-line client of the platform reads it from `data` (an older version read a bare object); the `data` form is used. Rate limit: 1,000 requests a minute.
          */
         get: operations["get_skill"];
         put?: never;
@@ -613,13 +613,19 @@ export interface paths {
         };
         /**
          * List developer API clients
-         * @description Lists the API clients of the developer (management) API. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists the clients of the developer (management) API, one page at a time, as `result.items` with the
+         *     total in `result.count`; token values are never listed. `ip_allow_list` appears in a newer preview
+         *     of the reference, as a comma-separated string. Rate limit 60 requests per minute.
          */
         get: operations["list_developer_api_clients"];
         put?: never;
         /**
          * Create a developer API client
-         * @description Creates a client of the developer (management) API with a client role and the folders it may reach. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates a client of the developer API with a role (`api_privilege_group_id`), the folders it may
+         *     reach and, with environments, its environment. The answer, wrapped in `result`, is the only place the
+         *     token value (`token.value`) is shown. The official table gives `name`, the role and `all_folders`
+         *     (required); `folder_ids`, `environment` and `ip_allow_list` (a list here, though listed clients show a
+         *     comma-separated string) and the answer come from public third-party code. Rate limit 60 requests per minute.
          */
         post: operations["create_developer_api_client"];
         delete?: never;
@@ -643,18 +649,18 @@ export interface paths {
         };
         /**
          * Get a developer API client
-         * @description Returns one developer API client by ID. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns one developer API client by ID, wrapped in `result`, without its token value. Only third-party code shows the fields; the `result` wrapper follows the list and create answers. Rate limit 60 requests per minute.
          */
         get: operations["get_developer_api_client"];
         /**
          * Update a developer API client
-         * @description Updates the name, role, folders or IP allow list of a developer API client. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Replaces the name, role, folders, environment or IP allow list of a developer API client; the change applies at once and the token is kept. The body is that of create (third-party code requires `name` and `all_folders`); the answer, the client in `result`, is our choice. Rate limit 60 requests per minute.
          */
         put: operations["update_developer_api_client"];
         post?: never;
         /**
          * Delete a developer API client
-         * @description Deletes a developer API client; its token stops working.
+         * @description Deletes a developer API client; requests with its token are refused at once. The `{"result": "success"}` answer comes from a public third-party mock. Rate limit 60 requests per minute.
          */
         delete: operations["delete_developer_api_client"];
         options?: never;
@@ -679,7 +685,7 @@ export interface paths {
         put?: never;
         /**
          * Regenerate the token of a developer API client
-         * @description Issues a new token for the developer API client; the old token stops working. The new token is shown only in this response. The contract does not publish the response payload; any JSON object is returned.
+         * @description Issues a new token for the developer API client; the old token stops working at once. The answer is the client in `result`, with the new token in `token.value`, shown only this once (as public third-party code reads it). Rate limit 60 requests per minute.
          */
         post: operations["regenerate_developer_api_client_token"];
         delete?: never;
@@ -697,7 +703,7 @@ export interface paths {
         };
         /**
          * List developer API client roles
-         * @description Lists the roles that developer API clients can hold. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists the roles that developer API clients can hold, one page at a time, as `result.items`. Public third-party code reads only `result.items[].id`; `name`, the timestamps and `result.count` are our choice, after the client list. Rate limit 60 requests per minute.
          */
         get: operations["list_developer_api_client_roles"];
         put?: never;
@@ -717,13 +723,16 @@ export interface paths {
         };
         /**
          * List API collections
-         * @description Lists the API collections of the API platform in the workspace. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists the API collections of the workspace, each with the ID of its project, one page at a time. The answer is a bare JSON array. Rate limit 10 requests per second.
          */
         get: operations["list_api_collections"];
         put?: never;
         /**
          * Create an API collection
-         * @description Creates an API collection, the group of API endpoints that is published together. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates an API collection in a project. Importing an OpenAPI description (`openapi_spec`) also creates
+         *     an endpoint and a recipe for each operation, and the answer reports how the import went. The official
+         *     reference only shows `name`; the other fields and the response follow the public reference OpenAPI
+         *     file. Rate limit 10 requests per second.
          */
         post: operations["create_api_collection"];
         delete?: never;
@@ -741,7 +750,7 @@ export interface paths {
         };
         /**
          * List API endpoints
-         * @description Lists the API endpoints, optionally only those of one API collection. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists the API endpoints of the workspace, or only those of one API collection with `api_collection_id`, one page at a time. The answer is a bare JSON array. The official reference lists the path only; the fields follow the public reference OpenAPI file. Rate limit 10 requests per second.
          */
         get: operations["list_api_endpoints"];
         put?: never;
@@ -768,7 +777,10 @@ export interface paths {
         get?: never;
         /**
          * Enable an API endpoint
-         * @description Enables an API endpoint so that it answers calls again.
+         * @description Activates an inactive API endpoint (`active` becomes true) so that clients can call it. The recipe
+         *     behind the endpoint must be running first (422 otherwise); enabling an endpoint that is already
+         *     active is refused with 409 (this state rule is our choice, the platform does not document it).
+         *     The `{"success": true}` body follows the public reference OpenAPI file. Rate limit 10 requests per second.
          */
         put: operations["enable_api_endpoint"];
         post?: never;
@@ -794,7 +806,10 @@ export interface paths {
         get?: never;
         /**
          * Disable an API endpoint
-         * @description Disables an API endpoint; calls to it are refused until it is enabled again.
+         * @description Deactivates an active API endpoint (`active` becomes false); clients can no longer call it until it is
+         *     enabled again. Disabling an endpoint that is already inactive is refused with 409 (our choice; the
+         *     platform does not document it). The `{"success": true}` body follows the public reference OpenAPI file.
+         *     Rate limit 10 requests per second.
          */
         put: operations["disable_api_endpoint"];
         post?: never;
@@ -814,14 +829,18 @@ export interface paths {
         /**
          * List API clients (older form)
          * @deprecated
-         * @description Lists the API clients of the API platform. Older form; migrate to the v2 API client endpoints (`/api/v2/api_clients`), which replace it. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists the older API clients, each with the ID of its project. Older form, scheduled for removal; use
+         *     the v2 API clients. The official reference lists the item fields (all possibly null) without a
+         *     wrapper, so the answer is read as a bare array like the sibling collection list. Rate limit 10 requests per second.
          */
         get: operations["legacy_list_api_clients"];
         put?: never;
         /**
          * Create an API client (older form)
          * @deprecated
-         * @description Creates an API client of the API platform. Older form; migrate to the v2 API client endpoints (`/api/v2/api_clients`), which replace it. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates an older API client in the given project. Older form, scheduled for removal; use the v2 API
+         *     clients. No public source shows the payloads: the body (name and project) and the answer (the client as
+         *     in the older list) are our design. Rate limit 10 requests per second.
          */
         post: operations["legacy_create_api_client"];
         delete?: never;
@@ -839,13 +858,21 @@ export interface paths {
         };
         /**
          * List API clients
-         * @description Lists the API clients of the workspace; each carries the `project_id` of its project.
+         * @description Lists the API clients of the workspace, one page at a time, in `{data, count, page, per_page}`;
+         *     each carries the `project_id` of its project. The platform documents every wrapper field as
+         *     possibly null; they are non-null here. `cert_bundle_ids` keeps the clients that check client
+         *     certificates (mutual TLS) against one of those bundles. Rate limit 10 requests per second.
          */
         get: operations["list_api_clients"];
         put?: never;
         /**
          * Create an API client
-         * @description Creates an API client, optionally within a project (`project_id`). `auth_type` fixes the credential kind of its API keys and defaults to oauth2.
+         * @description Creates an API client (v2) and answers it in `{"data": ...}`. `api_portal_id` and `email` go
+         *     together. `auth_type` is one of `token`, `jwt`, `oauth2` (default) and `oidc`; a `jwt` client
+         *     needs `jwt_method` and `jwt_secret`, a `jwt` or `oidc` client names its identity provider with
+         *     `oidc_issuer` or `oidc_jwks_uri`. The platform also requires `api_collection_ids` and
+         *     `auth_type`; here they are optional (no collections, `oauth2`) so a client for event streams
+         *     alone needs only a name. Rate limit 10 requests per second.
          */
         post: operations["create_api_client"];
         delete?: never;
@@ -869,18 +896,20 @@ export interface paths {
         };
         /**
          * Get an API client
-         * @description Returns one API client by ID.
+         * @description Returns one API client by ID, in `{"data": ...}` like create. The platform documents only the
+         *     path; the wrapper follows create and list. Rate limit 10 requests per second.
          */
         get: operations["get_api_client"];
         /**
          * Update an API client
-         * @description Changes the name or description of an API client.
+         * @description Changes the fields sent and answers the client in `{"data": ...}`, as create does. The platform
+         *     documents only the path; the body follows create. Rate limit 10 requests per second.
          */
         put: operations["update_api_client"];
         post?: never;
         /**
          * Delete an API client
-         * @description Deletes an API client and all its API keys; access tokens issued to those keys are revoked.
+         * @description Deletes an API client and all its API keys; access tokens issued to those keys are revoked. The platform documents only the path; the `{"success": true}` answer is our choice. Rate limit 10 requests per second.
          */
         delete: operations["delete_api_client"];
         options?: never;
@@ -903,13 +932,19 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description Lists the API keys of an API client. Client secrets are never listed.
+         * @description Lists the API keys of an API client, one page at a time, in `{data, count, page, per_page}`.
+         *     Secrets are never listed: a key's `auth_token` is answered only by create and refresh_secret
+         *     (the public OpenAPI description of the platform's developer tools shows it in each listed key;
+         *     this spec does not, so a listing cannot leak every secret). Rate limit 10 requests per second.
          */
         get: operations["list_api_keys"];
         put?: never;
         /**
          * Create an API key
-         * @description Creates an API key for the API client. The response carries the client secret, which is shown only this once.
+         * @description Creates an API key for the API client and answers it in `{"data": ...}` with its secret,
+         *     `auth_token`, shown only this once; `client_id` and `auth_token` are what the token endpoint
+         *     takes. The platform requires `active`; here it defaults to true. Rate limit 10 requests per
+         *     second.
          */
         post: operations["create_api_key"];
         delete?: never;
@@ -939,13 +974,15 @@ export interface paths {
         get?: never;
         /**
          * Update an API key
-         * @description Changes the name, IP allow list or rights (`scopes`, `topic_ids`) of an API key. The client secret is not changed.
+         * @description Changes the name, the IP allow and deny lists, or the rights (`scopes`, `topic_ids`) of an API
+         *     key, and answers the key in `{"data": ...}` as the platform does. Rate limit 10 requests per
+         *     second.
          */
         put: operations["update_api_key"];
         post?: never;
         /**
          * Delete an API key
-         * @description Deletes an API key; access tokens issued with it are revoked.
+         * @description Deletes an API key; access tokens issued with it are revoked. The platform documents only the path; the `{"success": true}` answer is our choice. Rate limit 10 requests per second.
          */
         delete: operations["delete_api_key"];
         options?: never;
@@ -974,7 +1011,9 @@ export interface paths {
         get?: never;
         /**
          * Enable an API key
-         * @description Enables a disabled API key: it can obtain access tokens again. A disabled key cannot obtain tokens and its existing tokens are refused (401).
+         * @description Enables a disabled API key (`active` becomes true): it can obtain access tokens again. Enabling
+         *     an enabled key succeeds and changes nothing. Answers `{"success": true}`, as the platform
+         *     documents. Rate limit 10 requests per second.
          */
         put: operations["enable_api_key"];
         post?: never;
@@ -1005,7 +1044,10 @@ export interface paths {
         get?: never;
         /**
          * Disable an API key
-         * @description Disables an API key: it cannot obtain access tokens, and the tokens it already has are refused (401) until it is enabled again.
+         * @description Disables an API key (`active` becomes false): it can no longer obtain access tokens, and the
+         *     tokens already issued with it are refused. Disabling a disabled key succeeds and changes
+         *     nothing. Answers `{"success": true}` like enable (the platform documents only enable's answer).
+         *     Rate limit 10 requests per second.
          */
         put: operations["disable_api_key"];
         post?: never;
@@ -1036,7 +1078,9 @@ export interface paths {
         get?: never;
         /**
          * Refresh the secret of an API key
-         * @description Issues a new client secret (or static token) for the API key, invalidates the old one and revokes every access token issued with it. The new secret is shown only in this response.
+         * @description Issues a new secret for the API key and invalidates the old one, with every access token issued
+         *     with it. The answer is the key in `{"data": ...}` with the new secret in `auth_token`, shown
+         *     only this once. Rate limit 10 requests per second.
          */
         put: operations["refresh_api_key_secret"];
         post?: never;
@@ -1056,19 +1100,30 @@ export interface paths {
         /**
          * List access profiles (older form)
          * @deprecated
-         * @description Lists the access profiles of the older API clients. Older form; replace it with the API key endpoints of the v2 API clients. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists the access profiles of the older API clients, or of one client with `api_client_id`, without
+         *     their secrets. Older form, scheduled for removal; use the API keys of the v2 API clients. The
+         *     developer reference lists the item fields (all possibly null) without a wrapper, while its Embedded
+         *     twin wraps them in `result`; we follow the developer page and return a bare array. Rate limit 10 requests per second.
          */
         get: operations["legacy_list_api_access_profiles"];
         /**
          * Update an access profile (older form)
          * @deprecated
-         * @description Updates an access profile; the body names the profile. Older form; replace it with the API key endpoints of the v2 API clients. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Changes the name, collections or authentication settings of an access profile. The official form has
+         *     the profile ID in the path (`/api/api_access_profiles/{api_access_profile_id}`); the contract's index
+         *     lists this path without it, so here the body names the profile in `id`. Fields and answer follow the
+         *     official reference. Older form, scheduled for removal. Rate limit 10 requests per second.
          */
         put: operations["legacy_update_api_access_profile"];
         /**
          * Create an access profile (older form)
          * @deprecated
-         * @description Creates an access profile for an older API client. Older form; replace it with the API key endpoints of the v2 API clients. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates an access profile granting API collections to an older API client; the workspace needs at
+         *     least one API collection. The answer carries the new secret once: the auth token in `secret` for
+         *     token profiles, `oauth_client_id` and `oauth_client_secret` for OAuth 2.0 profiles (the reference does
+         *     not show these key names exactly; they are our reading). The official reference types `api_client_id`
+         *     as a string; we keep it an integer like every other client ID. Older form, scheduled for removal.
+         *     Rate limit 10 requests per second.
          */
         post: operations["legacy_create_api_access_profile"];
         delete?: never;
@@ -1088,7 +1143,12 @@ export interface paths {
         /**
          * Enable or disable access profiles (older form)
          * @deprecated
-         * @description Enables or disables access profiles; the index lists both actions on this path (outside `/api/`), and the action is given in the body. Older form; replace it with the API key endpoints of the v2 API clients. The contract does not publish the response payload; any JSON object is returned.
+         * @description Enables (calls using the profile are accepted) or disables (they are refused) one access profile.
+         *     Officially these are two operations with the profile ID in the path
+         *     (`/api/api_access_profiles/{id}/enable` and `/disable`); the contract's index lists both on this path,
+         *     so here the body carries `action` and the profile `id`. The `{"result": "success"}` answer is the
+         *     official one; enabling an enabled profile or disabling a disabled one also succeeds. Older form,
+         *     scheduled for removal. Rate limit 10 requests per second.
          */
         put: operations["legacy_enable_or_disable_api_access_profiles"];
         post?: never;
@@ -1115,7 +1175,10 @@ export interface paths {
         /**
          * Refresh the secret of an access profile (older form)
          * @deprecated
-         * @description Issues a new token or OAuth 2.0 client secret for the access profile; the old one stops working. Older form; replace it with the API key endpoints of the v2 API clients. The contract does not publish the response payload; any JSON object is returned.
+         * @description Issues a new secret for a token or OAuth 2.0 access profile and returns the profile with it, once:
+         *     the auth token in `secret`, or a new `oauth_client_id` and `oauth_client_secret`. Callers using the
+         *     old secret are refused from then on. JWT and OIDC profiles have no secret to refresh (400). Older
+         *     form, scheduled for removal. Rate limit 10 requests per second.
          */
         put: operations["legacy_refresh_api_access_profile_secret"];
         post?: never;
@@ -1134,7 +1197,7 @@ export interface paths {
         };
         /**
          * List API portals
-         * @description Lists the API portals of the workspace. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists the API portals of the workspace, one page at a time; a portal's ID is the `api_portal_id` of a new API client. No public source shows the payload; it is our design, in the `{data, count, page, per_page}` form of the other v2 API platform lists. Rate limit 10 requests per second.
          */
         get: operations["list_api_portals"];
         put?: never;
@@ -1154,13 +1217,18 @@ export interface paths {
         };
         /**
          * List collaborator groups
-         * @description Lists the collaborator groups of the workspace. Limited preview; the access model may change. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns one page of the workspace's collaborator groups, including the built-in "All
+         *     collaborators" group, optionally only those with a given name. Limited preview; the access
+         *     model may change.
          */
         get: operations["list_user_groups"];
         put?: never;
         /**
          * Create a collaborator group
-         * @description Creates a collaborator group. Limited preview; the access model may change. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates an empty collaborator group; add collaborators with the members operation. The
+         *     platform documents the `user_group` wrapper and the `{data}` reply but not the fields inside
+         *     `user_group`; `name` and `description` are chosen to match the group's own fields. Limited
+         *     preview; the access model may change.
          */
         post: operations["create_user_group"];
         delete?: never;
@@ -1175,8 +1243,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The collaborator group identifier.
-                 * @example 230
+                 * @description The collaborator group ID.
+                 * @example pf-Fn7QxR2a-kLmP9s
                  */
                 id: components["parameters"]["CollaboratorGroupId"];
             };
@@ -1184,18 +1252,26 @@ export interface paths {
         };
         /**
          * Get a collaborator group
-         * @description Returns one collaborator group by ID. Limited preview; the access model may change. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns one collaborator group. The platform does not publish this payload; the `{data}`
+         *     wrapper and fields are chosen to match the list and create operations. Limited preview; the
+         *     access model may change.
          */
         get: operations["get_user_group"];
         /**
          * Update a collaborator group
-         * @description Updates the name or description of a collaborator group. Limited preview; the access model may change. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Renames a collaborator group or changes its description; fields left out keep their value.
+         *     The payloads are not published; they are chosen to mirror create (`user_group` wrapper, `{data}`
+         *     reply). The built-in group (`system: true`) cannot be changed (422). Limited preview; the access
+         *     model may change.
          */
         put: operations["update_user_group"];
         post?: never;
         /**
          * Delete a collaborator group
-         * @description Deletes a collaborator group; its members keep their own grants. Limited preview; the access model may change.
+         * @description Deletes a collaborator group; its members stay in the workspace and keep the roles and
+         *     project grants given to them directly. The reply is not published; an empty 204 is chosen,
+         *     as for the environment-role delete. The built-in group (`system: true`) cannot be deleted (422).
+         *     Limited preview; the access model may change.
          */
         delete: operations["delete_user_group"];
         options?: never;
@@ -1209,8 +1285,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The collaborator group identifier.
-                 * @example 230
+                 * @description The collaborator group ID.
+                 * @example pf-Fn7QxR2a-kLmP9s
                  */
                 id: components["parameters"]["CollaboratorGroupId"];
             };
@@ -1218,18 +1294,28 @@ export interface paths {
         };
         /**
          * List members of a collaborator group
-         * @description Lists the collaborators in a group. Limited preview; the access model may change. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns one page of the collaborators in a group, optionally only those whose name or email
+         *     matches `text`. The platform documents the parameters and the paged wrapper but not the member
+         *     fields; members are given the workspace collaborator's fields (`Member`). Limited preview; the
+         *     access model may change.
          */
         get: operations["list_user_group_members"];
         put?: never;
         /**
          * Add members to a collaborator group
-         * @description Adds the collaborators listed in the body to the group. Limited preview; the access model may change. The contract does not publish the request payload; any JSON object is accepted.
+         * @description Adds workspace collaborators to the group; they receive the group's project grants. The
+         *     collaborators are given as repeated `user_ids` query parameters and there is no request body.
+         *     The platform documents no reply body; an empty 204 is chosen. Limited preview; the access model
+         *     may change.
          */
         post: operations["add_user_group_members"];
         /**
          * Remove members from a collaborator group
-         * @description Removes the collaborators listed in the body from the group. Limited preview; the access model may change. The contract does not publish the request payload; any JSON object is accepted.
+         * @description Removes collaborators from the group, named by workspace user ID (`user_ids`), by the
+         *     invitation they joined through (`member_invitation_ids`), or both; at least one of the two must
+         *     be given (400 otherwise). Both are repeated query parameters; there is no request body. The
+         *     platform documents no reply body; an empty 204 is chosen. Limited preview; the access model may
+         *     change.
          */
         delete: operations["remove_user_group_members"];
         options?: never;
@@ -1243,8 +1329,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The collaborator group identifier.
-                 * @example 230
+                 * @description The collaborator group ID.
+                 * @example pf-Fn7QxR2a-kLmP9s
                  */
                 id: components["parameters"]["CollaboratorGroupId"];
             };
@@ -1252,7 +1338,10 @@ export interface paths {
         };
         /**
          * List project grants of a collaborator group
-         * @description Lists the project roles granted to a collaborator group, one grant per project. Limited preview; the access model may change. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns one page of the project grants given to a collaborator group (one project role on one
+         *     project each). The payload is not published; the paging and the `{data, total, page}` wrapper of
+         *     `ProjectGrant` items are chosen to match the project's own grant list. Limited preview; the
+         *     access model may change.
          */
         get: operations["list_user_group_project_grants"];
         put?: never;
@@ -1272,13 +1361,13 @@ export interface paths {
         };
         /**
          * List connections
-         * @description Lists the connections of the workspace. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists the workspace's connections as a bare array (a public client reads a `result` wrapper; the docs' bare array is followed), filtered by connector, folder or project, parent, external ID or update date; no pagination. Rate limit: 60 requests per minute.
          */
         get: operations["list_connections"];
         put?: never;
         /**
          * Create a connection
-         * @description Creates a connection to an application; authorization follows separately. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates a connection and returns it, bare. Its credentials are tested and the connection established, unless `shell_connection` is true (stored untested, disconnected); OAuth connectors can only be created as shell connections. Only `provider` is required, as the per-endpoint docs say (the reference description also requires `name`). Rate limit: 1 request per second.
          */
         post: operations["create_connection"];
         delete?: never;
@@ -1293,8 +1382,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The connection identifier.
-                 * @example 36210
+                 * @description The connection ID.
+                 * @example 77231
                  */
                 connection_id: components["parameters"]["ConnectionId"];
             };
@@ -1303,13 +1392,13 @@ export interface paths {
         get?: never;
         /**
          * Update a connection
-         * @description Updates the name, folder or input of a connection. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Changes the fields sent (name, folder, parent, external ID, credentials in `input`) and returns the connection, bare; the others keep their values. Rate limit: 1 request per second.
          */
         put: operations["update_connection"];
         post?: never;
         /**
          * Delete a connection
-         * @description Deletes a connection that no recipe uses.
+         * @description Deletes a disconnected connection that no active recipe uses. The docs name the outcomes (deleted, still connected, used by active recipes, not found) without statuses or bodies: `success` true and 400 for a refused state are chosen. Rate limit: 1 request per second.
          */
         delete: operations["delete_connection"];
         options?: never;
@@ -1323,8 +1412,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The connection identifier.
-                 * @example 36210
+                 * @description The connection ID.
+                 * @example 77231
                  */
                 connection_id: components["parameters"]["ConnectionId"];
             };
@@ -1334,7 +1423,7 @@ export interface paths {
         put?: never;
         /**
          * Disconnect a connection
-         * @description Disconnects a connection from its application; it stays in the workspace and can be authorized again.
+         * @description Disconnects a connection from its application; it stays in the workspace and can be authorized again, and disconnecting a disconnected connection succeeds without change. One used by active recipes needs `force` true, sent in the JSON body as the per-endpoint reference shows (an older page lists it as a URL parameter); otherwise 400 (status chosen). Rate limit: 1 request per second.
          */
         post: operations["disconnect_connection"];
         delete?: never;
@@ -1352,7 +1441,7 @@ export interface paths {
         };
         /**
          * List connectors
-         * @description Lists the connectors available to the workspace. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns the metadata of the named connectors, with their triggers and actions, in an `items` wrapper. The docs' sample sends `applications` as a JSON body on this GET; it is described as a query parameter, which a GET can carry reliably. Rate limit: 60 requests per minute.
          */
         get: operations["list_connectors"];
         put?: never;
@@ -1372,7 +1461,7 @@ export interface paths {
         };
         /**
          * List all connectors
-         * @description Lists, page by page, every standard and platform connector of a non-embedded workspace. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists, page by page, every standard and platform connector of a non-embedded workspace with its triggers and actions, and the total count. The docs give the paging and say a total follows the items; the names `count`, `page` and `per_page` come from the public reference description. Rate limit: 60 requests per minute.
          */
         get: operations["list_all_connectors"];
         put?: never;
@@ -1392,7 +1481,7 @@ export interface paths {
         };
         /**
          * List custom connectors
-         * @description Lists the custom connectors of the workspace, built with the connector SDK. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists the workspace's custom connectors with their released versions, in a `result` wrapper, optionally by title or only those shared from an Embedded admin workspace. The fields follow the docs page of the same path; `latest_released_version` is nullable there (the reference description makes it a plain integer). Rate limit: 1 request per second.
          */
         get: operations["list_custom_connectors"];
         put?: never;
@@ -1414,7 +1503,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a schema from a JSON sample
-         * @description Generates a connector schema (field definitions) from a stringified JSON sample sent in `sample`.
+         * @description Derives connector SDK field definitions from a stringified JSON sample and returns them as a bare array (what the SDK's generate schema command uses). The docs title the input "URL parameters" but send it as a JSON body, which is followed. Rate limit: 60 requests per minute.
          */
         post: operations["generate_schema_from_json"];
         delete?: never;
@@ -1434,7 +1523,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a schema from a CSV sample
-         * @description Generates a connector schema (field definitions) from a stringified CSV sample sent in `sample`.
+         * @description Derives connector SDK field definitions from a stringified CSV sample (header row first) and its column separator. The request is documented (as a JSON body, like the JSON form); the answer is not shown, so the JSON form's bare array of field definitions is chosen. Rate limit: 60 requests per minute.
          */
         post: operations["generate_schema_from_csv"];
         delete?: never;
@@ -1452,13 +1541,13 @@ export interface paths {
         };
         /**
          * List custom OAuth profiles
-         * @description Lists the custom OAuth profiles of the workspace. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists the custom OAuth profiles of the workspace, one page at a time, wrapped in `result`. Client secrets and tokens are never returned. Rate limit 60 requests per minute.
          */
         get: operations["list_custom_oauth_profiles"];
         put?: never;
         /**
          * Create a custom OAuth profile
-         * @description Creates a custom OAuth profile: the OAuth 2.0 app credentials that connections to a provider use instead of the platform defaults. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates a custom OAuth profile: the OAuth 2.0 app credentials (`data`) that connections to `provider` can use instead of the platform defaults. The body follows public third-party code; the answer, the profile in `result` without its secret, follows the official get answer. Rate limit 60 requests per minute.
          */
         post: operations["create_custom_oauth_profile"];
         delete?: never;
@@ -1482,18 +1571,18 @@ export interface paths {
         };
         /**
          * Get a custom OAuth profile
-         * @description Returns one custom OAuth profile by ID. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns one custom OAuth profile by ID, wrapped in `result`; its client secret and token are never returned. Rate limit 60 requests per minute.
          */
         get: operations["get_custom_oauth_profile"];
         /**
          * Update a custom OAuth profile
-         * @description Updates the name or app credentials of a custom OAuth profile. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Replaces the name, provider or app credentials of a custom OAuth profile (the secret must be sent again, since it is never returned); connections using the profile pick up the change. The body follows public third-party code; the answer, the profile in `result`, follows the official get answer. Rate limit 60 requests per minute.
          */
         put: operations["update_custom_oauth_profile"];
         post?: never;
         /**
          * Delete a custom OAuth profile
-         * @description Deletes a custom OAuth profile.
+         * @description Deletes a custom OAuth profile. No public source shows the answer; `{"result": {"success": true}}` is our choice, the form the platform uses for the Embedded assign and unassign actions on these profiles. Rate limit 60 requests per minute.
          */
         delete: operations["delete_custom_oauth_profile"];
         options?: never;
@@ -1510,13 +1599,13 @@ export interface paths {
         };
         /**
          * List data tables
-         * @description Lists the data tables of the workspace. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists the data tables of the workspace with their column schemas, one page at a time (`page` from 1, `per_page` up to 100, both defaulting as shown). The list is wrapped in `data`.
          */
         get: operations["list_data_tables"];
         put?: never;
         /**
          * Create a data table
-         * @description Creates a data table in a folder with its field schema. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates a data table in a folder, with its columns. Column IDs may be supplied (lower-case UUIDs) or are generated; the created table comes back wrapped in `data`. A validation failure returns 400 with the messages per field.
          */
         post: operations["create_data_table"];
         delete?: never;
@@ -1540,18 +1629,18 @@ export interface paths {
         };
         /**
          * Get a data table
-         * @description Returns one data table by ID. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns one data table with its column schema. The platform documents only that the endpoint exists; the body is chosen to match create and update (the table wrapped in `data`, the same fields as in the list).
          */
         get: operations["get_data_table"];
         /**
          * Update a data table
-         * @description Updates the name, folder or field schema of a data table. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Renames a data table, moves it to another folder, or replaces its column list; only the fields sent change. Public client code sends these three fields and reads the table back wrapped in `data`; the platform's reference does not show the payload.
          */
         put: operations["update_data_table"];
         post?: never;
         /**
          * Delete a data table
-         * @description Deletes a data table and all its records.
+         * @description Deletes a data table together with all its records. Only a third-party description gives the body (`{"success":true}`); it is followed here.
          */
         delete: operations["delete_data_table"];
         options?: never;
@@ -1576,7 +1665,7 @@ export interface paths {
         put?: never;
         /**
          * Truncate a data table
-         * @description Deletes every record of a data table; the table and its schema stay.
+         * @description Deletes every record of a data table and keeps the table and its columns; this cannot be undone. No request body. The platform's reference gives the effect only; the `{"success":true}` body comes from a third-party description.
          */
         post: operations["truncate_data_table"];
         delete?: never;
@@ -1602,7 +1691,7 @@ export interface paths {
         put?: never;
         /**
          * Query records
-         * @description Returns the records of a data table that match the filters in the body, one page at a time. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Returns the records that match `where`, sorted by `order`, up to `limit` (at most 200) per page; pass the returned `continuation_token` to read the next page. The filter syntax follows the platform's reference; the other body fields and the result come from third-party clients, which disagree on the result (one reads positional rows, another a `data` list): the `data` list of record objects is chosen, so that query, create and update share one record shape.
          */
         post: operations["query_data_table_records"];
         delete?: never;
@@ -1628,7 +1717,7 @@ export interface paths {
         put?: never;
         /**
          * Create a record
-         * @description Adds a record to a data table. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Adds a record. The body is a flat object of column values keyed by column name or `$<field_id>`; columns left out take their default value. Third-party client code gives this body and the `record_id`, `created_at` and `document` of the reply; the `data` wrapper and the `document` entries are chosen to match the rest of the family.
          */
         post: operations["create_data_table_record"];
         delete?: never;
@@ -1658,13 +1747,13 @@ export interface paths {
         get?: never;
         /**
          * Update a record
-         * @description Changes the given fields of a record. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Changes the given column values of a record (keyed by column name or `$<field_id>`); other columns keep their values, and null clears an optional column. The body follows third-party client code; the reply has the same shape as create (chosen).
          */
         put: operations["update_data_table_record"];
         post?: never;
         /**
          * Delete a record
-         * @description Deletes a record.
+         * @description Deletes a record. Only the endpoint is public; the `{"success":true}` reply is chosen to match deleting or truncating a table.
          */
         delete: operations["delete_data_table_record"];
         options?: never;
@@ -1694,7 +1783,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a file upload link
-         * @description Returns a short-lived link to upload a file for a file field of the table. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns a short-lived signed link to upload a file for a `file` column of the table; no request body. Only the endpoint and its purpose are public; the reply (the link and its expiry, wrapped in `data`) is chosen. A column that is not of type `file` gives 400.
          */
         post: operations["generate_data_table_file_upload_link"];
         delete?: never;
@@ -1728,7 +1817,7 @@ export interface paths {
         };
         /**
          * Generate a file download link
-         * @description Returns a short-lived link to download the file stored in a file field of a record. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns a short-lived signed link to download the file stored in a `file` column of a record. Only the endpoint and its purpose are public; the reply (the same shape as the upload link) is chosen. 404 when the record has no file in that column.
          */
         get: operations["generate_data_table_file_download_link"];
         put?: never;
@@ -1750,7 +1839,7 @@ export interface paths {
         put?: never;
         /**
          * Clear the secrets-manager cache
-         * @description Clears the cached secrets of the secrets manager, so the next use reads them from the secrets manager again.
+         * @description Drops the credentials cached from the external secrets manager (normally kept for 60 minutes), so the next use reads the current secrets without reconnecting any connection. No request body.
          */
         post: operations["clear_secrets_management_cache"];
         delete?: never;
@@ -1768,7 +1857,11 @@ export interface paths {
         };
         /**
          * List activity logs
-         * @description Lists the audit log records of the workspace, optionally within a time range. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns activity audit log records of the workspace environment, filtered by time, users, resource
+         *     types and event types, and paged with a cursor: pass the `id` of the last record as `page[after]` for
+         *     the next page. The wrapper (`data`, `total`) and the record's objects are official;
+         *     the key names of the record's identifier, time and type and of the request details are not shown, so
+         *     `id`, `timestamp`, `event_type`, `ip_address` and `user_agent` are our choice.
          */
         get: operations["list_activity_logs"];
         put?: never;
@@ -1788,13 +1881,15 @@ export interface paths {
         };
         /**
          * List tags
-         * @description Lists the tags of the workspace. The contract does not publish the response payload; any JSON object is returned.
+         * @description Lists the tags of the workspace, one page at a time, filtered, sorted and optionally with assignment
+         *     counts and authors. Parameters and the `data.tags` wrapper come from public third-party code (no
+         *     official page shows them); the tag's fields beyond handle, title, description and color are our choice.
          */
         get: operations["list_tags"];
         put?: never;
         /**
          * Create a tag
-         * @description Creates a tag that can be applied to assets. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates a tag that can then be applied to recipes and connections; the platform gives it its `handle`. The body and its limits come from public third-party code; the answer, the bare tag, is our choice.
          */
         post: operations["create_tag"];
         delete?: never;
@@ -1810,7 +1905,7 @@ export interface paths {
             path: {
                 /**
                  * @description The tag handle.
-                 * @example tag-finance
+                 * @example tag-ANgdXgTF-bANz3H
                  */
                 handle: components["parameters"]["TagHandle"];
             };
@@ -1819,13 +1914,13 @@ export interface paths {
         get?: never;
         /**
          * Update a tag
-         * @description Updates the title, description or color of a tag. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Changes the title, description or color of a tag; fields not sent keep their values (one third-party client requires `title`, another does not; we follow the latter). The answer, the bare tag, is our choice.
          */
         put: operations["update_tag"];
         post?: never;
         /**
          * Delete a tag
-         * @description Deletes a tag and removes it from every asset.
+         * @description Deletes a tag and removes it from every asset. No public source shows the answer; `{"success": true}` is our choice.
          */
         delete: operations["delete_tag"];
         options?: never;
@@ -1844,7 +1939,7 @@ export interface paths {
         put?: never;
         /**
          * Apply or remove tags on assets
-         * @description Applies tags to assets and removes tags from assets, both named in the body. The contract does not publish the request payload; any JSON object is accepted.
+         * @description Applies the tags in `add_tags` to, and removes those in `remove_tags` from, every recipe and connection named in the body. Tags are named by handle and must already exist. A 200 answer has no body. Rate limit 60 requests per minute.
          */
         post: operations["update_tag_assignments"];
         delete?: never;
@@ -1862,13 +1957,19 @@ export interface paths {
         };
         /**
          * List properties
-         * @description Lists the properties whose names start with `prefix`: environment-level, or project-level when `project_id` is given. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns the properties whose names start with `prefix`, as a bare object of name to value:
+         *     environment properties, or the properties of the project given by `project_id`. Names are returned in
+         *     full, as in the official sample (the reference OpenAPI file says the prefix is stripped; we follow the
+         *     official sample). `project_id` is optional, as the contract describes both levels on this path.
+         *     Rate limit 60 requests per minute.
          */
         get: operations["list_properties"];
         put?: never;
         /**
          * Upsert properties
-         * @description Creates or updates the properties in the body: environment-level, or project-level when `project_id` is given. The contract does not publish the request payload; any JSON object is accepted.
+         * @description Creates or updates the properties named in `properties`, matched by name: environment properties, or
+         *     those of the project given by `project_id`. Names are at most 100 characters and values at most 1,024;
+         *     going over 1,000 properties (per workspace, or per project) is refused with 422. Rate limit 60 requests per minute.
          */
         post: operations["upsert_properties"];
         delete?: never;
@@ -1886,13 +1987,18 @@ export interface paths {
         };
         /**
          * List environment roles
-         * @description Lists the environment roles (categories system, custom, inheritable and inherited). Limited preview; the access model may change. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns one page of the workspace's environment roles of every category (system, custom,
+         *     inheritable, inherited), optionally only those with a given name; list items leave out `config`.
+         *     Only roles with `role_type` environment are served here; legacy roles (`privilege_group`) are
+         *     under `/api/roles`. Limited preview; the access model may change.
          */
         get: operations["list_environment_roles"];
         put?: never;
         /**
          * Create an environment role
-         * @description Creates a custom environment role. Limited preview; the access model may change. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates a custom environment role from a name and a privilege configuration (`config`). The key
+         *     of the flag that lets child workspaces inherit the role is not published; `inheritable` is
+         *     chosen, as on legacy roles. Limited preview; the access model may change.
          */
         post: operations["create_environment_role"];
         delete?: never;
@@ -1907,7 +2013,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The environment role identifier.
+                 * @description The environment role ID.
                  * @example 31
                  */
                 id: components["parameters"]["EnvironmentRoleId"];
@@ -1916,18 +2022,25 @@ export interface paths {
         };
         /**
          * Get an environment role
-         * @description Returns one environment role by ID. Only roles with `role_type` environment are served here; legacy roles (`privilege_group`) are under `/api/roles`. Limited preview; the access model may change. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns one environment role with its privilege configuration (`config`). Only roles with
+         *     `role_type` environment are served here; legacy roles (`privilege_group`) are under
+         *     `/api/roles`. Limited preview; the access model may change.
          */
         get: operations["get_environment_role"];
         /**
          * Update an environment role
-         * @description Updates a custom environment role. Only roles with `role_type` environment are served here; legacy roles are under `/api/roles`. Limited preview; the access model may change. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Replaces the name and privilege configuration of a custom environment role; both must be sent.
+         *     System and inherited roles cannot be changed (422). Only roles with `role_type` environment are
+         *     served here; legacy roles (`privilege_group`) are under `/api/roles`. Limited preview; the
+         *     access model may change.
          */
         put: operations["update_environment_role"];
         post?: never;
         /**
          * Delete an environment role
-         * @description Deletes a custom environment role. Limited preview; the access model may change.
+         * @description Deletes a custom environment role. A role still held by a collaborator cannot be deleted (409;
+         *     the platform does not publish that status, 409 is chosen). System and inherited roles cannot be
+         *     deleted (422). Limited preview; the access model may change.
          */
         delete: operations["delete_environment_role"];
         options?: never;
@@ -1944,13 +2057,18 @@ export interface paths {
         };
         /**
          * List project roles
-         * @description Lists the project roles (categories system, custom, inheritable and inherited); a project grant assigns one to a collaborator or a group. Limited preview; the access model may change. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns one page of the workspace's project roles of every category (system, custom,
+         *     inheritable, inherited), optionally only those with a given name; list items leave out `config`.
+         *     Limited preview; the access model may change.
          */
         get: operations["list_project_roles"];
         put?: never;
         /**
          * Create a project role
-         * @description Creates a custom project role. Limited preview; the access model may change. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates a custom project role from a name and a privilege configuration (`config`). The platform
+         *     documents the `project_role` wrapper and the `{data}` reply; the inner fields are chosen to
+         *     match environment roles (`name`, `config`, `inheritable`). Limited preview; the access model may
+         *     change.
          */
         post: operations["create_project_role"];
         delete?: never;
@@ -1965,8 +2083,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The project role identifier.
-                 * @example 44
+                 * @description The project role ID.
+                 * @example pr-Gh2sLw9d-qRtY5u
                  */
                 id: components["parameters"]["ProjectRoleId"];
             };
@@ -1974,18 +2092,25 @@ export interface paths {
         };
         /**
          * Get a project role
-         * @description Returns one project role by ID. Limited preview; the access model may change. The contract does not publish the response payload; any JSON object is returned.
+         * @description Returns one project role with its privilege configuration (`config`). The ID is a string
+         *     (`pr-…`), as in the platform's get sample and in project grants; its list sample shows a
+         *     number, which is not followed. Limited preview; the access model may change.
          */
         get: operations["get_project_role"];
         /**
          * Update a project role
-         * @description Updates a custom project role. Limited preview; the access model may change. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Replaces the name and privilege configuration of a custom project role; both must be sent.
+         *     System and inherited roles cannot be changed (422). Limited preview; the access model may
+         *     change.
          */
         put: operations["update_project_role"];
         post?: never;
         /**
          * Delete a project role
-         * @description Deletes a custom project role. Limited preview; the access model may change.
+         * @description Deletes a custom project role. A role still held through a project grant cannot be deleted (409;
+         *     the status is not published and is chosen). The success status is not published either; an empty
+         *     204 is chosen, as for environment roles. System and inherited roles cannot be deleted (422).
+         *     Limited preview; the access model may change.
          */
         delete: operations["delete_project_role"];
         options?: never;
@@ -2002,13 +2127,13 @@ export interface paths {
         };
         /**
          * List folders
-         * @description Lists the folders under a parent folder (the home folder when `parent_id` is left out). The API client's role needs the folder and project privileges; the Projects & folders option enables all of them. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists the folders under a parent folder (the home folder when `parent_id` is left out), one page at a time, as a bare array. The API client's role needs the folder and project privileges; the Projects & folders option enables all of them. `is_project` and `project_id` come from the reference description, not the official page. The official docs type the `parent_id` filter as a string; we keep the reference's integer, as folder IDs are integers.
          */
         get: operations["list_folders"];
         put?: never;
         /**
          * Create a project or folder
-         * @description Creates a folder under `parent_id`, or a project when no parent folder is given. The API client's role needs the folder and project privileges; the Projects & folders option enables all of them. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates a folder under `parent_id`; without a parent the folder lands at the top of the home folder and is a project. Returns the new folder; `is_project` and `project_id` (from the reference description) tell whether it is a project. `parent_id` is a decimal string here, as in the official docs and the reference. The API client's role needs the folder and project privileges; the Projects & folders option enables all of them.
          */
         post: operations["create_folder"];
         delete?: never;
@@ -2026,7 +2151,7 @@ export interface paths {
         };
         /**
          * List projects
-         * @description Lists the projects of the workspace. The API client's role needs the folder and project privileges; the Projects & folders option enables all of them. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists the projects of the workspace, one page at a time, as a bare array. The API client's role needs the folder and project privileges; the Projects & folders option enables all of them.
          */
         get: operations["list_projects"];
         put?: never;
@@ -2046,20 +2171,20 @@ export interface paths {
                  * @description The folder ID.
                  * @example 7498
                  */
-                folder_id: number;
+                folder_id: components["parameters"]["FolderId"];
             };
             cookie?: never;
         };
         get?: never;
         /**
          * Update a folder
-         * @description Renames a folder or moves it under another parent. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Renames a folder or moves it under another parent. A project's folder only accepts a new name (use update project for the rest), and a folder never turns into a project or back. The platform documents five response fields; we return the whole `Folder`, with `is_project` and `project_id` as the other folder operations give them.
          */
         put: operations["update_folder"];
         post?: never;
         /**
          * Delete a folder
-         * @description Deletes a folder; with `force` also its contents. The API client's role needs the folder and project privileges; the Projects & folders option enables all of them.
+         * @description Deletes an empty folder; with `force` also a folder that still holds recipes, connections or subfolders, together with them. This cannot be undone. The API client's role needs the Delete folder privilege (part of Projects & folders). The platform does not give the status of the not-empty failure; we chose 422.
          */
         delete: operations["delete_folder"];
         options?: never;
@@ -2073,23 +2198,23 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The project ID.
+                 * @description The project ID (not the ID of the project's folder).
                  * @example 4123
                  */
-                project_id: number;
+                project_id: components["parameters"]["ProjectId"];
             };
             cookie?: never;
         };
         get?: never;
         /**
          * Update a project
-         * @description Changes the name or description of a project. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Changes the name or the description of a project; a project cannot be turned into a folder. Payload taken from the platform's reference of the same endpoint for embedded customer workspaces, which marks every response field nullable; we keep `id`, `name` and `folder_id` non-null as in the project list.
          */
         put: operations["update_project"];
         post?: never;
         /**
          * Delete a project
-         * @description Deletes a project with its folders and assets. The API client's role needs the folder and project privileges; the Projects & folders option enables all of them.
+         * @description Deletes a project with everything in it (its folders, recipes, connections and Workflow apps assets); this cannot be undone. Takes the project ID, not the ID of its folder. The API client's role needs the Delete projects privilege, otherwise 403.
          */
         delete: operations["delete_project"];
         options?: never;
@@ -2106,13 +2231,13 @@ export interface paths {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
             };
             cookie?: never;
         };
         /**
          * List jobs of a recipe
-         * @description Lists the most recent jobs of a recipe with success and failure counts, newest first. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns the recipe's job counts and its latest jobs, newest first, paged with a job ID as cursor (`offset_job_id`, and `prev` for the direction). Step data is not returned. Rate limit: 60 requests per minute.
          */
         get: operations["list_recipe_jobs"];
         put?: never;
@@ -2132,18 +2257,18 @@ export interface paths {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
                 /**
-                 * @description The job handle.
+                 * @description The job's unique identifier (its handle, the `id` of the job in the list).
                  * @example j-AIWUJlA5-v4Bk9n
                  */
-                job_handle: string;
+                job_handle: components["parameters"]["JobHandle"];
             };
             cookie?: never;
         };
         /**
          * Get a job
-         * @description Returns one job of a recipe with its steps. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns one job of a recipe, bare, with the steps it went through and its links to calling or repeated jobs (no step data). The per-endpoint reference also shows a required `id` query parameter repeating the job ID; it is left out as an artefact of that page. Rate limit: 60 requests per minute.
          */
         get: operations["get_recipe_job"];
         put?: never;
@@ -2165,7 +2290,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a job
-         * @description Resumes a waiting job identified by its resume_token; responds 204 with no content.
+         * @description Resumes a job suspended by a connector SDK "wait for resume" action, identified by its resume token, optionally passing data to the action; answers 204 with no body. An unknown token gives 404 (chosen: the docs list no errors). Rate limit: 60 requests per minute.
          */
         post: operations["resume_job"];
         delete?: never;
@@ -2183,7 +2308,7 @@ export interface paths {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
             };
             cookie?: never;
         };
@@ -2191,7 +2316,7 @@ export interface paths {
         put?: never;
         /**
          * Repeat jobs
-         * @description Queues the given jobs of a recipe to run again. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Queues up to 25 jobs of a recipe to run again and tells, for each, whether it was queued. The limits are documented; the payloads follow a public client of the API. Rate limit: 1 request per second.
          */
         post: operations["repeat_recipe_jobs"];
         delete?: never;
@@ -2209,7 +2334,9 @@ export interface paths {
         };
         /**
          * List legacy roles
-         * @description Lists the custom legacy roles of the workspace. Legacy roles have role_type `privilege_group`; environment roles are managed through `/api/environment_roles`. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns the custom roles of the legacy permission model (`role_type` privilege_group) as a bare
+         *     array, each with its project folders and privileges by category. Environment roles are under
+         *     `/api/environment_roles`. The platform gives no default or maximum for `page` and `per_page`.
          */
         get: operations["legacy_list_roles"];
         put?: never;
@@ -2229,14 +2356,17 @@ export interface paths {
                  * @description The legacy role ID.
                  * @example 3421
                  */
-                role_id: number;
+                role_id: components["parameters"]["LegacyRoleId"];
             };
             cookie?: never;
         };
         get?: never;
         /**
          * Update a legacy role
-         * @description Updates a custom role's project privileges. Legacy roles have role_type `privilege_group`; environment roles are managed through `/api/environment_roles`. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Sets which projects a custom legacy role reaches: every project (`all_folders` "true") or the
+         *     listed project folders (`all_folders` "false" with `folder_ids`). Returns the bare role with its
+         *     privileges. `folder_ids` accepts numbers or numeric strings, because the platform's samples use
+         *     both; the reply gives numbers.
          */
         put: operations["legacy_update_role"];
         post?: never;
@@ -2255,7 +2385,7 @@ export interface paths {
                  * @description The legacy role ID.
                  * @example 3421
                  */
-                role_id: number;
+                role_id: components["parameters"]["LegacyRoleId"];
             };
             cookie?: never;
         };
@@ -2263,7 +2393,10 @@ export interface paths {
         put?: never;
         /**
          * Copy a legacy role
-         * @description Creates a new custom legacy role with the privileges of an existing one. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates a custom legacy role with the privileges of an existing one under a new name, reaching
+         *     the given project folders, or the source role's folders when `folder_ids` is left out. Returns
+         *     the bare new role (without `privileges`). The platform's copy sample writes folder IDs as
+         *     strings; numbers are chosen for the reply, as in the update and list replies.
          */
         post: operations["legacy_copy_role"];
         delete?: never;
@@ -2281,13 +2414,13 @@ export interface paths {
         };
         /**
          * List lookup tables
-         * @description Lists the lookup tables of the workspace. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists the lookup tables of the workspace, one page at a time, as a bare array. Each table carries the ID of its project (as a string) and its columns as a JSON-encoded string.
          */
         get: operations["list_lookup_tables"];
         put?: never;
         /**
          * Create a lookup table
-         * @description Creates a lookup table with named columns in a project. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates a lookup table with labelled columns in a project. Public clients disagree on the body (one wraps `name`, `project_id` and `schema` in `lookup_table`, another sends them flat with a `folder_id`); the wrapped form is chosen, as the more complete client sends it. The reply, not documented, is chosen as the table in the list's shape.
          */
         post: operations["create_lookup_table"];
         delete?: never;
@@ -2307,7 +2440,7 @@ export interface paths {
         put?: never;
         /**
          * Delete lookup tables
-         * @description Deletes several lookup tables by ID and reports which could not be deleted. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Deletes several lookup tables by ID and reports, per table, whether it was deleted; limited to 1 request per second. Public clients disagree on the body key (`ids` or `lookup_table_ids`); `ids` is chosen, as the more complete client sends it. The reply is not documented and is chosen.
          */
         post: operations["batch_delete_lookup_tables"];
         delete?: never;
@@ -2325,13 +2458,13 @@ export interface paths {
                  * @description The lookup table ID.
                  * @example 1512
                  */
-                lookup_table_id: number;
+                lookup_table_id: components["parameters"]["LookupTableId"];
             };
             cookie?: never;
         };
         /**
          * Look up a row
-         * @description Returns the row whose columns match every `by[column]=value` pair of the query. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns the first row whose columns match every `by[<column label>]=<value>` pair of the query, or 404 when none does. The query syntax and the 404 come from third-party client code; the row's shape is chosen to match the row endpoints.
          */
         get: operations["find_lookup_table_row"];
         put?: never;
@@ -2351,19 +2484,19 @@ export interface paths {
                  * @description The lookup table ID.
                  * @example 1512
                  */
-                lookup_table_id: number;
+                lookup_table_id: components["parameters"]["LookupTableId"];
             };
             cookie?: never;
         };
         /**
          * List rows
-         * @description Lists the rows of a lookup table. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists the rows of a lookup table, optionally filtered by `by[<column label>]=<value>` pairs, one page at a time (`per_page` defaults to 500, at most 1,000). Filtering and paging are documented by the platform, the parameters by third-party code; the bare-array reply is chosen to match the table list.
          */
         get: operations["list_lookup_table_rows"];
         put?: never;
         /**
          * Add a row
-         * @description Adds a row to a lookup table; `data` maps column labels to values. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Adds a row; `data` maps column labels to values, and an unknown label gives 400. The body follows third-party client code; the reply, not documented, is chosen as the stored row.
          */
         post: operations["create_lookup_table_row"];
         delete?: never;
@@ -2381,29 +2514,29 @@ export interface paths {
                  * @description The lookup table ID.
                  * @example 1512
                  */
-                lookup_table_id: number;
+                lookup_table_id: components["parameters"]["LookupTableId"];
                 /**
                  * @description The row ID.
                  * @example 88210
                  */
-                row_id: number;
+                row_id: components["parameters"]["LookupTableRowId"];
             };
             cookie?: never;
         };
         /**
          * Get a row
-         * @description Returns one row of a lookup table. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns one row of a lookup table. Only the endpoint is public; the reply is chosen to match the other row endpoints.
          */
         get: operations["get_lookup_table_row"];
         /**
          * Update a row
-         * @description Changes the given column values of a row. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Changes the given column values of a row (keyed by column label in `data`); the other columns keep their values. The body follows third-party client code; the reply, not documented, is chosen as the updated row.
          */
         put: operations["update_lookup_table_row"];
         post?: never;
         /**
          * Delete a row
-         * @description Deletes one row of a lookup table.
+         * @description Deletes one row of a lookup table. Only the endpoint is public; the {"success":true} reply is chosen to match the other delete endpoints of the API.
          */
         delete: operations["delete_lookup_table_row"];
         options?: never;
@@ -2420,13 +2553,13 @@ export interface paths {
         };
         /**
          * List MCP servers
-         * @description Lists the MCP servers of the workspace. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists the MCP servers of the workspace, page by page, with the total count; optionally only those of one project or folder or with one authentication method. Payloads follow the platform's own command-line client; a third-party description's `{items, next_page}` wrapper and extra filters were not followed.
          */
         get: operations["mcp_list_servers"];
         put?: never;
         /**
          * Create an MCP server
-         * @description Creates an MCP server in a folder. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates an MCP server in a folder and answers it in `data`, with its `mcp_url`. Token servers created now use the `hashed_token` authentication type. `authentication_method` in the body comes only from a third-party description.
          */
         post: operations["mcp_create_server"];
         delete?: never;
@@ -2441,27 +2574,27 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The MCP server handle, which is the server's `id` (a string starting with `mcps-`).
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                handle: string;
+                handle: components["parameters"]["McpServerHandle"];
             };
             cookie?: never;
         };
         /**
          * Get an MCP server
-         * @description Returns one MCP server by handle. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns one MCP server in `data`. An unknown handle gives 404.
          */
         get: operations["mcp_get_server"];
         /**
          * Update an MCP server
-         * @description Changes the given fields of an MCP server. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Changes the name or description sent and keeps the rest; answers the updated server in `data`.
          */
         put: operations["mcp_update_server"];
         post?: never;
         /**
          * Delete an MCP server
-         * @description Deletes an MCP server; its tools stop being available to clients.
+         * @description Deletes an MCP server; its address stops working for every client. Sources disagree on the answer (the command-line client's tests expect 204, a third-party description `{success: true}`); we chose `{success: true}`, like the other deletes of this family.
          */
         delete: operations["mcp_delete_server"];
         options?: never;
@@ -2475,10 +2608,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The MCP server handle, which is the server's `id` (a string starting with `mcps-`).
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                handle: string;
+                handle: components["parameters"]["McpServerHandle"];
             };
             cookie?: never;
         };
@@ -2486,7 +2619,7 @@ export interface paths {
         put?: never;
         /**
          * Renew the server token
-         * @description Issues a new token for an MCP server; clients using the old token must be updated. The contract does not publish this payload; any JSON object is returned.
+         * @description Issues a new token for a token-authenticated MCP server and answers the server in `data`, its `mcp_url` carrying the new token. The old address stops working at once, so every client must be given the new one. A third-party description's `{token}` answer was not followed.
          */
         post: operations["mcp_renew_server_token"];
         delete?: never;
@@ -2501,10 +2634,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The MCP server handle, which is the server's `id` (a string starting with `mcps-`).
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                handle: string;
+                handle: components["parameters"]["McpServerHandle"];
             };
             cookie?: never;
         };
@@ -2512,7 +2645,7 @@ export interface paths {
         put?: never;
         /**
          * Assign tools
-         * @description Adds tools to an MCP server. The contract does not publish the request payload; any JSON object is accepted.
+         * @description Adds tools to an MCP server, each named by the kind of asset (for a recipe, its trigger connector) and the asset's ID as a string. The body follows the platform's command-line client; no source shows the answer, chosen as `{success: true}`.
          */
         post: operations["mcp_assign_server_tools"];
         delete?: never;
@@ -2527,10 +2660,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The MCP server handle, which is the server's `id` (a string starting with `mcps-`).
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                handle: string;
+                handle: components["parameters"]["McpServerHandle"];
             };
             cookie?: never;
         };
@@ -2538,7 +2671,7 @@ export interface paths {
         put?: never;
         /**
          * Assign user groups
-         * @description Gives identity-provider user groups access to an MCP server. The contract does not publish the request payload; any JSON object is accepted.
+         * @description Allows the members of the listed identity-provider user groups to use an identity-based MCP server. The body key is `idp_user_group_ids`, as the platform's command-line client sends it (a third-party description's `user_group_ids` was not followed); no source shows the answer, chosen as `{success: true}`.
          */
         post: operations["mcp_assign_server_user_groups"];
         delete?: never;
@@ -2553,10 +2686,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The MCP server handle, which is the server's `id` (a string starting with `mcps-`).
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                handle: string;
+                handle: components["parameters"]["McpServerHandle"];
             };
             cookie?: never;
         };
@@ -2564,7 +2697,7 @@ export interface paths {
         put?: never;
         /**
          * Remove user groups
-         * @description Takes the access to an MCP server away from identity-provider user groups. The contract does not publish the request payload; any JSON object is accepted.
+         * @description Withdraws the listed identity-provider user groups from an identity-based MCP server. The body key is `idp_user_group_ids`, as the platform's command-line client sends it (a third-party description's `user_group_ids` was not followed); no source shows the answer, chosen as `{success: true}`.
          */
         post: operations["mcp_remove_server_user_groups"];
         delete?: never;
@@ -2579,17 +2712,17 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The MCP server handle, which is the server's `id` (a string starting with `mcps-`).
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                handle: string;
+                handle: components["parameters"]["McpServerHandle"];
             };
             cookie?: never;
         };
         get?: never;
         /**
          * Move to another folder
-         * @description Moves an MCP server to another folder. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Moves an MCP server to another folder or project. Only a third-party description gives the body and says the server is answered; the `data` wrapper is chosen to match the other MCP server answers.
          */
         put: operations["mcp_update_server_folder"];
         post?: never;
@@ -2605,21 +2738,22 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The handle of the MCP server that owns the policies or tools: the server's `id` (a string starting
+                 *     with `mcps-`), the same value as `handle` on the server's own paths.
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                mcp_server_handle: string;
+                mcp_server_handle: components["parameters"]["McpServerParentHandle"];
             };
             cookie?: never;
         };
         /**
          * Get server policies
-         * @description Returns the access and usage policies of an MCP server. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns the rate limit, quota and IP allow and deny lists of an MCP server, as a bare object (no `data` wrapper).
          */
         get: operations["mcp_get_server_policies"];
         /**
          * Update server policies
-         * @description Changes the given policies of an MCP server. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Changes the policies sent, nested under `mcp_server_policy` as the platform's command-line client sends them, and answers the whole policy as a bare object. A third-party description's flat fields (`rate_limit.requests_per_minute`, `ip_allowlist`) were not followed.
          */
         put: operations["mcp_update_server_policies"];
         post?: never;
@@ -2635,16 +2769,17 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The handle of the MCP server that owns the policies or tools: the server's `id` (a string starting
+                 *     with `mcps-`), the same value as `handle` on the server's own paths.
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                mcp_server_handle: string;
+                mcp_server_handle: components["parameters"]["McpServerParentHandle"];
             };
             cookie?: never;
         };
         /**
          * List tools
-         * @description Lists the tools of an MCP server. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists the tools of an MCP server, page by page, with the total count. Unlike the other MCP lists, the array is under `items`, as the platform's command-line client reads it.
          */
         get: operations["mcp_list_server_tools"];
         put?: never;
@@ -2661,28 +2796,29 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The handle of the MCP server that owns the policies or tools: the server's `id` (a string starting
+                 *     with `mcps-`), the same value as `handle` on the server's own paths.
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                mcp_server_handle: string;
+                mcp_server_handle: components["parameters"]["McpServerParentHandle"];
                 /**
-                 * @description The tool ID.
+                 * @description The ID of the tool on the MCP server (an integer, as listed by the server's tools).
                  * @example 5531
                  */
-                id: number;
+                id: components["parameters"]["McpServerToolId"];
             };
             cookie?: never;
         };
         get?: never;
         /**
          * Update a tool
-         * @description Changes the description of a tool or enables and disables it. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Changes the description AI clients see for a tool, and answers the tool as a bare object.
          */
         put: operations["mcp_update_server_tool"];
         post?: never;
         /**
          * Remove a tool
-         * @description Removes a tool from an MCP server.
+         * @description Removes a tool from an MCP server; the recipe or genie behind it is kept. Only tools backed by recipe functions or genies can be removed; others are refused with 422 (status chosen). The answer is chosen as `{success: true}`, like the server delete.
          */
         delete: operations["mcp_delete_server_tool"];
         options?: never;
@@ -2699,7 +2835,7 @@ export interface paths {
         };
         /**
          * List identity-provider user groups
-         * @description Lists the user groups of the identity provider that MCP servers can be assigned to. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists, page by page, the identity-provider user groups whose IDs `mcp_assign_server_user_groups` takes, with the total count.
          */
         get: operations["mcp_list_user_groups"];
         put?: never;
@@ -2716,10 +2852,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The project ID.
+                 * @description What to build, either a project ID or a folder ID written with an `f` prefix (`f7497`).
                  * @example 4123
                  */
-                id: number;
+                id: components["parameters"]["ProjectBuildSourceId"];
             };
             cookie?: never;
         };
@@ -2727,7 +2863,7 @@ export interface paths {
         put?: never;
         /**
          * Build a project
-         * @description Builds a deployable package of the current state of a project. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Starts building a deployable package of the current state of a project (or of a folder, with an `f`-prefixed ID) and returns the build, `pending` at first; poll get project build for the result. Workspaces without the Environments feature get 400.
          */
         post: operations["build_project"];
         delete?: never;
@@ -2742,10 +2878,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The project ID.
+                 * @description What to build, either a project ID or a folder ID written with an `f` prefix (`f7497`).
                  * @example 4123
                  */
-                id: number;
+                id: components["parameters"]["ProjectBuildSourceId"];
             };
             cookie?: never;
         };
@@ -2753,7 +2889,7 @@ export interface paths {
         put?: never;
         /**
          * Build and deploy a project
-         * @description Builds a project and deploys the build to an environment in one step. `environment_type` names the target environment (for example test or prod). The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Builds a project (or a folder, with an `f`-prefixed ID) and deploys the build to the environment named by `environment_type` in one step; returns the new deployment, `pending` at first. The docs give only `description` for the body; we also accept `title`, as deploy project build does.
          */
         post: operations["deploy_project"];
         delete?: never;
@@ -2771,13 +2907,13 @@ export interface paths {
                  * @description The project build ID.
                  * @example 90213
                  */
-                id: number;
+                id: components["parameters"]["ProjectBuildId"];
             };
             cookie?: never;
         };
         /**
          * Get a project build
-         * @description Returns one project build with its status. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns one project build as a bare object. Poll it after a build request until `state` is `success` (then `download_url` gives the package) or `failed`.
          */
         get: operations["get_project_build"];
         put?: never;
@@ -2797,7 +2933,7 @@ export interface paths {
                  * @description The project build ID.
                  * @example 90213
                  */
-                id: number;
+                id: components["parameters"]["ProjectBuildId"];
             };
             cookie?: never;
         };
@@ -2805,7 +2941,7 @@ export interface paths {
         put?: never;
         /**
          * Deploy a project build
-         * @description Deploys an existing build to an environment. `environment_type` names the target environment (for example test or prod). The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Deploys an existing build to the environment named by `environment_type` and returns the new deployment, `pending` at first. Older docs put `environment_type` in the query and newer ones in the request; we keep the query, as the docs' deployment walkthrough does, and the body holds the optional `title` and `description`.
          */
         post: operations["deploy_project_build"];
         delete?: never;
@@ -2823,7 +2959,7 @@ export interface paths {
         };
         /**
          * List deployments
-         * @description Lists deployments, filtered by project, folder or date range. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists deployments, wrapped in `items`, optionally filtered by project, folder, environment, state or creation time. The platform documents no pagination for it. The project filter is a string like the deployment's own `project_id`, and the folder filter takes the `f`-prefixed folder ID.
          */
         get: operations["list_deployments"];
         put?: never;
@@ -2843,13 +2979,13 @@ export interface paths {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
         /**
          * Get a deployment
-         * @description Returns one deployment with its state and review details. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns one deployment as a bare object; poll it after a deploy to see it reach `success` or `failed`. The review fields `authors` and `reviews` are our addition for workspaces that require review (the platform does not publish them for this endpoint).
          */
         get: operations["get_deployment"];
         put?: never;
@@ -2869,13 +3005,13 @@ export interface paths {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
         /**
          * List eligible reviewers
-         * @description Lists the collaborators who may review a deployment. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists the collaborators who may be assigned to review a deployment, wrapped in `data`. Private beta; the platform does not publish the payload, so it is chosen, with the collaborator fields the deployment's reviews use.
          */
         get: operations["list_deployment_eligible_reviewers"];
         put?: never;
@@ -2895,7 +3031,7 @@ export interface paths {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
@@ -2903,7 +3039,7 @@ export interface paths {
         put?: never;
         /**
          * Assign reviewers
-         * @description Assigns reviewers to a deployment. Fails with 422 when the deployment is not in a state that allows it. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Sets the reviewers of a deployment, before or after it is submitted (`pending` or `pending_review`; 422 otherwise, or when the workspace does not require review and approval). The list replaces the earlier one; reviewers left out are unassigned and their reviews dropped. Request taken from the platform's embedded-workspace twin of this private-beta endpoint; it returns `reviews` and `authors` with unpublished inner fields, which we return inside the whole `Deployment`.
          */
         post: operations["assign_deployment_reviewers"];
         delete?: never;
@@ -2921,7 +3057,7 @@ export interface paths {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
@@ -2929,7 +3065,7 @@ export interface paths {
         put?: never;
         /**
          * Submit for review
-         * @description Submits a deployment to its reviewers. Fails with 422 when the deployment is not in a state that allows it. The contract does not publish this payload; any JSON object is returned.
+         * @description Sends a `pending` deployment to its assigned reviewers; it becomes `pending_review`. Any other state gives 422. Private beta; the platform does not publish the payload or the states, so both are chosen (see the `x-states` of `Deployment`).
          */
         post: operations["submit_deployment_for_review"];
         delete?: never;
@@ -2947,7 +3083,7 @@ export interface paths {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
@@ -2955,7 +3091,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a deployment
-         * @description Approves a deployment under review, optionally with a comment. Fails with 422 when the deployment is not in a state that allows it. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Records the caller's approval of a deployment under review, optionally with a comment, and moves it from `pending_review` to `approved`; any other state gives 422. Private beta; the platform does not publish the payload or the states, so both are chosen (see the `x-states` of `Deployment`).
          */
         post: operations["approve_deployment"];
         delete?: never;
@@ -2973,7 +3109,7 @@ export interface paths {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
@@ -2981,7 +3117,7 @@ export interface paths {
         put?: never;
         /**
          * Reject a deployment
-         * @description Rejects a deployment under review, optionally with a comment. Fails with 422 when the deployment is not in a state that allows it. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Records the caller's rejection of a deployment under review, optionally with a comment, and moves it from `pending_review` to `rejected`; any other state gives 422. Private beta; the platform does not publish the payload or the states, so both are chosen (see the `x-states` of `Deployment`).
          */
         post: operations["reject_deployment"];
         delete?: never;
@@ -2999,7 +3135,7 @@ export interface paths {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
@@ -3007,7 +3143,7 @@ export interface paths {
         put?: never;
         /**
          * Reopen a deployment
-         * @description Reopens a rejected deployment for another review. Fails with 422 when the deployment is not in a state that allows it. The contract does not publish this payload; any JSON object is returned.
+         * @description Puts a `rejected` deployment back under review (`pending_review`); every review starts again as `pending`. Any other state gives 422. Private beta; the platform does not publish the payload or the states, so both are chosen (see the `x-states` of `Deployment`).
          */
         post: operations["reopen_deployment"];
         delete?: never;
@@ -3025,7 +3161,7 @@ export interface paths {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
@@ -3033,7 +3169,7 @@ export interface paths {
         put?: never;
         /**
          * Update the review comment
-         * @description Replaces the review comment of a deployment. Fails with 422 when the deployment is not in a state that allows it. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Replaces the comment of the caller's review. Allowed while the deployment is `pending_review`, `approved` or `rejected` (422 otherwise); the state does not change. Private beta; the platform does not publish the payload, so it is chosen like approve and reject.
          */
         post: operations["update_deployment_review_comment"];
         delete?: never;
@@ -3051,7 +3187,7 @@ export interface paths {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
@@ -3059,7 +3195,7 @@ export interface paths {
         put?: never;
         /**
          * Deploy an approved deployment
-         * @description Carries out an approved deployment in its target environment. Fails with 422 when the deployment is not in a state that allows it. The contract does not publish this payload; any JSON object is returned.
+         * @description Carries out an `approved` deployment in its target environment and returns it as `success`; any other state gives 422. Private beta; the platform does not publish the payload or the states, so both are chosen (see the `x-states` of `Deployment`).
          */
         post: operations["deploy_deployment"];
         delete?: never;
@@ -3075,26 +3211,26 @@ export interface paths {
             path: {
                 /**
                  * @description The project grant ID.
-                 * @example 3301
+                 * @example pg-Ak3xZq9R-7vLm2
                  */
-                id: number;
+                id: components["parameters"]["ProjectGrantId"];
             };
             cookie?: never;
         };
         /**
          * Get a project grant
-         * @description Returns one project grant. A project grant assigns a project role to a collaborator or to a group. Limited preview; the access model may change. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns one project grant wrapped in `data`. A project grant gives a project role to a collaborator or to a collaborator group. Limited preview; the access model may change.
          */
         get: operations["get_project_grant"];
         /**
          * Update a project grant
-         * @description Changes the project role of a grant. Limited preview; the access model may change. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Gives a grant another project role and returns it wrapped in `data`, as get project grant does. The platform does not publish this payload; the request reuses `project_role_id` from the add-or-update operation. Limited preview.
          */
         put: operations["update_project_grant"];
         post?: never;
         /**
          * Delete a project grant
-         * @description Removes a grant; the collaborator or group loses that project role. Limited preview; the access model may change.
+         * @description Removes a grant; the collaborator or group loses that project role. The platform does not publish the response; we chose 204 with no body, as the sibling delete of environment roles documents. Limited preview.
          */
         delete: operations["delete_project_grant"];
         options?: never;
@@ -3108,21 +3244,21 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The project ID.
+                 * @description The project ID (not the ID of the project's folder).
                  * @example 4123
                  */
-                id: number;
+                id: components["parameters"]["ProjectPathId"];
             };
             cookie?: never;
         };
         /**
          * List project grants
-         * @description Lists the grants of a project. A project grant assigns a project role to a collaborator or to a group. Limited preview; the access model may change. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists the grants of a project, one page at a time, as `{data, total, page}`. A project grant gives a project role to a collaborator or to a collaborator group. Limited preview; the access model may change.
          */
         get: operations["list_project_grants"];
         /**
          * Add or update project grants
-         * @description Adds grants to a project, or changes the role of existing grants for the same collaborator or group. Limited preview; the access model may change. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Gives project roles to up to 100 collaborators or groups; a collaborator or group that already holds a grant on the project gets its role changed. Returns the grants touched, wrapped in `data`. Taken from the platform's embedded-workspace twin, which renders the fields as `project_grants[...]` parameters; we send them as a JSON body like the other write operations. Limited preview.
          */
         put: operations["upsert_project_grants"];
         post?: never;
@@ -3141,13 +3277,13 @@ export interface paths {
         };
         /**
          * List recipes
-         * @description Lists the recipes of the workspace, optionally of one folder or only the running ones. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists the workspace's recipes, highest ID first, in an `items` wrapper; the filters narrow by folder, connectors used, state, stop date or cause and update date. `per_page` defaults to 100 as on the current reference pages (an older page of the docs said 10). Rate limit: 60 requests per minute.
          */
         get: operations["list_recipes"];
         put?: never;
         /**
          * Create or copy a recipe
-         * @description Creates a recipe from its `code` and `config`. The same operation copies a recipe: send the `code` and `config` of an existing recipe (from get_recipe) with a new name or folder. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates a stopped recipe from its `code` and `config`, sent inside `recipe`; to copy a recipe, send the `code` and `config` of an existing one with a new name or folder. The platform answers `success` and the new ID rather than the recipe (some third-party descriptions say the full recipe; the docs' sample is followed), and wants `folder_id` as a string. Rate limit: 1 request per second.
          */
         post: operations["create_recipe"];
         delete?: never;
@@ -3162,27 +3298,27 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The recipe ID.
+                 * @description The recipe ID (named `id` on these paths).
                  * @example 7821
                  */
-                id: number;
+                id: components["parameters"]["RecipeIdAsId"];
             };
             cookie?: never;
         };
         /**
          * Get a recipe
-         * @description Returns one recipe with its code and configuration. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns one recipe, bare (no wrapper), with its code, connections and counters; includes[]=tags adds its tag handles. Rate limit: 60 requests per minute.
          */
         get: operations["get_recipe"];
         /**
          * Update a recipe
-         * @description Changes the given fields of a recipe; a running recipe must be stopped first. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Changes the fields sent inside `recipe` (name, code, config, folder, description); sending `folder_id` moves the recipe and keeps its ID and job history. A running recipe cannot be changed: the platform refuses with `success` false and an `errors.running` message (its status code is not published; 400 is chosen). Rate limit: 60 requests per minute.
          */
         put: operations["update_recipe"];
         post?: never;
         /**
          * Delete a recipe
-         * @description Deletes a recipe.
+         * @description Deletes a recipe. The docs answer 200 with `success` true, which is kept, although a third-party client reports 204 with no body. Rate limit: 60 requests per minute.
          */
         delete: operations["delete_recipe"];
         options?: never;
@@ -3196,17 +3332,17 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The recipe ID.
+                 * @description The recipe ID (named `id` on these paths).
                  * @example 7821
                  */
-                id: number;
+                id: components["parameters"]["RecipeIdAsId"];
             };
             cookie?: never;
         };
         get?: never;
         /**
          * Start a recipe
-         * @description Starts a stopped recipe.
+         * @description Starts a stopped recipe (`running` becomes true). When the recipe cannot be activated the status is still 200, with `success` false and the step and setup problems found. Starting a running recipe is refused with 400 (chosen: the platform does not publish this case); a webhook the trigger cannot register gives 422. Rate limit: 60 requests per minute.
          */
         put: operations["start_recipe"];
         post?: never;
@@ -3222,17 +3358,17 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The recipe ID.
+                 * @description The recipe ID (named `id` on these paths).
                  * @example 7821
                  */
-                id: number;
+                id: components["parameters"]["RecipeIdAsId"];
             };
             cookie?: never;
         };
         get?: never;
         /**
          * Stop a recipe
-         * @description Stops a running recipe.
+         * @description Stops a running recipe (`running` becomes false and `stopped_at` is set). Stopping a stopped recipe is refused with 400 (chosen: the platform does not publish this case). Rate limit: 60 requests per minute.
          */
         put: operations["stop_recipe"];
         post?: never;
@@ -3251,7 +3387,7 @@ export interface paths {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
             };
             cookie?: never;
         };
@@ -3259,7 +3395,7 @@ export interface paths {
         put?: never;
         /**
          * Reset the trigger
-         * @description Resets the trigger cursor of a recipe, so that it picks up events from its initial position again.
+         * @description Resets the trigger cursor of a recipe with a polling or scheduled trigger, so that it processes every record of the source again (expect duplicates); job history is kept and the reset is written to the recipe's activity log. On a running recipe, jobs already under way finish first. The success body is not published; `success` true is chosen, like start and stop. Rate limit: 60 requests per minute.
          */
         post: operations["reset_recipe_trigger"];
         delete?: never;
@@ -3277,7 +3413,7 @@ export interface paths {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
             };
             cookie?: never;
         };
@@ -3285,7 +3421,7 @@ export interface paths {
         put?: never;
         /**
          * Poll now
-         * @description Makes the polling trigger of a running recipe check for new events at once.
+         * @description Makes the polling trigger of a recipe check for new events at once; the jobs it starts show in list_recipe_jobs. The docs name the two outcomes (a poll started, or one already running) but not the success body, so `success` with that message is chosen; the 400, 404 and 429 bodies are the documented ones. Rate limit: 60 requests per minute.
          */
         post: operations["poll_recipe_now"];
         delete?: never;
@@ -3303,14 +3439,14 @@ export interface paths {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
             };
             cookie?: never;
         };
         get?: never;
         /**
          * Update a recipe connection
-         * @description Changes the connection that a stopped recipe uses for one application. The contract does not publish the request payload; any JSON object is accepted.
+         * @description Swaps the connection a stopped recipe uses for one connector. The request is from the docs; the `success` answer and the error statuses follow the public reference description. A running recipe is refused with 400. Rate limit: 60 requests per minute.
          */
         put: operations["update_recipe_connection"];
         post?: never;
@@ -3329,13 +3465,13 @@ export interface paths {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
             };
             cookie?: never;
         };
         /**
          * List recipe versions
-         * @description Lists the versions of a recipe, newest first. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists the saved versions of a recipe, newest first, in a `data` wrapper (as a public client of the API reads it; the docs do not show the payload). Rate limit: 60 requests per minute.
          */
         get: operations["list_recipe_versions"];
         put?: never;
@@ -3355,23 +3491,23 @@ export interface paths {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
                 /**
                  * @description The recipe version ID.
                  * @example 40217
                  */
-                id: number;
+                id: components["parameters"]["RecipeVersionId"];
             };
             cookie?: never;
         };
         /**
          * Get a recipe version
-         * @description Returns one version of a recipe. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns one saved version of a recipe, bare (as a public client of the API reads it; the docs list the operation without its payload). Rate limit: 60 requests per minute.
          */
         get: operations["get_recipe_version"];
         /**
          * Update a version comment (PUT)
-         * @description Sets the comment of a recipe version; PATCH and PUT behave the same. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Sets the comment of a recipe version (at most 255 characters) and returns the version; PUT is the same operation as PATCH. The payloads follow a public client of the API, as the docs list the operation without them. Rate limit: 60 requests per minute.
          */
         put: operations["replace_recipe_version_comment"];
         post?: never;
@@ -3380,7 +3516,7 @@ export interface paths {
         head?: never;
         /**
          * Update a version comment
-         * @description Sets the comment of a recipe version; PATCH and PUT behave the same. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Sets the comment of a recipe version (at most 255 characters) and returns the version; PATCH is the same operation as PUT. The payloads follow a public client of the API, as the docs list the operation without them. Rate limit: 60 requests per minute.
          */
         patch: operations["update_recipe_version_comment"];
         trace?: never;
@@ -3394,19 +3530,19 @@ export interface paths {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
             };
             cookie?: never;
         };
         /**
          * Get the recipe health report
-         * @description Returns the latest optimization report of a recipe. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns the latest optimization report of a recipe (a private beta: other workspaces get 403). The platform does not publish the report's fields; this shape is chosen. 404 when the recipe has never been scanned. Rate limit: 60 requests per minute.
          */
         get: operations["get_recipe_health"];
         put?: never;
         /**
          * Queue a performance scan
-         * @description Queues a performance scan of a recipe; the result becomes the latest health report. The contract does not publish this payload; any JSON object is returned.
+         * @description Queues a performance scan of a recipe (private beta); its result becomes the report of get_recipe_health. The answer's shape is chosen, as the platform does not publish it. Rate limit: 20 requests per minute.
          */
         post: operations["queue_recipe_health_scan"];
         delete?: never;
@@ -3424,7 +3560,7 @@ export interface paths {
         };
         /**
          * List folder assets
-         * @description Lists the assets of a folder that an export manifest can include. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists the assets of a folder (recipes, connections, lookup tables, ...) in a `result.assets` wrapper, as input for an export manifest. Rate limit: 60 requests per minute.
          */
         get: operations["list_folder_assets"];
         put?: never;
@@ -3446,7 +3582,7 @@ export interface paths {
         put?: never;
         /**
          * Create an export manifest
-         * @description Creates an export manifest: the list of assets that an exported package holds. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates an export manifest, the list of assets a package will hold, from explicit `assets` or generated from a folder. The request fields are documented; the `export_manifest` wrapper, the 201 status and the `result` answer follow the public reference description. An asset's `absolute_path` is optional, as the docs give it a default (the reference requires it). Rate limit: 60 requests per minute.
          */
         post: operations["create_export_manifest"];
         delete?: never;
@@ -3464,24 +3600,24 @@ export interface paths {
                  * @description The export manifest ID.
                  * @example 2207
                  */
-                id: number;
+                id: components["parameters"]["ExportManifestId"];
             };
             cookie?: never;
         };
         /**
          * Get an export manifest
-         * @description Returns one export manifest. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns one export manifest in a `result` wrapper, as create_export_manifest does (the docs do not show this payload; public clients read it so). Rate limit: 60 requests per minute.
          */
         get: operations["get_export_manifest"];
         /**
          * Update an export manifest
-         * @description Changes the name or the assets of an export manifest. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Changes an export manifest: the request takes the create fields (a left-out name is kept, a sent `assets` list replaces the old one). The docs do not show the answer; the manifest in a `result` wrapper is chosen, like get_export_manifest. Rate limit: 60 requests per minute.
          */
         put: operations["update_export_manifest"];
         post?: never;
         /**
          * Delete an export manifest
-         * @description Deletes an export manifest; packages exported from it stay.
+         * @description Deletes an export manifest: its status becomes `archived`; packages built from it stay. The answer is not published; `success` true is chosen. Deleting an already archived manifest gives 404. Rate limit: 60 requests per minute.
          */
         delete: operations["delete_export_manifest"];
         options?: never;
@@ -3495,10 +3631,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The export manifest ID.
+                 * @description The export manifest to build the package from.
                  * @example 2207
                  */
-                manifest_id: number;
+                manifest_id: components["parameters"]["PackageManifestId"];
             };
             cookie?: never;
         };
@@ -3506,7 +3642,7 @@ export interface paths {
         put?: never;
         /**
          * Export a package
-         * @description Starts exporting the assets of a manifest into a package. The package is built asynchronously: poll get_package until `status` is completed or failed. The contract does not publish this payload; any JSON object is returned.
+         * @description Starts building a package (zip file) from an export manifest and returns the package, bare; the build is asynchronous, so poll get_package until `status` is completed or failed. Calling it lets the API client read every asset in the zip. Rate limit: 60 requests per minute.
          */
         post: operations["export_package"];
         delete?: never;
@@ -3521,10 +3657,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The folder to import into.
+                 * @description The folder or project to import the package into.
                  * @example 7510
                  */
-                folder_id: number;
+                folder_id: components["parameters"]["PackageImportFolderId"];
             };
             cookie?: never;
         };
@@ -3532,7 +3668,7 @@ export interface paths {
         put?: never;
         /**
          * Import a package
-         * @description Starts importing a package (the zip file of an export, sent as the raw request body) into a folder. Poll get_package until `status` is completed or failed. The contract does not publish this payload; any JSON object is returned.
+         * @description Starts importing a package (the zip of an export, sent as the raw body) into a folder, creating or updating its assets, and returns the package, bare; poll get_package until `status` is completed or failed. When running recipes would be touched, the import is refused unless `restart_recipes` is true. Rate limit: 500 requests per hour (the docs disagree whether per user or per workspace); further requests are refused until the next hour.
          */
         post: operations["import_package"];
         delete?: never;
@@ -3547,16 +3683,16 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The package ID.
+                 * @description The package ID, as returned by export_package or import_package.
                  * @example 15530
                  */
-                id: number;
+                id: components["parameters"]["PackageId"];
             };
             cookie?: never;
         };
         /**
          * Get a package
-         * @description Returns the status of an export or import package, with the download URL once an export is completed. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns an export or import package, bare: its status, the download URL of a completed export, the error of a failed one, and what happened to each recipe of an import. The docs spell the first import result `no_update_or_update_without_restart` (the reference description adds a `d`); the docs' spelling is used. Rate limit: 60 requests per minute.
          */
         get: operations["get_package"];
         put?: never;
@@ -3573,16 +3709,16 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The package ID.
+                 * @description The package ID, as returned by export_package or import_package.
                  * @example 15530
                  */
-                id: number;
+                id: components["parameters"]["PackageId"];
             };
             cookie?: never;
         };
         /**
          * Download a package
-         * @description Returns the zip file of a completed export package.
+         * @description Downloads the zip file of a completed package: the platform redirects (302) to the file, which a client follows (curl -L); some deployments serve the bytes directly (200). 404 when the package does not exist or has no content yet. Rate limit: 60 requests per minute.
          */
         get: operations["download_package"];
         put?: never;
@@ -3604,7 +3740,11 @@ export interface paths {
         put?: never;
         /**
          * Migrate system roles
-         * @description Migrates the collaborators' legacy system roles to environment roles and project roles. Existing collaborators keep their access; legacy roles are listed through `/api/roles`. Limited preview; the access model may change. The contract does not publish this payload; any JSON object is returned.
+         * @description Converts the legacy system roles into environment roles (EnvironmentAdmin, EnvironmentManager,
+         *     Member) and project roles (ProjectAdmin, AdvancedBuilder, ProjectOperator), and gives every
+         *     collaborator, moderator and project the matching roles; with `dry_run` true it only returns that
+         *     mapping. The reference pages disagree on where `dry_run` goes (request body or query); the body,
+         *     as in the main documentation, is chosen. Limited preview; the access model may change.
          */
         post: operations["migrate_system_roles"];
         delete?: never;
@@ -3624,7 +3764,11 @@ export interface paths {
         put?: never;
         /**
          * Migrate a custom role
-         * @description Migrates one custom legacy role to an environment role and a project role. Existing collaborators keep their access; legacy roles are listed through `/api/roles`. Limited preview; the access model may change. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Converts one custom legacy role into an environment role and a project role and gives them to
+         *     the collaborators who held it; collaborators keep their access. The payloads are not published:
+         *     the request (`role_id`, `dry_run`) and the reply (the same shape as the system-role migration)
+         *     are chosen to match that sibling. An unknown legacy role gives 404. Limited preview; the access
+         *     model may change.
          */
         post: operations["migrate_custom_role"];
         delete?: never;
@@ -3644,7 +3788,7 @@ export interface paths {
         put?: never;
         /**
          * Run test cases
-         * @description Queues a run of recipe test cases; poll get_test_run_request for the results. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Starts running test cases, chosen by IDs or as every test case of a manifest, project, folder or recipe, and returns the run request in a `data` wrapper with status `running`; poll get_test_run_request for the results. Rate limit: 60 requests per minute.
          */
         post: operations["create_test_run_request"];
         delete?: never;
@@ -3659,16 +3803,16 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The run request ID (the contract does not give its format; a UUID in the examples).
-                 * @example 0b5f2c7e-8a4d-4e1b-9c3a-6d2f1e8b7a90
+                 * @description The test run request ID (prefixed `cirr-`), as returned by create_test_run_request.
+                 * @example cirr-AbH3x9Qk-Lm2Vt8
                  */
-                id: string;
+                id: components["parameters"]["TestRunRequestId"];
             };
             cookie?: never;
         };
         /**
          * Get a test run request
-         * @description Returns the status of a test run and, once finished, the result of each test case. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns a test run request in a `data` wrapper: `running` until every test case has run, then `completed`, with each test case's job and outcome. The docs say a completed request also carries test coverage data but do not name its fields, so it is not modelled. Rate limit: 60 requests per minute.
          */
         get: operations["get_test_run_request"];
         put?: never;
@@ -3688,13 +3832,13 @@ export interface paths {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
             };
             cookie?: never;
         };
         /**
          * List test cases of a recipe
-         * @description Lists the test cases defined for a recipe. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists the test cases of a recipe. The docs give only the path; the `data` wrapper and the test case fields are chosen, consistent with the test run requests of this group. Rate limit: 60 requests per minute.
          */
         get: operations["list_recipe_test_cases"];
         put?: never;
@@ -3716,7 +3860,10 @@ export interface paths {
         put?: never;
         /**
          * Invite a collaborator
-         * @description Invites a person to the workspace as a collaborator with the given roles. Limited preview; the access model may change. The API client's role needs the collaborator privileges set under Admin > Workspace collaborators > Collaborators; when the workspace uses environments, only API clients with DEV access have them. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Invites a person to the workspace with a role per environment (`env_roles`), and optionally
+         *     into collaborator groups. A person with no user account gets an invitation email and joins after
+         *     signing up. One email and workspace pair can be invited once every 20 minutes (429), besides the
+         *     limit of 60 requests per minute; an unknown role or environment gives 400. The API client's role needs the matching privilege under Admin > Workspace collaborators > Collaborators; in a workspace with environments only API clients with DEV access have it.
          */
         post: operations["invite_member"];
         delete?: never;
@@ -3734,7 +3881,10 @@ export interface paths {
         };
         /**
          * List collaborators
-         * @description Lists the collaborators of the workspace with their roles. Limited preview; the access model may change. The API client's role needs the collaborator privileges set under Admin > Workspace collaborators > Collaborators; when the workspace uses environments, only API clients with DEV access have them. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns every collaborator of the workspace with the role held in each environment and their
+         *     latest activity, wrapped as `{data, total}`; the platform documents no query parameters. The
+         *     field names follow the platform's description of a collaborator and a public client of it
+         *     (`roles`, `last_activity_log`). Limited preview; the access model may change. The API client's role needs the matching privilege under Admin > Workspace collaborators > Collaborators; in a workspace with environments only API clients with DEV access have it.
          */
         get: operations["list_members"];
         put?: never;
@@ -3751,27 +3901,34 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The collaborator ID.
+                 * @description The collaborator ID (the workspace user ID).
                  * @example 5521
                  */
-                id: number;
+                id: components["parameters"]["MemberId"];
             };
             cookie?: never;
         };
         /**
          * Get a collaborator
-         * @description Returns one collaborator with their roles. Limited preview; the access model may change. The API client's role needs the collaborator privileges set under Admin > Workspace collaborators > Collaborators; when the workspace uses environments, only API clients with DEV access have them. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns one collaborator with the same fields as the list. The platform lists the fields but
+         *     not the wrapper; `{data}` is chosen to match the update reply. Limited preview; the access model
+         *     may change. The API client's role needs the matching privilege under Admin > Workspace collaborators > Collaborators; in a workspace with environments only API clients with DEV access have it.
          */
         get: operations["get_member"];
         /**
          * Update the roles of a collaborator
-         * @description Changes the roles of a collaborator. Limited preview; the access model may change. The API client's role needs the collaborator privileges set under Admin > Workspace collaborators > Collaborators; when the workspace uses environments, only API clients with DEV access have them. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Sets the collaborator's role in each environment listed in `env_roles`; the role name
+         *     `NoAccess` removes access to that environment. The reply is documented as `{data}` without its
+         *     fields; the collaborator (`Member`) is chosen. Limited preview; the access model may change.
+         *     The API client's role needs the matching privilege under Admin > Workspace collaborators > Collaborators; in a workspace with environments only API clients with DEV access have it.
          */
         put: operations["update_member_roles"];
         post?: never;
         /**
          * Remove a collaborator
-         * @description Removes a collaborator from the workspace. Limited preview; the access model may change.
+         * @description Removes a collaborator from the workspace. The API client's role needs the "Delete
+         *     collaborators" privilege. The platform documents no reply body, so the reply is an empty 204.
+         *     Limited preview; the access model may change.
          */
         delete: operations["delete_member"];
         options?: never;
@@ -3785,16 +3942,18 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The collaborator ID.
+                 * @description The collaborator ID (the workspace user ID).
                  * @example 5521
                  */
-                id: number;
+                id: components["parameters"]["MemberId"];
             };
             cookie?: never;
         };
         /**
          * List project grants of a collaborator
-         * @description Lists the project grants a collaborator holds, directly or through a group. Limited preview; the access model may change. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns one page of the project grants given to the collaborator directly. The payload is not
+         *     published; the paging and the `{data, total, page}` wrapper of `ProjectGrant` items are chosen
+         *     to match the project's own grant list. Limited preview; the access model may change.
          */
         get: operations["list_member_project_grants"];
         put?: never;
@@ -3811,16 +3970,19 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The collaborator ID.
+                 * @description The collaborator ID (the workspace user ID).
                  * @example 5521
                  */
-                id: number;
+                id: components["parameters"]["MemberId"];
             };
             cookie?: never;
         };
         /**
          * Get the privileges of a collaborator
-         * @description Returns the environment privileges of a collaborator. Limited preview; the access model may change. The API client's role needs the collaborator privileges set under Admin > Workspace collaborators > Collaborators; when the workspace uses environments, only API clients with DEV access have them. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns, for each environment, the collaborator's role there, the privileges it grants by
+         *     category and the project folders it reaches. The platform documents the `{data}` wrapper; the
+         *     item fields come from a public client of the API. Limited preview; the access model may change.
+         *     The API client's role needs the matching privilege under Admin > Workspace collaborators > Collaborators; in a workspace with environments only API clients with DEV access have it.
          */
         get: operations["get_member_privileges"];
         put?: never;
@@ -3837,16 +3999,19 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The collaborator ID.
+                 * @description The collaborator ID (the workspace user ID).
                  * @example 5521
                  */
-                id: number;
+                id: components["parameters"]["MemberId"];
             };
             cookie?: never;
         };
         /**
          * Get the project privileges of a collaborator
-         * @description Returns the privileges of a collaborator in each project. Limited preview; the access model may change. The API client's role needs the collaborator privileges set under Admin > Workspace collaborators > Collaborators; when the workspace uses environments, only API clients with DEV access have them. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns the collaborator's privileges in each project they can reach, including access that
+         *     comes through collaborator groups (useful for access audits). The platform documents the
+         *     `{data}` wrapper (an array, or null) but not the item fields, which are chosen. Limited
+         *     preview; the access model may change. The API client's role needs the matching privilege under Admin > Workspace collaborators > Collaborators; in a workspace with environments only API clients with DEV access have it.
          */
         get: operations["get_member_projects_privileges"];
         put?: never;
@@ -3866,7 +4031,9 @@ export interface paths {
         };
         /**
          * Get workspace details
-         * @description Returns the details of the workspace that the calling API client belongs to. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns the workspace the calling API client belongs to, as a bare object. The client's role needs
+         *     the workspace-details privilege; with environments only clients with DEV access have it. Rate limit
+         *     60 requests per minute.
          */
         get: operations["get_workspace_details"];
         put?: never;
@@ -3886,13 +4053,13 @@ export interface paths {
         };
         /**
          * List users
-         * @description Lists the users of identity and access management. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists the users of Workato Identity, wrapped in `data`. The filters (`query`, `emails[]`, `user_ids[]`, `name`, `user_group_ids[]`, and `environment_id`, which selects the environment whose group memberships are reported) follow the platform's reference; the `data` wrapper comes from a live-tested third-party script, and the user fields beyond `id` and `email` are chosen. The `page` and `per_page` parameters (defaults 1 and 100, at most 100) are chosen; no public source gives the paging of this list.
          */
         get: operations["iam_list_users"];
         put?: never;
         /**
          * Create a user
-         * @description Creates a user, optionally in user groups. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates a user from an email address and a full name, optionally in user groups, and returns it wrapped in `data`; an email address already in use, or an unknown user group, gives 422. The body follows a live-tested third-party script (the platform says one or more users can be created, but no public source shows a multi-user form, so one user per request is modelled); `user_group_ids` and the reply are chosen.
          */
         post: operations["iam_create_user"];
         delete?: never;
@@ -3907,27 +4074,27 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The user ID.
+                 * @description The user ID (an identifier assigned by Workato Identity, sent as a string).
                  * @example 41022
                  */
-                "user-id": number;
+                "user-id": components["parameters"]["IamUserId"];
             };
             cookie?: never;
         };
         /**
          * Get a user
-         * @description Returns one user. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns one user wrapped in `data`. Only the endpoint is public; the reply is chosen to match the user list.
          */
         get: operations["iam_get_user"];
         /**
          * Update a user
-         * @description Changes the given fields of a user. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Changes the email address or full name of a user and returns it wrapped in `data`; an email address already in use gives 422. Only the endpoint is public; the payloads are chosen to match create.
          */
         put: operations["iam_update_user"];
         post?: never;
         /**
          * Delete a user
-         * @description Deletes a user and removes them from their groups.
+         * @description Deletes a user and removes them from their user groups. Only the endpoint is public; the {"success":true} reply is chosen to match the other delete endpoints of the API.
          */
         delete: operations["iam_delete_user"];
         options?: never;
@@ -3941,18 +4108,18 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The user ID.
+                 * @description The user ID (an identifier assigned by Workato Identity, sent as a string).
                  * @example 41022
                  */
-                "user-id": number;
+                "user-id": components["parameters"]["IamUserId"];
             };
             cookie?: never;
         };
         get?: never;
         put?: never;
         /**
-         * Add a user to groups
-         * @description Adds a user to the given user groups. The contract does not publish the request payload; any JSON object is accepted.
+         * Add a user to a group
+         * @description Adds a user to the user group named by `user_group_id`; adding a user to a group they already belong to gives 422. The body and the 422 come from a live-tested third-party script; the {"success":true} reply is chosen.
          */
         post: operations["iam_add_user_to_groups"];
         delete?: never;
@@ -3967,18 +4134,18 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The user ID.
+                 * @description The user ID (an identifier assigned by Workato Identity, sent as a string).
                  * @example 41022
                  */
-                "user-id": number;
+                "user-id": components["parameters"]["IamUserId"];
             };
             cookie?: never;
         };
         get?: never;
         put?: never;
         /**
-         * Remove a user from groups
-         * @description Removes a user from the given user groups. The contract does not publish the request payload; any JSON object is accepted.
+         * Remove a user from a group
+         * @description Removes a user from the user group named by `user_group_id`; 404 when the user is not a member. Only the endpoint is public; the body mirrors adding a user to a group, and the {"success":true} reply is chosen.
          */
         post: operations["iam_remove_user_from_groups"];
         delete?: never;
@@ -3996,13 +4163,13 @@ export interface paths {
         };
         /**
          * List user groups
-         * @description Lists the user groups of identity and access management. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists the user groups of the current environment, wrapped in `data`, optionally searched by name with `query`. The wrapper, `id`, `name` and the `query` filter come from a live-tested third-party script; the other fields are chosen. The `page` and `per_page` parameters (defaults 1 and 100, at most 100) are chosen; no public source gives the paging of this list.
          */
         get: operations["iam_list_user_groups"];
         put?: never;
         /**
          * Create a user group
-         * @description Creates a user group. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates a user group in the current environment and returns it wrapped in `data`; a name already in use gives 422. The `name` body, the wrapper and the 422 come from a live-tested third-party script; `description` is chosen.
          */
         post: operations["iam_create_user_group"];
         delete?: never;
@@ -4017,27 +4184,27 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The user group ID.
-                 * @example 811
+                 * @description The user group ID (an identifier assigned by Workato Identity, sent as a string).
+                 * @example group-811
                  */
-                "user-group-id": number;
+                "user-group-id": components["parameters"]["IamUserGroupId"];
             };
             cookie?: never;
         };
         /**
          * Get a user group
-         * @description Returns one user group. The contract does not publish this payload; any JSON object is returned.
+         * @description Returns one user group wrapped in `data`. Only the endpoint is public; the reply is chosen to match create.
          */
         get: operations["iam_get_user_group"];
         /**
          * Update a user group
-         * @description Changes the name or description of a user group. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Changes the name or description of a user group and returns it wrapped in `data`; a name already in use gives 422. Only the endpoint is public; the payloads are chosen to match create.
          */
         put: operations["iam_update_user_group"];
         post?: never;
         /**
          * Delete a user group
-         * @description Deletes a user group; its users stay.
+         * @description Deletes a user group; its users stay. Only the endpoint is public; the {"success":true} reply is chosen to match the other delete endpoints of the API.
          */
         delete: operations["iam_delete_user_group"];
         options?: never;
@@ -4051,10 +4218,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The user group ID.
-                 * @example 811
+                 * @description The user group ID (an identifier assigned by Workato Identity, sent as a string).
+                 * @example group-811
                  */
-                "user-group-id": number;
+                "user-group-id": components["parameters"]["IamUserGroupId"];
             };
             cookie?: never;
         };
@@ -4062,7 +4229,7 @@ export interface paths {
         put?: never;
         /**
          * Add users to a group
-         * @description Adds the given users to a user group. The contract does not publish the request payload; any JSON object is accepted.
+         * @description Adds the users named in `user_ids` to a user group; users already in the group are left as they are, and an unknown user ID gives 422. Only the endpoint is public; the body and the {"success":true} reply are chosen.
          */
         post: operations["iam_add_users_to_group"];
         delete?: never;
@@ -4077,10 +4244,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The user group ID.
-                 * @example 811
+                 * @description The user group ID (an identifier assigned by Workato Identity, sent as a string).
+                 * @example group-811
                  */
-                "user-group-id": number;
+                "user-group-id": components["parameters"]["IamUserGroupId"];
             };
             cookie?: never;
         };
@@ -4089,7 +4256,7 @@ export interface paths {
         post?: never;
         /**
          * Remove users from a group
-         * @description Removes the users named by the `user_ids` query parameter (`?user_ids=41022&user_ids=41023`) from a user group. The IDs go in the query, not in a body, because many HTTP clients and proxies drop the body of a DELETE.
+         * @description Removes the users named in `user_ids` from a user group. The IDs travel in a JSON body of the DELETE request, as public client code sends them (clients and proxies that drop DELETE bodies cannot use this endpoint); the body field and the {"success":true} reply are chosen to match adding users.
          */
         delete: operations["iam_remove_users_from_group"];
         options?: never;
@@ -4103,16 +4270,16 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The user group ID.
-                 * @example 811
+                 * @description The user group ID (an identifier assigned by Workato Identity, sent as a string).
+                 * @example group-811
                  */
-                "user-group-id": number;
+                "user-group-id": components["parameters"]["IamUserGroupId"];
             };
             cookie?: never;
         };
         /**
          * List group members
-         * @description Lists the users of a user group. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists the users of a user group, wrapped in `data`, in the same shape as the user list. Only the endpoint is public; the reply is chosen. The `page` and `per_page` parameters (defaults 1 and 100, at most 100) are chosen; no public source gives the paging of this list.
          */
         get: operations["iam_list_user_group_members"];
         put?: never;
@@ -4132,18 +4299,18 @@ export interface paths {
         };
         /**
          * List app links
-         * @description Lists the app links shown to users of identity and access management. The contract does not publish this payload; any JSON object is returned.
+         * @description Lists the app links of the current environment, wrapped in `data`. Only the endpoint is public; the reply is chosen to match the user and user-group lists. The `page` and `per_page` parameters (defaults 1 and 100, at most 100) are chosen; no public source gives the paging of this list.
          */
         get: operations["iam_list_app_links"];
         put?: never;
         /**
          * Create an app link
-         * @description Creates an app link, visible to the given user groups. The contract does not publish these payloads; any JSON object is accepted and returned.
+         * @description Creates an app link in the current environment, shown to the members of the given user groups, and returns it wrapped in `data`; an unknown user group gives 422. Only the endpoint is public; the payloads are chosen.
          */
         post: operations["iam_create_app_link"];
         /**
          * Delete app links
-         * @description Deletes the app links named by the `ids` query parameter (`?ids=930&ids=931`).
+         * @description Deletes the app links named in `ids`, sent as a JSON body of the DELETE request like the removal of users from a group. Only the endpoint is public; the body and the {"success":true} reply are chosen. 404 when an ID is unknown, and then nothing is deleted.
          */
         delete: operations["iam_delete_app_links"];
         options?: never;
@@ -4160,7 +4327,7 @@ export interface paths {
                  * @description The app link ID.
                  * @example 930
                  */
-                id: number;
+                id: components["parameters"]["IamAppLinkId"];
             };
             cookie?: never;
         };
@@ -4169,7 +4336,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an app link
-         * @description Deletes one app link.
+         * @description Deletes one app link. Only the endpoint is public; the {"success":true} reply is chosen to match the other delete endpoints of the API.
          */
         delete: operations["iam_delete_app_link"];
         options?: never;
@@ -4232,16 +4399,26 @@ export interface components {
             /** @description Number of topics in the workspace. */
             count: number;
         };
-        /** @description Error body of the management API. */
+        /**
+         * @description Error body of the management API. Most errors carry a `message`; a request that fails validation, or
+         *     a change the resource's state forbids, also carries `errors`, the messages for each field at fault
+         *     (one string or a list), and some recipe and connection operations answer `success: false` with
+         *     `errors` alone, as the platform does. A 500 may carry the `id` of the failure for support.
+         */
         ManagementError: {
             /** @description Human-readable explanation. */
-            message: string;
-            /** @description Each problem found with the request, when there are several. */
+            message?: string;
+            /** @description Messages by request field name (a nested field as `parent.child`, an array item as `items.0`). */
             errors?: {
-                /** @description The request field at fault, as a JSON pointer. */
-                field?: string;
-                message: string;
-            }[];
+                [key: string]: string | string[];
+            };
+            /**
+             * @description Sent by the recipe and connection operations that report success in their answers.
+             * @constant
+             */
+            success?: false;
+            /** @description Identifier of a server failure, to quote to support. */
+            id?: string;
         };
         /** @description A new topic. At most 20 topics exist in a workspace (422 beyond). */
         TopicCreateRequest: {
@@ -4269,24 +4446,498 @@ export interface components {
             success: boolean;
         };
         /**
-         * @description A JSON object. The contract this spec follows does not publish this payload's fields, so
-         *     any JSON object is accepted and returned.
+         * @description A genie: an AI agent of Agent Studio. It answers end users with its `instructions`, calls the
+         *     skills assigned to it, searches the knowledge bases assigned to it, and is open only to the
+         *     Workato Identity user groups assigned to it. A new genie is stopped; `start_genie` makes it
+         *     available to end users and `stop_genie` takes it offline again.
          */
-        GenericObject: {
-            [key: string]: unknown;
+        Genie: {
+            /**
+             * @description The genie ID.
+             * @example gin-Bq7xK2mD-Lr4pQw-CD
+             */
+            readonly id: string;
+            /** @description Name of the genie (at most 35 characters). */
+            name: string;
+            /** @description Free text about the genie. */
+            description?: string | null;
+            /** @description The folder that holds the genie. */
+            folder_id?: number;
+            /** @description The project that holds the genie's folder. */
+            readonly project_id?: number;
+            /**
+             * @description `running` when end users can chat with the genie, `stopped` otherwise.
+             * @enum {string}
+             */
+            readonly state: "running" | "stopped";
+            /** @description The job description (system prompt) the genie follows. */
+            instructions?: string | null;
+            /**
+             * @description The AI provider that runs the genie, for example `open_ai`; the workspace default when not set.
+             * @example open_ai
+             */
+            ai_provider?: string | null;
+            /** @description The model of the AI provider. */
+            ai_model?: string | null;
+            /** @description Advanced configuration of the genie; an empty object when none is set. */
+            matrix?: {
+                [key: string]: unknown;
+            };
+            /** @description Number of skills assigned to the genie. */
+            readonly skills_count?: number;
+            /** @description The Workato Identity user groups whose members may use the genie. */
+            readonly user_groups?: {
+                /** @description The user group ID. */
+                id: string;
+            }[];
+            /** @description The chat interface (genie client) attached to the genie; null while none is attached, and chat calls to the genie are then refused. */
+            readonly chat_interface?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The shared connection the genie uses for its AI provider, if any. */
+            shared_account_id?: number | null;
+            /** @description The custom OAuth profile the genie uses, if any. */
+            custom_oauth_key_id?: number | null;
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** Format: date-time */
+            readonly updated_at?: string;
+        };
+        /** @description A page of genies. */
+        GenieList: {
+            data: components["schemas"]["Genie"][];
+        };
+        /** @description A new genie. It is created stopped. */
+        GenieCreateRequest: {
+            /** @description Name of the genie; longer than 35 characters is refused with 422. */
+            name: string;
+            /** @description Free text about the genie. */
+            description?: string;
+            /** @description The folder to create the genie in. */
+            folder_id?: number;
+            /** @description The job description (system prompt) the genie follows. */
+            instructions?: string;
+            /** @description The AI provider, for example `open_ai`; the workspace default when omitted. */
+            ai_provider?: string;
+            /** @description Advanced configuration; send `{}` for none. */
+            matrix?: {
+                [key: string]: unknown;
+            };
+            /** @description A shared connection to use for the AI provider. */
+            shared_account_id?: number;
+            /** @description A custom OAuth profile to use. */
+            custom_oauth_key_id?: number;
+        };
+        /** @description The ID of the genie just created, wrapped in `data`. */
+        GenieIdResponse: {
+            data: {
+                /** @description The new genie's ID. */
+                id: string;
+            };
+        };
+        /** @description One genie, wrapped in `data`. */
+        GenieResponse: {
+            data: components["schemas"]["Genie"];
+        };
+        /** @description The fields of the genie to change; fields left out keep their value. */
+        GenieUpdateRequest: {
+            /** @description Name of the genie (at most 35 characters). */
+            name?: string;
+            description?: string;
+            folder_id?: number;
+            /** @description The job description (system prompt) the genie follows. */
+            instructions?: string;
+            ai_provider?: string;
+            matrix?: {
+                [key: string]: unknown;
+            };
+            shared_account_id?: number;
+            custom_oauth_key_id?: number;
+        };
+        /** @description Skills to assign to or remove from a genie. */
+        GenieSkillIdsRequest: {
+            /** @description Skill IDs, as returned by `list_skills`. */
+            skill_ids: string[];
+        };
+        /** @description Knowledge bases to assign to or remove from a genie. */
+        GenieKnowledgeBaseIdsRequest: {
+            /** @description Knowledge base IDs, as returned by `list_knowledge_bases`. */
+            knowledge_base_ids: string[];
+        };
+        /** @description Workato Identity user groups to allow on, or remove from, a genie. */
+        GenieUserGroupIdsRequest: {
+            /** @description User group IDs of Workato Identity, as returned by `iam_list_user_groups`. */
+            user_group_ids: string[];
+        };
+        /**
+         * @description A knowledge base of Agent Studio: indexed content that genies search. Creating one gives an empty
+         *     base; content arrives through the recipes that feed it, and `storage_size` stays 0 until they
+         *     have run.
+         */
+        KnowledgeBase: {
+            /**
+             * @description The knowledge base ID.
+             * @example kb-Hn5rT2vB-9qLm3s-AB
+             */
+            readonly id: string;
+            /** @description Name of the knowledge base. */
+            name: string;
+            /** @description Free text about the knowledge base. */
+            description?: string | null;
+            /** @description The folder that holds the knowledge base. */
+            folder_id?: number;
+            /** @description Size of the indexed content; 0 means nothing has been indexed yet. */
+            readonly storage_size?: number;
+            /** @description Number of running recipes that feed the knowledge base. */
+            readonly active_recipes_count?: number;
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** Format: date-time */
+            readonly updated_at?: string;
+        };
+        /** @description A page of knowledge bases. */
+        KnowledgeBaseList: {
+            data: components["schemas"]["KnowledgeBase"][];
+        };
+        /** @description A new, empty knowledge base. */
+        KnowledgeBaseCreateRequest: {
+            /** @description Name of the knowledge base. */
+            name: string;
+            /** @description Free text about the knowledge base. */
+            description?: string;
+            /** @description The folder to create the knowledge base in. */
+            folder_id?: number;
+        };
+        /** @description One knowledge base, wrapped in `data`. */
+        KnowledgeBaseResponse: {
+            data: components["schemas"]["KnowledgeBase"];
+        };
+        /** @description The fields of the knowledge base to change; fields left out keep their value. */
+        KnowledgeBaseUpdateRequest: {
+            name?: string;
+            description?: string;
+            folder_id?: number;
+        };
+        /** @description A source of content of a knowledge base, read through a connection. */
+        KnowledgeBaseDataSource: {
+            /** @description The data source ID. */
+            readonly id: string;
+            /** @description The kind of source, for example `google_drive`. */
+            source_type: string;
+            /** @description The connection used to read the source; null for a source that needs none. */
+            connection_id?: number | null;
+            /** @description Settings of the source; their keys depend on `source_type`. */
+            config?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The data sources of one knowledge base. */
+        KnowledgeBaseDataSourceList: {
+            data: components["schemas"]["KnowledgeBaseDataSource"][];
+        };
+        /** @description A recipe that loads content into a knowledge base (summary fields only). */
+        KnowledgeBaseRecipe: {
+            /** @description The recipe ID. */
+            id: number;
+            /** @description Name of the recipe. */
+            name: string;
+            /** @description The folder that holds the recipe. */
+            folder_id?: number;
+            /** @description True while the recipe is started; the knowledge base only receives content from running recipes. */
+            running?: boolean;
+        };
+        /** @description A page of the recipes that feed a knowledge base. */
+        KnowledgeBaseRecipeList: {
+            data: components["schemas"]["KnowledgeBaseRecipe"][];
+        };
+        /**
+         * @description A skill of Agent Studio: an action a genie can take, carried out by a recipe (the provider).
+         *     Recipes whose trigger is the genie start-workflow trigger get their skill created automatically.
+         *     A skill only works while its recipe is running.
+         */
+        Skill: {
+            /**
+             * @description The skill ID.
+             * @example skl-Aa6zhmTh-4ac8TH-AB
+             */
+            readonly id: string;
+            /** @description Name of the skill. */
+            name: string;
+            /** @description What the skill does, as the genie sees it. */
+            description?: string | null;
+            /** @description The ID of the recipe behind the skill. */
+            provider_id: number;
+            /** @description The kind of provider, for example `recipe`. */
+            provider_type?: string;
+            /** @description The folder of the recipe. */
+            folder_id?: number;
+            /** @description The project of the recipe. */
+            project_id?: number;
+            /** @description True while the recipe behind the skill is running. */
+            running?: boolean;
+            /** @description Number of genies the skill is assigned to. */
+            genies_count?: number;
+            /** @description Description of the recipe's trigger, which tells the genie when to use the skill. */
+            trigger_description?: string | null;
+            /** @description The applications (connectors) the recipe uses. */
+            applications?: string[];
+        };
+        /** @description A page of skills. */
+        SkillList: {
+            data: components["schemas"]["Skill"][];
+        };
+        /** @description The recipe to turn into a skill. */
+        SkillCreateRequest: {
+            /** @description The ID of the recipe that carries out the skill. A recipe has at most one skill. */
+            recipe_id: number;
+        };
+        /** @description One skill, wrapped in `data`. */
+        SkillResponse: {
+            data: components["schemas"]["Skill"];
+        };
+        /** @description The API token of a developer API client. Its `value` is shown only when the client is created and when the token is regenerated. */
+        DeveloperApiClientToken: {
+            /** @description The bearer token. Store it; it cannot be read again. */
+            readonly value?: string;
+            /**
+             * Format: date-time
+             * @description When the token was last issued.
+             */
+            readonly updated_at: string;
+        };
+        /**
+         * @description A client of the developer (management) API: the role that decides which endpoints it may call, the
+         *     folders (projects) it may reach and, in workspaces with environments, its environment. Changes to a
+         *     client take effect at once.
+         */
+        DeveloperApiClient: {
+            /** @description The developer API client ID. */
+            readonly id: number;
+            /** @description Name of the client. */
+            name: string;
+            /** @description ID of the client's role (see the developer API client roles). */
+            api_privilege_group_id: number;
+            /** @description True when the client may reach every folder; `folder_ids` is then ignored. */
+            all_folders: boolean;
+            /** @description The folders (projects) the client may reach when `all_folders` is false. */
+            folder_ids: number[];
+            /** @description Name of the client's environment, such as `Development`; null without environments. */
+            environment_name?: string | null;
+            /** @description ID of the client's environment; null without environments. */
+            environment_id?: number | null;
+            /** @description Comma-separated IP addresses and CIDR ranges the client may call from; null or empty means any address. */
+            ip_allow_list?: string | null;
+            token: components["schemas"]["DeveloperApiClientToken"];
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /** @description One page of developer API clients, wrapped in `result` with the total count. Token values are never listed. */
+        DeveloperApiClientList: {
+            result: {
+                /** @description Number of developer API clients in the workspace. */
+                count: number;
+                items: components["schemas"]["DeveloperApiClient"][];
+            };
+        };
+        /**
+         * @description A developer API client to create, or the new settings of one (update replaces them). Give
+         *     `all_folders: true`, or `all_folders: false` with the `folder_ids` the client may reach.
+         */
+        DeveloperApiClientRequest: {
+            /** @description Name of the client. */
+            name: string;
+            /** @description ID of the client's role. */
+            api_privilege_group_id?: number;
+            /** @description Whether the client may reach every folder. */
+            all_folders: boolean;
+            /** @description The folders (projects) the client may reach when `all_folders` is false. */
+            folder_ids?: number[];
+            /**
+             * @description The environment of the client; refused in workspaces without environments.
+             * @enum {string}
+             */
+            environment?: "DEV" | "TEST" | "PROD";
+            /** @description IP addresses and CIDR ranges the client may call from; absent or empty means any address. */
+            ip_allow_list?: string[];
+        };
+        /** @description One developer API client, wrapped in `result`. */
+        DeveloperApiClientResult: {
+            result: components["schemas"]["DeveloperApiClient"];
+        };
+        /** @description The `{"result": "success"}` body that some older endpoints answer with when an action was carried out. */
+        ApiPlatformResultSuccess: {
+            /** @enum {string} */
+            result: "success";
+        };
+        /** @description A role that developer API clients can hold; it lists the endpoints its clients may call. */
+        DeveloperApiClientRole: {
+            /** @description The role ID (`api_privilege_group_id` of a developer API client). */
+            readonly id: number;
+            /** @description Name of the role. */
+            name: string;
+            /** Format: date-time */
+            readonly created_at?: string;
+            /** Format: date-time */
+            readonly updated_at?: string;
+        };
+        /** @description One page of developer API client roles, wrapped in `result`. */
+        DeveloperApiClientRoleList: {
+            result: {
+                /** @description Number of roles in the workspace. */
+                count?: number;
+                items: components["schemas"]["DeveloperApiClientRole"][];
+            };
+        };
+        /** @description An API collection of the API platform, a versioned group of API endpoints published under one base URL. */
+        ApiCollection: {
+            /** @description The API collection ID. */
+            readonly id: number;
+            /** @description Name of the collection. */
+            name: string;
+            /** @description ID of the project that holds the collection. The platform returns it as a string of digits. */
+            project_id: string;
+            /**
+             * Format: uri
+             * @description Base URL under which the collection's endpoints are called.
+             */
+            url: string;
+            /**
+             * Format: uri
+             * @description URL of the collection's OpenAPI (Swagger) description; it carries an access token in its `token` query parameter.
+             */
+            api_spec_url: string;
+            /** @description Version label of the collection, such as `1.0`. */
+            version: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /** @description One page of API collections, as a bare JSON array. */
+        ApiCollectionList: components["schemas"]["ApiCollection"][];
+        /**
+         * @description A new API collection. Give `openapi_spec` to import the endpoints (and the recipes behind them) from an
+         *     OpenAPI description, or `proxy_connection_id` to build a proxy collection over a connection.
+         */
+        ApiCollectionCreateRequest: {
+            /** @description Name of the collection. */
+            name: string;
+            /** @description ID of the project to create the collection in. */
+            project_id?: number;
+            /** @description ID of the connection that a proxy collection forwards calls to. */
+            proxy_connection_id?: number;
+            /** @description An OpenAPI description to import endpoints from. */
+            openapi_spec?: {
+                /** @description The OpenAPI document itself, as JSON or YAML text. */
+                content: string;
+                /**
+                 * @description The syntax of `content`.
+                 * @enum {string}
+                 */
+                format: "json" | "yaml";
+            };
+        };
+        /** @description The created API collection, with the outcome of the endpoint import (present only in this response). */
+        ApiCollectionCreated: components["schemas"]["ApiCollection"] & {
+            /** @description A summary of the import. */
+            message?: string;
+            /** @description How the import of endpoints from `openapi_spec` went. */
+            import_results?: {
+                /** @description True when every endpoint was imported. */
+                success: boolean;
+                /** @description Number of endpoints found in the OpenAPI description. */
+                total_endpoints: number;
+                /** @description Number of endpoints that could not be created. */
+                failed_endpoints: number;
+                /** @description Descriptions of the steps that failed. */
+                failed_actions: string[];
+            };
+        };
+        /**
+         * @description An API endpoint of an API collection: one callable method and path, served by a recipe (`flow_id`).
+         *     Only an active endpoint answers calls; enabling needs the endpoint's recipe to be running.
+         */
+        ApiEndpoint: {
+            /** @description The API endpoint ID. */
+            readonly id: number;
+            /** @description The API collection the endpoint belongs to. */
+            api_collection_id: number;
+            /** @description The ID of the recipe that serves the endpoint. */
+            flow_id: number;
+            /** @description Name of the endpoint. */
+            name: string;
+            /** @description HTTP method of the endpoint, in capitals (`GET`, `POST`, ...). */
+            method: string;
+            /**
+             * Format: uri
+             * @description Full URL of the endpoint.
+             */
+            url: string;
+            /**
+             * Format: uri
+             * @description URL of the endpoint under the older URL scheme; null when it has none.
+             */
+            legacy_url?: string | null;
+            /** @description Path of the endpoint including the collection's base path. */
+            base_path: string;
+            /** @description Path of the endpoint relative to its collection. */
+            path: string;
+            /** @description True while the endpoint answers calls; changed with the enable and disable operations. */
+            readonly active: boolean;
+            /** @description True for an endpoint that still uses the older URL scheme. */
+            legacy: boolean;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /** @description One page of API endpoints, as a bare JSON array. */
+        ApiEndpointList: components["schemas"]["ApiEndpoint"][];
+        /** @description An API client of the older form (replaced by the v2 API clients). The platform documents every field as possibly null. */
+        LegacyApiClient: {
+            /** @description The API client ID. */
+            readonly id: number | null;
+            /** @description Name of the API client. */
+            name: string | null;
+            /** @description ID of the project the API client is stored in. */
+            project_id: number | null;
+            /** Format: date-time */
+            readonly created_at: string | null;
+            /** Format: date-time */
+            readonly updated_at: string | null;
+        };
+        /** @description One page of older API clients, as a bare JSON array. */
+        LegacyApiClientList: components["schemas"]["LegacyApiClient"][];
+        /** @description A new API client of the older form, created in the project given by `project_id`. */
+        LegacyApiClientCreateRequest: {
+            /** @description Name of the API client. */
+            name: string;
+            /** @description ID of the project to create the API client in. */
+            project_id: number;
         };
         /**
          * @description The credential kind of the client's API keys. `oauth2`: each key has a client ID and client secret
          *     that are exchanged for short-lived access tokens at the token endpoint (client credentials grant).
-         *     `token`: each key is a static token sent as the bearer credential.
+         *     `token`: each key is a static token sent as the bearer credential. `jwt`: callers sign a JWT with
+         *     the client's `jwt_method` and `jwt_secret`. `oidc`: callers present a token of the identity provider
+         *     named by `oidc_issuer` / `oidc_jwks_uri`. The local emulator records the kind and gives the keys of
+         *     every kind tokens at the token endpoint; it does not check JWTs against an identity provider.
          * @enum {string}
          */
-        ApiClientAuthType: "token" | "oauth2";
+        ApiClientAuthType: "token" | "jwt" | "oauth2" | "oidc";
+        /** @description A short reference to another API platform object (a policy or a collection) by ID and name. */
+        ApiPlatformIdName: {
+            id: number;
+            name: string;
+        };
         /**
          * @description An API client (v2). It holds API keys; every key of a client uses the client's `auth_type`.
-         *     On the real platform the client also carries a role and API collections that decide what its keys
+         *     On the real platform the client also carries API collections and policies that decide what its keys
          *     may call; the local emulator models the rights of each key with the key's `scopes` and `topic_ids`
-         *     instead (see `ApiKey`).
+         *     instead (see `ApiKey`), and does not return the optional platform fields (key counts, logos,
+         *     mutual TLS settings, policies, collections).
          */
         ApiClient: {
             /** @description The API client identifier (`api_client_id`). */
@@ -4298,17 +4949,55 @@ export interface components {
             /** @description The project the API client belongs to; null for a client that is not tied to a project. */
             project_id?: number | null;
             auth_type: components["schemas"]["ApiClientAuthType"];
+            /**
+             * Format: email
+             * @description Contact email of the client, used to invite it to an API portal; null when none was given.
+             */
+            email?: string | null;
+            /** @description Number of enabled API keys of the client. */
+            readonly active_api_keys_count?: number;
+            /** @description Number of API keys of the client, enabled or not. */
+            readonly total_api_keys_count?: number;
+            /** @description True for a client migrated from the older API clients and access profiles. */
+            readonly is_legacy?: boolean;
+            /**
+             * Format: uri
+             * @description URL of the client's logo; null when it has none.
+             */
+            readonly logo?: string | null;
+            /**
+             * Format: uri
+             * @description URL of the client's logo at double resolution; null when it has none.
+             */
+            readonly logo_2x?: string | null;
+            /** @description The client's API token; only clients with `auth_type` token have one, null otherwise. */
+            readonly api_token?: string | null;
+            /** @description Whether callers must present a client certificate (mutual TLS). */
+            mtls_enabled?: boolean | null;
+            /** @description Condition a client certificate must satisfy under mutual TLS, such as `OU=Acme`. */
+            validation_formula?: string | null;
+            /** @description IDs of the certificate bundles that client certificates are checked against. */
+            cert_bundle_ids?: number[] | null;
+            /** @description The API policies (rate limits and quotas) applied to the client. */
+            api_policies?: components["schemas"]["ApiPlatformIdName"][];
+            /** @description The API collections the client may call. */
+            api_collections?: components["schemas"]["ApiPlatformIdName"][];
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
             readonly updated_at: string;
         };
+        /** @description One page of API clients. */
         ApiClientList: {
             data: components["schemas"]["ApiClient"][];
             /** @description Number of API clients in the workspace. */
             count: number;
+            /** @description The page returned. */
+            page: number;
+            /** @description The page size used. */
+            per_page: number;
         };
-        /** @description A new API client. */
+        /** @description A new API client. `api_portal_id` and `email` go together: a client invited to an API portal needs both. */
         ApiClientCreateRequest: {
             /** @description Name of the API client. */
             name: string;
@@ -4318,6 +5007,50 @@ export interface components {
             project_id?: number | null;
             /** @default oauth2 */
             auth_type?: components["schemas"]["ApiClientAuthType"];
+            /**
+             * @description How callers sign their JWTs; required when `auth_type` is `jwt`.
+             * @enum {string}
+             */
+            jwt_method?: "hmac" | "rsa";
+            /** @description The HMAC shared secret or the RSA public key that JWTs are checked with; required when `auth_type` is `jwt`. */
+            jwt_secret?: string;
+            /**
+             * Format: uri
+             * @description Discovery URL of the OpenID Connect identity provider (`auth_type` `oidc`).
+             */
+            oidc_issuer?: string;
+            /**
+             * Format: uri
+             * @description JWKS URL of the OpenID Connect identity provider (`auth_type` `oidc`).
+             */
+            oidc_jwks_uri?: string;
+            /** @description The JWT claim that names the caller's access profile. */
+            access_profile_claim?: string;
+            /** @description Claims every JWT must carry. */
+            required_claims?: string[];
+            /** @description Issuers whose JWTs are accepted. */
+            allowed_issuers?: string[];
+            /** @description IDs of the API collections the client may call. */
+            api_collection_ids?: number[];
+            /** @description ID of the API policy (rate limits and quotas) to apply to the client. */
+            api_policy_id?: number;
+            /** @description ID of the API portal to invite the client to; requires `email`. */
+            api_portal_id?: number;
+            /**
+             * Format: email
+             * @description Contact email of the client; requires `api_portal_id`.
+             */
+            email?: string;
+            /** @description Whether callers must present a client certificate (mutual TLS). */
+            mtls_enabled?: boolean;
+            /** @description Condition a client certificate must satisfy under mutual TLS, such as `OU=Acme`. */
+            validation_formula?: string;
+            /** @description IDs of the certificate bundles that client certificates are checked against. */
+            cert_bundle_ids?: number[];
+        };
+        /** @description One API client, in the `{data}` wrapper of the v2 API client operations. */
+        ApiClientResponse: {
+            data: components["schemas"]["ApiClient"];
         };
         /** @description The fields to change; the others keep their values. The project and `auth_type` of a client cannot be changed. */
         ApiClientUpdateRequest: {
@@ -4326,6 +5059,8 @@ export interface components {
         };
         /** @description IPv4 or IPv6 addresses and CIDR ranges the key may be used from; empty means any address. */
         ApiKeyIpAllowList: string[];
+        /** @description IPv4 or IPv6 addresses and CIDR ranges the key may not be used from; empty means none is refused. The local emulator accepts this list but neither stores nor enforces it. */
+        ApiKeyIpDenyList: string[];
         /** @description The topics the key may publish to and consume from; null means every topic of the workspace. */
         ApiKeyTopicIds: number[] | null;
         /**
@@ -4340,6 +5075,7 @@ export interface components {
          *     management needs `api_clients:manage`. A request without the right gets 403.
          *
          *     A disabled key (`active` false) cannot obtain tokens, and the tokens it already has are refused (401).
+         *     Enabling an enabled key or disabling a disabled one changes nothing and succeeds.
          */
         ApiKey: {
             /** @description The API key identifier (`api_key_id`). */
@@ -4356,6 +5092,9 @@ export interface components {
              */
             readonly active_since?: string | null;
             ip_allow_list?: components["schemas"]["ApiKeyIpAllowList"];
+            ip_deny_list?: components["schemas"]["ApiKeyIpDenyList"];
+            /** @description The credential kind of the key, that of its API client (see `ApiClient.auth_type`). Returned by the platform; the emulator leaves it out. */
+            readonly auth_type?: string;
             /** @description The rights of the key (see above). */
             scopes: ("event_streams:publish" | "event_streams:consume" | "topics:manage" | "api_clients:manage")[];
             topic_ids?: components["schemas"]["ApiKeyTopicIds"];
@@ -4366,10 +5105,15 @@ export interface components {
             /** Format: date-time */
             readonly updated_at: string;
         };
+        /** @description One page of API keys of an API client. */
         ApiKeyList: {
             data: components["schemas"]["ApiKey"][];
             /** @description Number of API keys of the API client. */
             count: number;
+            /** @description The page returned. */
+            page: number;
+            /** @description The page size used. */
+            per_page: number;
         };
         /**
          * @description The rights of an API key, as in `ApiKey.scopes` (the same four values): `event_streams:publish`,
@@ -4380,7 +5124,13 @@ export interface components {
         ApiKeyCreateRequest: {
             /** @description Name of the API key. */
             name: string;
+            /**
+             * @description Whether the key starts enabled; a disabled key cannot call any API. The platform requires this field; here it defaults to true, and the local emulator always creates the key enabled.
+             * @default true
+             */
+            active?: boolean;
             ip_allow_list?: components["schemas"]["ApiKeyIpAllowList"];
+            ip_deny_list?: components["schemas"]["ApiKeyIpDenyList"];
             /**
              * @description The rights of the key; absent means all four.
              * @default [
@@ -4393,49 +5143,2581 @@ export interface components {
             scopes?: components["schemas"]["ApiKeyScopes"];
             topic_ids?: components["schemas"]["ApiKeyTopicIds"];
         };
-        /** @description An API key together with its client secret. The secret is shown only in this response; store it, it cannot be read again. */
+        /** @description An API key together with its secret, `auth_token`. The secret is shown only in this response; store it, it cannot be read again. */
         ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
-            /** @description The OAuth 2.0 client secret of the key (or the static token, for a client with `auth_type` token). */
-            readonly client_secret: string;
+            /**
+             * @description The key's secret: the OAuth 2.0 client secret sent with `client_id` to the token endpoint, or the
+             *     static bearer token, for a client with `auth_type` token. The platform names it `auth_token` in
+             *     both cases.
+             */
+            readonly auth_token: string;
+        };
+        /** @description One API key with its secret (`auth_token`), in the `{data}` wrapper; answered only by create and refresh_secret. */
+        ApiKeyWithSecretResponse: {
+            data: components["schemas"]["ApiKeyWithSecret"];
         };
         /** @description The fields to change; the others keep their values. */
         ApiKeyUpdateRequest: {
             name?: string;
             ip_allow_list?: components["schemas"]["ApiKeyIpAllowList"];
+            ip_deny_list?: components["schemas"]["ApiKeyIpDenyList"];
             scopes?: components["schemas"]["ApiKeyScopes"];
             topic_ids?: components["schemas"]["ApiKeyTopicIds"];
         };
+        /** @description One API key, in the `{data}` wrapper of the v2 API key operations. */
+        ApiKeyResponse: {
+            data: components["schemas"]["ApiKey"];
+        };
         /**
-         * @description Enables or disables access profiles (older form). `action` selects which; the contract does not
-         *     publish how the profiles are named in the body, so further properties are accepted as sent.
+         * @description How callers using the access profile authenticate: `token` (a static auth token), `jwt` (JSON Web
+         *     Tokens signed per `jwt_method`), `oauth2` (client credentials exchanged for access tokens) or `oidc`
+         *     (tokens of an OpenID Connect identity provider).
+         * @enum {string}
+         */
+        ApiAccessProfileAuthType: "token" | "jwt" | "oauth2" | "oidc";
+        /**
+         * @description How JWTs are signed: `hmac` with a shared secret, `rsa` with a key pair whose public key is `jwt_secret`.
+         * @enum {string}
+         */
+        ApiAccessProfileJwtMethod: "hmac" | "rsa";
+        /**
+         * @description An access profile of an older API client: which API collections the client may call and how its
+         *     callers authenticate. The platform documents the fields as possibly null. The secret fields
+         *     (`secret`, `oauth_client_id`, `oauth_client_secret`) appear only when the profile is created and
+         *     when its secret is refreshed.
+         */
+        ApiAccessProfile: {
+            /** @description The access profile ID. */
+            readonly id: number | null;
+            /** @description Name of the access profile. */
+            name: string | null;
+            /** @description The older API client the profile belongs to. */
+            api_client_id: number | null;
+            /** @description IDs of the API collections the profile grants access to. */
+            api_collection_ids: number[] | null;
+            /** @description True while calls using the profile are accepted. */
+            readonly active: boolean | null;
+            auth_type: components["schemas"]["ApiAccessProfileAuthType"] | null;
+            jwt_method?: components["schemas"]["ApiAccessProfileJwtMethod"] | null;
+            /** @description The HMAC shared secret or the RSA public key (`jwt` profiles). */
+            jwt_secret?: string | null;
+            /** @description Discovery URL of the OpenID Connect identity provider. */
+            oidc_issuer?: string | null;
+            /** @description URL of the identity provider's JSON Web Key Set. */
+            oidc_jwks_uri?: string | null;
+            /** @description The JWT claim that names the access profile. */
+            access_profile_claim?: string | null;
+            /** @description Claims a token must carry. */
+            required_claims?: string[] | null;
+            /** @description Accepted values of the `iss` claim; empty accepts any issuer. */
+            allowed_issuers?: string[] | null;
+            /** @description The auth token of a `token` profile. Shown only on create and refresh. */
+            readonly secret?: string | null;
+            /** @description The OAuth 2.0 client ID of an `oauth2` profile. Shown only on create and refresh. */
+            readonly oauth_client_id?: string | null;
+            /** @description The OAuth 2.0 client secret of an `oauth2` profile. Shown only on create and refresh. */
+            readonly oauth_client_secret?: string | null;
+            /** Format: date-time */
+            readonly created_at: string | null;
+            /** Format: date-time */
+            readonly updated_at: string | null;
+        };
+        /** @description One page of access profiles, as a bare JSON array (without their secrets). */
+        ApiAccessProfileList: components["schemas"]["ApiAccessProfile"][];
+        /**
+         * @description Changes to an access profile. The path of this form carries no profile ID, so the body names the
+         *     profile in `id`; every other field is optional and keeps its value when absent.
+         */
+        ApiAccessProfileUpdateRequest: {
+            /** @description The access profile to update. */
+            id: number;
+            name?: string;
+            api_collection_ids?: number[];
+            auth_type?: components["schemas"]["ApiAccessProfileAuthType"];
+            jwt_method?: components["schemas"]["ApiAccessProfileJwtMethod"];
+            jwt_secret?: string;
+            oidc_issuer?: string;
+            oidc_jwks_uri?: string;
+            access_profile_claim?: string;
+            required_claims?: string[];
+            allowed_issuers?: string[];
+        };
+        /**
+         * @description A new access profile. The workspace needs at least one API collection. `jwt` profiles need
+         *     `jwt_method` and `jwt_secret`; `jwt` and `oidc` profiles may name their identity provider with
+         *     `oidc_issuer` or `oidc_jwks_uri` (one of the two).
+         */
+        ApiAccessProfileCreateRequest: {
+            /** @description Name of the access profile. */
+            name: string;
+            /** @description The older API client to add the profile to. */
+            api_client_id?: number;
+            /** @description IDs of the API collections the profile grants access to. */
+            api_collection_ids: number[];
+            auth_type: components["schemas"]["ApiAccessProfileAuthType"];
+            jwt_method?: components["schemas"]["ApiAccessProfileJwtMethod"];
+            /** @description The HMAC shared secret or the RSA public key (`jwt` profiles). */
+            jwt_secret?: string;
+            /** @description Discovery URL of the OpenID Connect identity provider. */
+            oidc_issuer?: string;
+            /** @description URL of the identity provider's JSON Web Key Set. */
+            oidc_jwks_uri?: string;
+            /** @description The JWT claim that names the access profile (`jwt` and `oidc` profiles). */
+            access_profile_claim?: string;
+            /** @description Claims a token must carry (`jwt` and `oidc` profiles). */
+            required_claims?: string[];
+            /** @description Accepted values of the `iss` claim; leave empty to accept any issuer. */
+            allowed_issuers?: string[];
+        };
+        /**
+         * @description Enables or disables one access profile (older form). The path of this form carries no profile ID,
+         *     so the body names the profile in `id` and the action in `action`.
          */
         ApiAccessProfileActionRequest: {
             /**
-             * @description Whether to enable or disable the access profiles.
+             * @description `enable`: calls using the profile are accepted again; `disable`: they are refused.
              * @enum {string}
              */
             action: "enable" | "disable";
+            /** @description The access profile to enable or disable. */
+            id: number;
+        };
+        /** @description An API portal, the developer site where invited API clients browse and try the published API collections. */
+        ApiPortal: {
+            /** @description The API portal ID (`api_portal_id` when creating an API client). */
+            readonly id: number;
+            /** @description Name of the portal. */
+            name: string;
+            /**
+             * Format: uri
+             * @description Address of the portal.
+             */
+            url: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /** @description One page of API portals, in the list form of the other v2 API platform endpoints. */
+        ApiPortalList: {
+            data: components["schemas"]["ApiPortal"][];
+            /** @description Number of API portals in the workspace. */
+            count: number;
+            /** @description The page returned. */
+            page: number;
+            /** @description The page size used. */
+            per_page: number;
+        };
+        /**
+         * @description A collaborator group: workspace collaborators that receive project grants together. Every
+         *     workspace has the built-in group "All collaborators" (`system: true`), which holds every
+         *     collaborator and cannot be changed or deleted.
+         */
+        CollaboratorGroup: {
+            /**
+             * @description The collaborator group identifier.
+             * @example pf-Fn7QxR2a-kLmP9s
+             */
+            readonly id: string;
+            /** @description Name of the group. */
+            name: string;
+            /** @description Free text about the group. */
+            description: string | null;
+            /** @description Number of collaborators in the group. */
+            readonly members_count: number;
+            /** @description True for the built-in "All collaborators" group. */
+            readonly system: boolean;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /** @description The position of a page of results. */
+        CollaboratorPageInfo: {
+            /** @description The page number (`page[number]` of the request). */
+            number: number;
+            /** @description The page size (`page[size]` of the request). */
+            size: number;
+        };
+        /** @description One page of collaborator groups. */
+        CollaboratorGroupList: {
+            data: components["schemas"]["CollaboratorGroup"][] | null;
+            /** @description Number of groups that match the request, over all pages. */
+            total: number | null;
+            page: components["schemas"]["CollaboratorPageInfo"] | null;
+        };
+        /** @description A new collaborator group. */
+        CollaboratorGroupCreateRequest: {
+            user_group: {
+                /** @description Name of the group. */
+                name: string;
+                /** @description Free text about the group. */
+                description?: string | null;
+            };
+        };
+        /** @description One collaborator group. */
+        CollaboratorGroupResponse: {
+            data: components["schemas"]["CollaboratorGroup"] | null;
+        };
+        /** @description New values for a collaborator group; fields left out keep their value. */
+        CollaboratorGroupUpdateRequest: {
+            user_group: {
+                /** @description New name of the group. */
+                name?: string;
+                /** @description New description; null clears it. */
+                description?: string | null;
+            };
+        };
+        /**
+         * @description An environment of the workspace. Workspaces without environments use `dev` only.
+         * @enum {string}
+         */
+        CollaboratorEnvironmentType: "dev" | "test" | "prod";
+        /**
+         * @description Which permission model a role belongs to: `privilege_group` for a legacy role (managed under
+         *     `/api/roles`), `environment` for an environment role of the role-based access model.
+         * @enum {string}
+         */
+        CollaboratorRoleType: "privilege_group" | "environment";
+        /** @description The role a collaborator holds in one environment. */
+        MemberRole: {
+            environment_type: components["schemas"]["CollaboratorEnvironmentType"];
+            /** @description Name of the role held in that environment. */
+            role_name: string;
+            role_type?: components["schemas"]["CollaboratorRoleType"];
+        };
+        /**
+         * @description A workspace collaborator (a member of the workspace) with the role they hold in each
+         *     environment. Collaborator groups list their members with the same fields.
+         */
+        Member: {
+            /** @description The collaborator (workspace user) identifier. */
+            readonly id: number;
+            /**
+             * @description How the person belongs to the workspace; `team` for a collaborator, `federation_manager` for a moderator.
+             * @enum {string}
+             */
+            readonly grant_type?: "team" | "federation_manager";
+            /** @description Full name. */
+            name: string;
+            /** Format: email */
+            email: string;
+            /** @description Identifier of the person in an external system, when one was set. */
+            external_id?: string | null;
+            /** @description Time zone of the person, for example `Europe/London`. */
+            time_zone?: string | null;
+            /** @description The role held in each environment of the workspace. */
+            roles?: components["schemas"]["MemberRole"][];
+            /** @description The latest activity of the collaborator (in DEV, for workspaces with environments); null when there is none. */
+            readonly last_activity_log?: {
+                id: number;
+                /** @description Kind of activity, for example `recipe_updated`. */
+                event_type: string;
+                /** Format: date-time */
+                created_at: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When the person joined the workspace.
+             */
+            readonly created_at?: string;
+        };
+        /** @description One page of the members of a collaborator group. */
+        CollaboratorGroupMemberList: {
+            data: components["schemas"]["Member"][] | null;
+            /** @description Number of members that match the request, over all pages. */
+            total: number | null;
+            page: components["schemas"]["CollaboratorPageInfo"] | null;
+        };
+        /** @description A workspace collaborator as project resources show one (deployment authors and reviewers, grants). */
+        ProjectCollaborator: {
+            /**
+             * @description The collaborator's user ID.
+             * @example 5521
+             */
+            id: number;
+            name: string;
+            /** Format: email */
+            email: string;
+        };
+        /** @description One project role given to one collaborator or to one collaborator group on one project. Exactly one of `user` and `user_group` is set. */
+        ProjectGrant: {
+            /**
+             * @description The project grant ID.
+             * @example pg-Ak3xZq9R-7vLm2
+             */
+            id: string;
+            /** @description The project the grant applies to. */
+            project: {
+                /** @example 4123 */
+                id: number;
+                name: string;
+                /** @description The environment of the project. */
+                environment: {
+                    id: number;
+                    /**
+                     * @description Environment type, for example `dev`, `test` or `prod`.
+                     * @example dev
+                     */
+                    type: string;
+                };
+            };
+            /** @description The project role granted. */
+            project_role: {
+                /**
+                 * @description The project role ID.
+                 * @example pr-APmWpgTs-dwARGH
+                 */
+                id: string;
+                name: string;
+            };
+            /** @description The collaborator holding the grant; null for a group grant. */
+            user: components["schemas"]["ProjectCollaborator"] | null;
+            /** @description The collaborator group holding the grant; null for a collaborator grant. */
+            user_group: {
+                /**
+                 * @description The collaborator group ID.
+                 * @example am-3kJx9QpL-2fTn8
+                 */
+                id: string;
+                name: string;
+            } | null;
+        };
+        /** @description A page of project grants with the total count and the page read. The platform documents every key as nullable. */
+        ProjectGrantList: {
+            data: components["schemas"]["ProjectGrant"][] | null;
+            /** @description Number of grants across all pages. */
+            total: number | null;
+            /** @description The page returned. */
+            page: {
+                number: number;
+                size: number;
+            } | null;
+        };
+        /**
+         * @description A connection: the credentials a recipe uses to reach one application. The list names the
+         *     connector in `application`; create and update return it in `provider`.
+         *
+         *     State (chosen; the platform does not publish it): `authorization_status` is `success` while the
+         *     connection is connected, null while it is disconnected (a shell connection, or after
+         *     disconnect_connection), and `failed` or `exception` when the last authorization attempt failed.
+         *     Only a connection that is not connected can be deleted.
+         */
+        Connection: {
+            /** @description The connection ID. */
+            readonly id: number;
+            /** @description Internal name of the connector (list_connections). */
+            readonly application?: string;
+            /** @description Internal name of the connector (create and update responses). */
+            readonly provider?: string;
+            /** @description Name of the connection. */
+            name: string;
+            description?: string | null;
+            /**
+             * Format: date-time
+             * @description When the connection was last authorized; null if never.
+             */
+            readonly authorized_at: string | null;
+            /**
+             * @description The connection's state (see above).
+             * @enum {string|null}
+             */
+            readonly authorization_status: "success" | "failed" | "exception" | null;
+            /** @description Why the last authorization failed. */
+            readonly authorization_error: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+            /** @description An identifier the caller assigned, for example its own ID of the end user. */
+            external_id: string | null;
+            /** @description The folder or project holding the connection. */
+            folder_id: number;
+            /**
+             * Format: date-time
+             * @description When the platform found the connection no longer working.
+             */
+            readonly connection_lost_at?: string | null;
+            readonly connection_lost_reason?: string | null;
+            /** @description The parent connection (same connector) of a runtime-user connection. */
+            parent_id: number | null;
+            /** @description Handles of the connection's tags; only when requested with includes[]=tags. */
+            tags?: string[] | null;
+        };
+        /** @description The connections, as a bare array. */
+        ConnectionList: components["schemas"]["Connection"][];
+        /** @description The connector's connection fields (host, credentials, ...), which differ by connector. */
+        ConnectionInput: {
+            [key: string]: unknown;
+        };
+        /** @description An OAuth token pair obtained outside the platform, for connectors that accept one. */
+        ConnectionOauthTokenPair: {
+            access_token?: string;
+            refresh_token?: string;
         } & {
             [key: string]: unknown;
         };
-        /** @description A sample to derive a connector schema from. */
+        /**
+         * @description A new connection. With `shell_connection` false the credentials in `input` are tested and the
+         *     connection is established; with true they are stored untested and the connection stays
+         *     disconnected. OAuth connectors can only be created as shell connections.
+         */
+        ConnectionCreateRequest: {
+            /** @description Name of the connection. */
+            name?: string;
+            /** @description Internal name of the connector, like `salesforce`. */
+            provider: string;
+            /** @description The parent connection; it must use the same connector. */
+            parent_id?: number;
+            /** @description The folder or project to put the connection in; it must exist. */
+            folder_id?: number;
+            /** @description An identifier of the caller's choice. */
+            external_id?: string;
+            /**
+             * @description True to store the connection without testing it.
+             * @default false
+             */
+            shell_connection?: boolean;
+            input?: components["schemas"]["ConnectionInput"];
+            oauth_token_pair?: components["schemas"]["ConnectionOauthTokenPair"];
+        };
+        /** @description The fields to change; the others keep their values. */
+        ConnectionUpdateRequest: {
+            /** @description Name of the connection. */
+            name?: string;
+            /** @description The parent connection; it must use the same connector. */
+            parent_id?: number;
+            /** @description The folder or project to move the connection to. */
+            folder_id?: number;
+            /** @description An identifier of the caller's choice. */
+            external_id?: string;
+            /**
+             * @description True to store new credentials without testing them.
+             * @default false
+             */
+            shell_connection?: boolean;
+            input?: components["schemas"]["ConnectionInput"];
+            oauth_token_pair?: components["schemas"]["ConnectionOauthTokenPair"];
+        };
+        /** @description Options of disconnect_connection. */
+        ConnectionDisconnectRequest: {
+            /**
+             * @description Must be true to disconnect a connection that active recipes use.
+             * @default false
+             */
+            force?: boolean;
+        };
+        /** @description The outcome of disconnect_connection; also a success when the connection was already disconnected. */
+        ConnectionDisconnectResult: {
+            success: boolean;
+            /** @description The connection's state afterwards. */
+            status: string;
+        };
+        /** @description A trigger or an action of a connector. */
+        ConnectorAction: {
+            /** @description Internal name. */
+            name: string;
+            /** @description Display name. */
+            title: string | null;
+            deprecated: boolean;
+            /** @description True when it handles records in bulk. */
+            bulk: boolean;
+            /** @description True when it handles records in batches. */
+            batch: boolean;
+        };
+        /** @description A connector and its triggers and actions. */
+        Connector: {
+            /** @description Internal name, like `google_drive`. */
+            name: string;
+            /** @description Display name. */
+            title: string;
+            categories: string[];
+            /** @description True when its connections authorize with OAuth. */
+            oauth: boolean;
+            deprecated: boolean;
+            /** @description True for a secondary connector. */
+            secondary: boolean;
+            triggers: components["schemas"]["ConnectorAction"][];
+            actions: components["schemas"]["ConnectorAction"][];
+        };
+        /** @description The requested connectors. */
+        ConnectorList: {
+            items: components["schemas"]["Connector"][];
+        };
+        /** @description One page of connectors, with the total count. */
+        ConnectorPage: {
+            items: components["schemas"]["Connector"][];
+            /** @description How many connectors there are in all. */
+            count: number;
+            page: number;
+            per_page: number;
+        };
+        /** @description A custom connector built with the connector SDK, with its released versions. */
+        CustomConnector: {
+            /** @description The custom connector ID. */
+            id: number;
+            /** @description Internal name. */
+            name: string;
+            /** @description Display name. */
+            title: string;
+            /** @description The latest released version; null if none was released. */
+            latest_released_version: number | null;
+            latest_released_version_note: string | null;
+            /** @description The version shared from the Embedded (OEM) admin workspace; null if not shared. */
+            oem_shared_version?: number | null;
+            /** Format: date-time */
+            oem_shared_at?: string | null;
+            released_versions: {
+                version: number;
+                version_note: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                released_at: string;
+            }[];
+            /**
+             * Format: uri
+             * @description The connector's static webhook address, if it has one.
+             */
+            static_webhook_url?: string | null;
+        };
+        /** @description The custom connectors. */
+        CustomConnectorList: {
+            result: components["schemas"]["CustomConnector"][];
+        };
+        /** @description A JSON sample to derive a connector schema from. */
         SdkSchemaSampleRequest: {
-            /** @description The sample as one string (stringified JSON for the JSON form, CSV text with a header row for the CSV form). */
+            /** @description The sample, stringified JSON. */
             sample: string;
         };
+        /** @description One field definition in the connector SDK's schema format. */
+        SdkSchemaField: {
+            /** @description Field name, as in the sample. */
+            name: string;
+            /** @description Display label. */
+            label?: string;
+            /** @enum {string} */
+            type: "string" | "integer" | "number" | "boolean" | "date" | "date_time" | "timestamp" | "object" | "array";
+            /** @description Input widget, like `text`, `number` or `checkbox`. */
+            control_type?: string;
+            /** @description For an array, the type of its items. */
+            of?: string;
+            /** @description For an object, or an array of objects, the nested fields. */
+            properties?: components["schemas"]["SdkSchemaField"][];
+        };
+        /** @description The generated schema, one field definition per field of the sample. */
+        SdkGeneratedSchema: components["schemas"]["SdkSchemaField"][];
+        /** @description A CSV sample to derive a connector schema from. */
+        SdkSchemaCsvSampleRequest: {
+            /** @description The sample, CSV text with a header row. */
+            sample: string;
+            /**
+             * @description The column separator.
+             * @enum {string}
+             */
+            col_sep?: "comma" | "semicolon" | "space" | "tab" | "colon" | "pipe";
+        };
         /**
-         * @description The generated schema: one field definition per field of the sample, in the connector SDK's schema
-         *     format. The contract does not publish the fields of a definition; each is a JSON object.
+         * @description A custom OAuth profile: the OAuth 2.0 app credentials that connections to one provider use instead of
+         *     the platform's own app. Client secrets and tokens are never returned.
          */
-        SdkGeneratedSchema: components["schemas"]["GenericObject"][];
-        /** @description Resumes a job that waits for a resume token. */
+        CustomOauthProfile: {
+            /** @description The custom OAuth profile ID. */
+            readonly id: number;
+            /** @description ID of the workspace that owns the profile. */
+            readonly user_id: number;
+            /** @description Name of the profile. */
+            name: string;
+            /** @description The connector (application) the profile is for, such as `hubspot`. */
+            provider: string;
+            /** @description The app credentials, without the secret. */
+            data: {
+                /** @description The OAuth 2.0 client ID of the app. */
+                client_id: string;
+            };
+            /** @description Number of connections that use the profile. */
+            readonly shared_accounts_count: number;
+            /** @description Number of Embedded customer workspaces the profile is assigned to. */
+            readonly oem_customers_count: number;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /** @description One page of custom OAuth profiles, wrapped in `result`. */
+        CustomOauthProfileList: {
+            result: components["schemas"]["CustomOauthProfile"][];
+        };
+        /** @description A custom OAuth profile to create, or its new settings (update replaces them, secret included). */
+        CustomOauthProfileRequest: {
+            /** @description Name of the profile. */
+            name: string;
+            /** @description The connector (application) the profile is for, such as `hubspot`. */
+            provider: string;
+            /** @description The app credentials. */
+            data: {
+                /** @description The OAuth 2.0 client ID of the app. */
+                client_id: string;
+                /** @description The OAuth 2.0 client secret of the app; never returned. */
+                client_secret: string;
+                /** @description An app-level token, for providers that need one (Slack). */
+                token?: string;
+            };
+        };
+        /** @description One custom OAuth profile, wrapped in `result`. */
+        CustomOauthProfileResult: {
+            result: components["schemas"]["CustomOauthProfile"];
+        };
+        /** @description The `{"result": {"success": true}}` body of a custom OAuth profile action. */
+        CustomOauthProfileSuccess: {
+            result: {
+                /** @description True when the action was carried out. */
+                success: boolean;
+            };
+        };
+        /**
+         * @description The data type of a data-table column.
+         * @enum {string}
+         */
+        DataTableColumnType: "boolean" | "date" | "date_time" | "integer" | "number" | "string" | "file" | "relation";
+        /** @description Link from a `relation` column to a field of another data table. */
+        DataTableRelation: {
+            /**
+             * Format: uuid
+             * @description ID of the linked data table.
+             */
+            table_id: string;
+            /**
+             * Format: uuid
+             * @description ID of the field of the linked table that the relation points to.
+             */
+            field_id: string;
+        };
+        /** @description One column (field) of a data table, as the platform returns it. */
+        DataTableColumn: {
+            type: components["schemas"]["DataTableColumnType"];
+            /** @description Column name, unique within the table. */
+            name: string;
+            /** @description False when every record must carry a value for this column. */
+            optional: boolean;
+            /**
+             * Format: uuid
+             * @description Column ID, generated by the platform unless given at creation. Records may address the column as `$<field_id>`.
+             */
+            field_id: string;
+            /** @description Help text shown to users who fill in the column. */
+            hint: string | null;
+            /** @description Value given to records that omit the column; it matches the column type. Null when there is none. */
+            default_value?: unknown;
+            /** @description Free-form settings of the column; usually empty. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description True when the column holds a list of values of its type. */
+            multivalue: boolean;
+            /** @description For a `relation` column, the linked table and field; null otherwise. */
+            relation?: components["schemas"]["DataTableRelation"] | null;
+        };
+        /** @description A data table of the workspace, with its column schema. Its records are served by the record API at `{data_tables_url}`. */
+        DataTable: {
+            /**
+             * Format: uuid
+             * @description Data table ID.
+             */
+            id: string;
+            /** @description Table name. */
+            name: string;
+            /** @description The columns, in display order. */
+            schema: components["schemas"]["DataTableColumn"][];
+            /** @description ID of the folder (or project) that holds the table. */
+            folder_id: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One page of data tables. */
+        DataTableList: {
+            data: components["schemas"]["DataTable"][];
+        };
+        /** @description A column definition sent when creating or updating a data table. */
+        DataTableColumnRequest: {
+            type: components["schemas"]["DataTableColumnType"];
+            /** @description Column name, unique within the table. */
+            name: string;
+            /** @description False when every record must carry a value for this column. */
+            optional: boolean;
+            /**
+             * Format: uuid
+             * @description Lower-case UUID to give the column; generated when omitted. On update, the `field_id` of an existing column keeps that column (and its values).
+             */
+            field_id?: string;
+            /** @description Help text shown to users who fill in the column. */
+            hint?: string;
+            /** @description Value given to records that omit the column; must match the column type. */
+            default_value?: unknown;
+            /** @description Free-form settings of the column. */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description True when the column holds a list of values of its type.
+             * @default false
+             */
+            multivalue?: boolean;
+            /** @description Required for a `relation` column; the table and field it links to. */
+            relation?: components["schemas"]["DataTableRelation"];
+        };
+        /** @description A new data table. */
+        DataTableCreateRequest: {
+            /** @description Table name. */
+            name: string;
+            /** @description ID of the folder (or project) to create the table in. */
+            folder_id: number;
+            /** @description The columns of the table. */
+            schema: components["schemas"]["DataTableColumnRequest"][];
+        };
+        /** @description One data table, wrapped in `data`. */
+        DataTableResponse: {
+            data: components["schemas"]["DataTable"];
+        };
+        /** @description Changes to a data table; send only what changes. A `schema` replaces the whole column list. */
+        DataTableUpdateRequest: {
+            /** @description New table name. */
+            name?: string;
+            /** @description ID of the folder (or project) to move the table to. */
+            folder_id?: number;
+            /** @description The full new column list. Columns are matched to existing ones by `field_id`; an existing column left out is dropped with its values. */
+            schema?: components["schemas"]["DataTableColumnRequest"][];
+        };
+        /** @description A filter on records. Each key other than `$and` and `$or` is a field (a column name, `$<field_id>`, or one of the meta fields `$record_id`, `$created_at`, `$updated_at`) mapped to its conditions, as in `{"tier": {"$eq": "gold"}}`. Several fields in one object must all match (an implicit `$and`); `$and` and `$or` combine nested filters. */
+        DataTableRecordFilter: {
+            /** @description Filters that must all match. */
+            $and?: components["schemas"]["DataTableRecordFilter"][];
+            /** @description Filters of which at least one must match. */
+            $or?: components["schemas"]["DataTableRecordFilter"][];
+        } & {
+            [key: string]: components["schemas"]["DataTableRecordCondition"];
+        };
+        /** @description The right-hand side of a condition: a plain value (a list of values for `$in`), or an object with the value and `case_sensitive` to control string comparison. */
+        DataTableRecordOperand: (string | number | boolean | null) | (string | number | boolean)[] | {
+            /** @description The value to compare with. */
+            value: string | number | boolean | (string | number | boolean)[] | null;
+            /**
+             * @description False to compare strings without regard to case.
+             * @default true
+             */
+            case_sensitive?: boolean;
+        };
+        /** @description Operators applied to one field; several operators in one object must all hold. */
+        DataTableRecordCondition: {
+            $eq?: components["schemas"]["DataTableRecordOperand"];
+            $ne?: components["schemas"]["DataTableRecordOperand"];
+            $gt?: components["schemas"]["DataTableRecordOperand"];
+            $gte?: components["schemas"]["DataTableRecordOperand"];
+            $lt?: components["schemas"]["DataTableRecordOperand"];
+            $lte?: components["schemas"]["DataTableRecordOperand"];
+            $in?: components["schemas"]["DataTableRecordOperand"];
+            $starts_with?: components["schemas"]["DataTableRecordOperand"];
+        };
+        /** @description Sort order of the results; a field name (ascending), or an object with the direction. */
+        DataTableRecordOrder: string | {
+            /** @description Field to sort by (a column name, `$<field_id>` or a meta field). */
+            by: string;
+            /**
+             * @default asc
+             * @enum {string}
+             */
+            order?: "asc" | "desc";
+            /**
+             * @description False to sort strings without regard to case.
+             * @default true
+             */
+            case_sensitive?: boolean;
+        };
+        /** @description A record query. Every field is optional; an empty body returns the first page of all records. */
+        DataTableRecordQueryRequest: {
+            /** @description Fields to return (column names, `$<field_id>`, or the meta fields `$record_id`, `$created_at`, `$updated_at`); all columns when omitted. */
+            select?: string[];
+            where?: components["schemas"]["DataTableRecordFilter"];
+            order?: components["schemas"]["DataTableRecordOrder"];
+            /** @description Records per page, at most 200. */
+            limit?: number;
+            /** @description The `continuation_token` of the previous page, to read the next one with the same query. */
+            continuation_token?: string;
+            /** @description Offset from UTC, in seconds, used when a `date_time` field is compared with a date. */
+            timezone_offset_secs?: number;
+        };
+        /**
+         * @description The value of one column, of the column's type: a boolean, a number, a string (text, a date or date-time
+         *     in ISO 8601, a file reference or the ID of the related record), null to clear an optional column, or a
+         *     list of such values for a multivalue column.
+         */
+        DataTableRecordValue: string | number | boolean | null | (string | number | boolean)[];
+        /** @description The value of one column of a record. */
+        DataTableRecordFieldValue: {
+            /**
+             * Format: uuid
+             * @description ID of the column.
+             */
+            field_id: string;
+            value: components["schemas"]["DataTableRecordValue"];
+        };
+        /** @description A record of a data table. */
+        DataTableRecord: {
+            /**
+             * Format: uuid
+             * @description Record ID; in queries the meta field `$record_id`.
+             */
+            record_id: string;
+            /**
+             * Format: date-time
+             * @description When the record was created; in queries the meta field `$created_at`.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed; in queries the meta field `$updated_at`.
+             */
+            updated_at: string;
+            /** @description The record's column values, one entry per column that has a value (only the selected ones in a query). */
+            document: components["schemas"]["DataTableRecordFieldValue"][];
+        };
+        /** @description One page of records matching a query. */
+        DataTableRecordQueryResult: {
+            data: components["schemas"]["DataTableRecord"][];
+            /** @description Pass it back to read the next page; null on the last page. */
+            continuation_token: string | null;
+        };
+        /** @description Column values of a record, keyed by column name or by `$<field_id>` (the column's UUID prefixed with `$`). Each value matches its column type: a list for a multivalue column, a record ID for a relation column, null to clear an optional column. */
+        DataTableRecordValues: {
+            [key: string]: components["schemas"]["DataTableRecordValue"];
+        };
+        /** @description One record, wrapped in `data`. */
+        DataTableRecordResponse: {
+            data: components["schemas"]["DataTableRecord"];
+        };
+        /** @description A short-lived link to upload or download the file of a `file` column. */
+        DataTableFileLink: {
+            data: {
+                /**
+                 * Format: uri
+                 * @description Signed address of the file transfer; no bearer token is needed.
+                 */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description When the link stops working.
+                 */
+                expires_at: string;
+            };
+        };
+        /**
+         * @description One activity audit log record: what happened (`event_type`), when, in which workspace environment, by
+         *     which user, from where (`details.request`) and to which resource.
+         */
+        ActivityLogEntry: {
+            /** @description The record's unique identifier; pass the last one as `page[after]` for the next page. */
+            id: number;
+            /** @description The kind of event, such as `account_property_updated` or `access_profile_api_key_refreshed`. */
+            event_type: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @description The workspace (environment) the event happened in. */
+            workspace: {
+                id: number;
+                name: string;
+                email?: string | null;
+                /** @description The environment, such as `dev`, `test` or `prod`; null without environments. */
+                environment?: string | null;
+            };
+            /** @description The collaborator (or API client) that acted. */
+            user: {
+                id: number;
+                name: string;
+                email?: string | null;
+            };
+            /** @description More about the request and the action. */
+            details: {
+                request?: {
+                    /** @description Address the request came from. */
+                    ip_address?: string | null;
+                    /** @description User agent of the request. */
+                    user_agent?: string | null;
+                };
+                /** @description What was done, in words. */
+                activity?: string | null;
+            };
+            /** @description The resource the event concerns. */
+            resource: {
+                /** @description ID of the resource (a handle for resources identified by one). */
+                id: number | string;
+                name?: string | null;
+                /** @description The resource type, such as `Flow` (recipes), `SharedAccount` (connections), `ApiClient` or `Tags::Models::Tag`. */
+                type: string;
+                /** @description For user resources, their email. */
+                email?: string | null;
+                /**
+                 * Format: date-time
+                 * @description For user resources, when their email was confirmed.
+                 */
+                email_confirmed_at?: string | null;
+            };
+        };
+        /** @description One page of activity audit log records. The platform documents both fields as possibly null. */
+        ActivityLogList: {
+            data: components["schemas"]["ActivityLogEntry"][] | null;
+            /** @description Number of records returned. */
+            total: number | null;
+        };
+        /**
+         * @description Display color of the tag.
+         * @enum {string}
+         */
+        TagColor: "blue" | "violet" | "green" | "red" | "orange" | "gold" | "indigo" | "brown" | "teal" | "plum" | "slate" | "neutral";
+        /** @description A tag, a label applied to recipes and connections. Tags are addressed by their `handle`. */
+        Tag: {
+            /** @description The tag's handle, its identifier in paths and in tag assignments. */
+            readonly handle: string;
+            /** @description Display title of the tag. */
+            title: string;
+            /** @description Free text about the tag. */
+            description: string | null;
+            color: components["schemas"]["TagColor"];
+            /** @description Number of assets carrying the tag; returned when `includes[]` asks for `assignment_count`. */
+            readonly assignment_count?: number;
+            /** @description The collaborator who created the tag; returned when `includes[]` asks for `author`. */
+            readonly author?: {
+                id: number;
+                name: string;
+            };
+            /**
+             * Format: date-time
+             * @description When the tag was last applied to an asset; null if never.
+             */
+            readonly last_assigned_at?: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /** @description One page of tags, as `data.tags`. */
+        TagList: {
+            data: {
+                tags: components["schemas"]["Tag"][];
+            };
+        };
+        /** @description A new tag. */
+        TagCreateRequest: {
+            /** @description Display title of the tag. */
+            title: string;
+            /** @description Free text about the tag. */
+            description?: string;
+            color?: components["schemas"]["TagColor"];
+        };
+        /** @description The fields to change; the others keep their values. */
+        TagUpdateRequest: {
+            title?: string;
+            description?: string | null;
+            color?: components["schemas"]["TagColor"];
+        };
+        /**
+         * @description Tags to apply to and remove from assets. Tags are named by handle and must exist already. Only
+         *     recipes and connections can be tagged; give `recipe_ids`, `connection_ids` or both.
+         */
+        TagAssignmentsRequest: {
+            /** @description Handles of the tags to apply to every asset named. */
+            add_tags?: string[];
+            /** @description Handles of the tags to remove from every asset named. */
+            remove_tags?: string[];
+            /** @description IDs of the recipes to tag or untag; needed when `connection_ids` is absent. */
+            recipe_ids?: number[];
+            /** @description IDs of the connections to tag or untag; needed when `recipe_ids` is absent. */
+            connection_ids?: number[];
+        } | unknown | unknown;
+        /**
+         * @description Properties as a map from full property name to value. Names are at most 100 characters, values are
+         *     strings of at most 1,024 characters; a workspace holds at most 1,000 environment properties, and a
+         *     project at most 1,000 project properties.
+         */
+        PropertyMap: {
+            [key: string]: string;
+        };
+        /** @description Properties to create or update, matched by name; properties not named keep their values. */
+        PropertiesUpsertRequest: {
+            properties: components["schemas"]["PropertyMap"];
+        };
+        /**
+         * @description The privileges of an environment or project role, keyed by privilege area (for example `team`,
+         *     `recipes`). Each area carries `privileges`: either `all`, or the list of actions allowed in it.
+         */
+        CollaboratorRoleConfig: {
+            [key: string]: {
+                privileges: "all" | string[];
+            };
+        };
+        /**
+         * @description Category of an environment or project role: `system` (a default role the platform provides),
+         *     `custom` (created in this workspace), `inheritable` (a custom role of a parent workspace that its
+         *     child workspaces may inherit) or `inherited` (a role this child workspace inherited from its parent).
+         * @enum {string}
+         */
+        CollaboratorRoleCategory: "system" | "custom" | "inheritable" | "inherited";
+        /**
+         * @description An environment role of the role-based access model (`role_type` environment): what a
+         *     collaborator may do in one environment of the workspace. Legacy roles (`role_type`
+         *     privilege_group) are a different resource, `LegacyRole`. Lists leave out `config`.
+         */
+        EnvironmentRole: {
+            /** @description The environment role identifier. */
+            readonly id: number;
+            /** @description Name of the role. */
+            name: string;
+            config?: components["schemas"]["CollaboratorRoleConfig"];
+            /** @description Number of collaborators holding the role. */
+            readonly members_count: number;
+            type: components["schemas"]["CollaboratorRoleCategory"];
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /** @description One page of environment roles. */
+        EnvironmentRoleList: {
+            data: components["schemas"]["EnvironmentRole"][] | null;
+            /** @description Number of roles that match the request, over all pages. */
+            total: number | null;
+            page: components["schemas"]["CollaboratorPageInfo"] | null;
+        };
+        /** @description The name and privileges of a custom environment or project role. */
+        CollaboratorRoleDefinition: {
+            /** @description Name of the role, unique among the roles of its kind in the workspace. */
+            name: string;
+            config: components["schemas"]["CollaboratorRoleConfig"];
+            /**
+             * @description Lets the child workspaces of this (parent) workspace inherit the role.
+             * @default false
+             */
+            inheritable?: boolean;
+        };
+        /** @description A custom environment role to create, or its new name and privileges (both are sent on update). */
+        EnvironmentRoleRequest: {
+            environment_role: components["schemas"]["CollaboratorRoleDefinition"];
+        };
+        /** @description One environment role. */
+        EnvironmentRoleResponse: {
+            data: components["schemas"]["EnvironmentRole"] | null;
+        };
+        /**
+         * @description A project role of the role-based access model: what a collaborator or a collaborator group may
+         *     do in one project. A project grant gives one project role on one project. Lists leave out `config`.
+         */
+        ProjectRole: {
+            /**
+             * @description The project role identifier.
+             * @example pr-Gh2sLw9d-qRtY5u
+             */
+            readonly id: string;
+            /** @description Name of the role. */
+            name: string;
+            config?: components["schemas"]["CollaboratorRoleConfig"];
+            /** @description Number of collaborators holding the role. */
+            readonly members_count: number;
+            type: components["schemas"]["CollaboratorRoleCategory"];
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /** @description One page of project roles. */
+        ProjectRoleList: {
+            data: components["schemas"]["ProjectRole"][] | null;
+            /** @description Number of roles that match the request, over all pages. */
+            total: number | null;
+            page: components["schemas"]["CollaboratorPageInfo"] | null;
+        };
+        /** @description A custom project role to create, or its new name and privileges (both are sent on update). */
+        ProjectRoleRequest: {
+            project_role: components["schemas"]["CollaboratorRoleDefinition"];
+        };
+        /** @description One project role. */
+        ProjectRoleResponse: {
+            data: components["schemas"]["ProjectRole"] | null;
+        };
+        /** @description A folder of the workspace. A top-level folder is a project (`is_project` true); the other folders sit inside a project. */
+        Folder: {
+            /**
+             * @description The folder ID.
+             * @example 7498
+             */
+            id: number;
+            /**
+             * @description Name of the folder; it never contains `/` or `\`.
+             * @example Sales ops
+             */
+            name: string;
+            /**
+             * @description ID of the folder that holds this one (the home folder for a project's folder); null when there is none.
+             * @example 7497
+             */
+            parent_id: number | null;
+            /** @description True when the folder is a project's top-level folder. */
+            is_project: boolean;
+            /**
+             * @description ID of the project the folder is, or belongs to. It differs from the folder ID; use it for the project endpoints. Null when the folder is in no project.
+             * @example 4123
+             */
+            project_id: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A page of folders, as a bare array. */
+        FolderList: components["schemas"]["Folder"][];
+        /** @description A new folder, or a new project when `parent_id` is left out. */
+        FolderCreateRequest: {
+            /** @description Name of the folder; `/` and `\` are not allowed. */
+            name: string;
+            /** @description ID of the parent folder, as a decimal string. Left out, the folder is created at the top level of the home folder, which makes it a project. */
+            parent_id?: string;
+        };
+        /** @description A project, the top-level unit that holds folders, recipes and connections and that is built and deployed between environments. */
+        Project: {
+            /**
+             * @description The project ID (not the ID of its folder).
+             * @example 4123
+             */
+            id: number;
+            /**
+             * @description Name of the project; it never contains `/` or `\`.
+             * @example Order to cash
+             */
+            name: string;
+            /** @description Free text about the project; null or empty when none was given. */
+            description?: string | null;
+            /**
+             * @description ID of the project's top-level folder.
+             * @example 7497
+             */
+            folder_id: number;
+        };
+        /** @description A page of projects, as a bare array. */
+        ProjectList: components["schemas"]["Project"][];
+        /** @description The folder fields to change; the others are kept. */
+        FolderUpdateRequest: {
+            /** @description New name of the folder; `/` and `\` are not allowed. The only field a project's folder accepts. */
+            name?: string;
+            /** @description ID of the folder to move this one into, as a decimal string. Not allowed for a project's folder; a folder cannot become a project this way, nor a project a folder. */
+            parent_id?: string;
+        };
+        /** @description The project fields to change; the others are kept. A project cannot be turned into a folder. */
+        ProjectUpdateRequest: {
+            /** @description New name of the project; `/` and `\` are not allowed. */
+            name?: string;
+            /** @description New description of the project. */
+            description?: string;
+        };
+        /**
+         * @description One run of a recipe. The list returns the summary fields; get_recipe_job adds the steps (`lines`)
+         *     and the links to the job that called or repeated it. Neither returns the data that went through
+         *     the steps.
+         */
+        Job: {
+            /** @description The job's unique identifier (its handle), like `j-AIWUJlA5-v4Bk9n`. */
+            id: string;
+            /** @description The job handle, the same value as `id`. */
+            handle?: string | null;
+            /** @description Numeric run identifier. */
+            flow_run_id?: number | null;
+            /** @description The recipe the job belongs to. */
+            recipe_id?: number | null;
+            /** @description What the trigger event was, as shown in the job list. */
+            title: string | null;
+            /**
+             * @description Outcome of the job; pending while it runs.
+             * @enum {string|null}
+             */
+            status?: "succeeded" | "failed" | "pending" | null;
+            /** Format: date-time */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @description Null while the job runs.
+             */
+            completed_at: string | null;
+            /** @description True when the job failed. */
+            is_error: boolean | null;
+            /** @description True when the failure happened while polling the trigger. */
+            is_poll_error: boolean | null;
+            /** @description The error message of a failed job. */
+            error: string | null;
+            /** @description True when the job is a repeat of an earlier job. */
+            is_repeat?: boolean | null;
+            /** @description True for a job run from the recipe editor's test. */
+            is_test?: boolean | null;
+            /** @description True for a job run by a test case. */
+            is_test_case_job?: boolean | null;
+            /** @description For a repeated job, the original job. */
+            master_job_id?: string | null;
+            master_job_handle?: string | null;
+            /** @description For a job of a callable recipe, the recipe that called it. */
+            calling_recipe_id?: string | null;
+            /** @description For a job of a callable recipe, the job that called it. */
+            calling_job_id?: string | null;
+            calling_job_handle?: string | null;
+            /** @description The steps the job went through, in order (get_recipe_job only). */
+            lines?: {
+                /** @description Step number in the recipe; 0 is the trigger. */
+                recipe_line_number: number;
+                /** @description Internal name of the step's connector. */
+                adapter_name: string;
+                /** @description The trigger or action the step ran. */
+                adapter_operation: string;
+                line_stat?: {
+                    /** Format: date-time */
+                    started_at?: string | null;
+                    /** Format: date-time */
+                    completed_at?: string | null;
+                } | null;
+            }[] | null;
+        };
+        /** @description The recipe's job counts and one page of its jobs, newest first. */
+        JobList: {
+            /** @description Succeeded jobs of the recipe, all time. */
+            job_succeeded_count: number;
+            /** @description Failed jobs of the recipe, all time. */
+            job_failed_count: number;
+            /** @description All jobs of the recipe. */
+            job_count: number;
+            /** @description Jobs that match the filters of the request. */
+            job_scope_count?: number;
+            items: components["schemas"]["Job"][];
+        };
+        /** @description Resumes a job that waits for a resume token (a connector SDK "wait for resume" action). */
         JobResumeRequest: {
             /** @description The resume_token of the waiting job. */
             token: string;
+            /** @description Context passed to the action's before_resume lambda; at most 50 MB (send a reference to larger data). */
+            data?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The jobs of the recipe to run again. */
+        JobRepeatRequest: {
+            /** @description Job IDs (handles), at most 25 per request. */
+            job_ids: string[];
+        };
+        /** @description What happened to each job of repeat_recipe_jobs. */
+        JobRepeatResult: {
+            results: {
+                job_id: string;
+                /**
+                 * @description `enqueued`: the job will run again; `failed`: it was not queued (see `error`).
+                 * @enum {string}
+                 */
+                status: "enqueued" | "failed";
+                /** @description Why the job was not queued. */
+                error?: string;
+            }[];
+        };
+        /** @description Privileges keyed by privilege category (for example `Recipes`, `Folders`), each the list of actions allowed in that category. */
+        CollaboratorPrivilegeMap: {
+            [key: string]: string[];
+        };
+        /**
+         * @description A custom role of the legacy permission model (`role_type` privilege_group). Environment and
+         *     project roles replace it; the role migration operations convert legacy roles.
+         */
+        LegacyRole: {
+            /** @description The legacy role identifier. */
+            readonly id: number;
+            /** @description Name of the role. */
+            name: string | null;
+            /** @description Whether child workspaces may inherit the role. */
+            inheritable: boolean | null;
+            /** @description The project folders the role reaches; empty when it reaches every project. */
+            folder_ids: number[] | null;
+            /** Format: date-time */
+            readonly created_at: string | null;
+            /** Format: date-time */
+            readonly updated_at: string | null;
+            privileges?: components["schemas"]["CollaboratorPrivilegeMap"] | null;
+        };
+        /** @description The custom legacy roles of the workspace. */
+        LegacyRoleList: components["schemas"]["LegacyRole"][];
+        /** @description Project folder IDs. Both numbers and numeric strings are accepted, as the platform's samples use both. */
+        LegacyRoleFolderIds: (number | string)[];
+        /** @description The projects a custom legacy role reaches. */
+        LegacyRoleUpdateRequest: {
+            /**
+             * @description `true` gives the role every project; `false` limits it to `folder_ids`. Must be `false` when `folder_ids` is sent.
+             * @enum {string}
+             */
+            all_folders: "true" | "false";
+            folder_ids?: components["schemas"]["LegacyRoleFolderIds"];
+        };
+        /** @description The name of the copy, and optionally other project folders than those of the source role. */
+        LegacyRoleCopyRequest: {
+            /** @description Name of the new role. */
+            name: string;
+            folder_ids?: components["schemas"]["LegacyRoleFolderIds"];
+        };
+        /** @description A lookup table of the workspace. */
+        LookupTable: {
+            /** @description Lookup table ID. */
+            id: number;
+            /** @description Table name. */
+            name: string;
+            /** @description The columns, as a JSON-encoded string (not a JSON array) of objects with `control_type`, `label`, `name`, `type` and `sticky`; see `LookupTableColumn`. */
+            schema: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description ID of the project that holds the table, as a string of digits. */
+            project_id: string;
+        };
+        /** @description One page of lookup tables, as a bare array. */
+        LookupTableList: components["schemas"]["LookupTable"][];
+        /** @description A column of a lookup table. `label` is the name users and the `by[<label>]` filters see; `name` is the internal column key (`col1`, `col2`, ...), assigned by the platform. */
+        LookupTableColumn: {
+            /** @description Column label, unique within the table. */
+            label: string;
+            /** @description Internal column key; ignored on create. */
+            name?: string;
+            /**
+             * @description Value type; lookup-table values are strings.
+             * @default string
+             */
+            type?: string;
+            /**
+             * @description Input control used to edit the column.
+             * @default text
+             */
+            control_type?: string;
+            /** @description True for the columns shown by default. */
+            sticky?: boolean;
+        };
+        /** @description A new lookup table, wrapped in `lookup_table`. */
+        LookupTableCreateRequest: {
+            lookup_table: {
+                /** @description Table name. */
+                name: string;
+                /** @description ID of the project to create the table in; the home project when omitted. */
+                project_id?: number;
+                /** @description The columns, in order; only `label` is needed. */
+                schema: components["schemas"]["LookupTableColumn"][];
+            };
+        };
+        /** @description The lookup tables to delete. */
+        LookupTableBatchDeleteRequest: {
+            /** @description IDs of the lookup tables. */
+            ids: number[];
+        };
+        /** @description The outcome of a batch delete, per table. */
+        LookupTableBatchDeleteResult: {
+            data: {
+                /** @description IDs of the tables that were deleted. */
+                deleted_ids: number[];
+                /** @description The tables that were not deleted, each with the reason. */
+                failed: {
+                    /** @description ID of the lookup table. */
+                    id: number;
+                    /** @description Why it was not deleted (for example, not found or used by a running recipe). */
+                    message: string;
+                }[];
+            };
+        };
+        /** @description The values of a row, keyed by column label. Values are strings; null or a missing key means an empty cell. */
+        LookupTableRowValues: {
+            [key: string]: string | null;
+        };
+        /** @description A row of a lookup table. */
+        LookupTableRow: {
+            /** @description Row ID. */
+            id: number;
+            data: components["schemas"]["LookupTableRowValues"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One page of rows, as a bare array. */
+        LookupTableRowList: components["schemas"]["LookupTableRow"][];
+        /** @description Row values to store, wrapped in `data`. On update only the columns sent change. */
+        LookupTableRowRequest: {
+            data: components["schemas"]["LookupTableRowValues"];
+        };
+        /**
+         * @description An MCP server: a Model Context Protocol endpoint (`mcp_url`) that exposes recipes, API endpoints
+         *     or genies of the workspace as tools to AI clients. Token-authenticated servers carry their token
+         *     in `mcp_url`; new token servers use the `hashed_token` authentication type, older ones `token`.
+         *     Identity-based servers admit the members of the identity-provider user groups in
+         *     `idp_user_group_ids`.
+         */
+        McpServer: {
+            /**
+             * @description The server ID, used as the `handle` in paths.
+             * @example mcps-AYcNrsC8-Dd8-AB
+             */
+            readonly id: string;
+            /** @description Name of the server. */
+            name: string;
+            /** @description Free text about the server. */
+            description?: string | null;
+            /** @description The kind of asset the server is; the values are not published. */
+            readonly asset_type?: string;
+            /**
+             * Format: uri
+             * @description Address of the server's logo; null when it has none.
+             */
+            readonly logo_url?: string | null;
+            /**
+             * Format: uri
+             * @description The address AI clients connect to. For token authentication it contains the token, so it changes when the token is renewed.
+             */
+            readonly mcp_url?: string;
+            /** @description How clients authenticate, for example `token` (legacy) or `hashed_token`. */
+            readonly auth_type?: string;
+            /** @description The authentication method of the server, for example `token`; the list filter of the same name matches it. */
+            authentication_method?: string;
+            /** @description The folder that holds the server. */
+            folder_id?: number;
+            /** @description The project that holds the server's folder. */
+            readonly project_id?: number;
+            /** @description Folders the server is linked to, each with its ID and name (the server's own folder among them). */
+            readonly folders?: {
+                id: number;
+                name: string;
+            }[];
+            /** @description True when some tools act with the end user's own connection (verified user access). */
+            readonly has_vua_dependent_tools?: boolean;
+            /** @description The identity-provider user groups allowed to use an identity-based server. */
+            readonly idp_user_group_ids?: string[];
+            /** @description The API collection the server is built on; null when it has none. */
+            readonly api_collection?: {
+                id: number;
+                /** @description The kind of collection, for example `recipe`. */
+                type?: string;
+                name: string;
+                /** Format: date-time */
+                created_at?: string;
+                /** Format: date-time */
+                updated_at?: string;
+            } | null;
+            /** @description Number of tools on the server. */
+            readonly tools_count?: number;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /** @description A page of MCP servers. */
+        McpServerList: {
+            data: components["schemas"]["McpServer"][];
+            /** @description Number of servers that match the filters, over all pages. */
+            count: number;
+            /** @description The page returned. */
+            page: number;
+            /** @description The page size used. */
+            per_page: number;
+        };
+        /** @description A new MCP server. */
+        McpServerCreateRequest: {
+            /** @description Name of the server. */
+            name: string;
+            /** @description The folder to create the server in. */
+            folder_id: number;
+            /** @description Free text about the server. */
+            description?: string;
+            /** @description An asset to build the server from; its meaning is not published. */
+            asset_id?: number;
+            /** @description How clients will authenticate, for example `token`; the platform default when omitted. */
+            authentication_method?: string;
+        };
+        /** @description One MCP server, wrapped in `data`. */
+        McpServerResponse: {
+            data: components["schemas"]["McpServer"];
+        };
+        /** @description The fields of the MCP server to change; fields left out keep their value. */
+        McpServerUpdateRequest: {
+            name?: string;
+            description?: string;
+        };
+        /** @description Tools to add to an MCP server. */
+        McpServerAssignToolsRequest: {
+            tools: {
+                /** @description The kind of asset the tool comes from; for a recipe, its trigger connector (for example `workato_api_platform`). */
+                trigger_application: string;
+                /** @description The ID of the asset (for a recipe, the recipe ID), sent as a string. */
+                id: string;
+            }[];
+        };
+        /** @description Identity-provider user groups to allow on, or remove from, an identity-based MCP server. */
+        McpServerUserGroupIdsRequest: {
+            /** @description User group IDs, as returned by `mcp_list_user_groups`. */
+            idp_user_group_ids: string[];
+        };
+        /** @description The folder to move an MCP server to. */
+        McpServerMoveFolderRequest: {
+            /** @description The destination folder (or project folder). */
+            folder_id: number;
+        };
+        /** @description A number of tool calls allowed per time interval. */
+        McpServerPolicyLimit: {
+            /** @description Calls allowed per interval. */
+            limit: number;
+            /**
+             * @description The interval the limit counts over, for example `minute`.
+             * @example minute
+             */
+            interval: string;
+        };
+        /**
+         * @description Usage and network policies of an MCP server: a rate limit, a quota, and IP allow and deny lists.
+         *     A server that never had policies set returns this object with `id`, `mcp_server_id` and the
+         *     timestamps null.
+         */
+        McpServerPolicy: {
+            /** @description The policy ID; null while no policy has been saved for the server. */
+            readonly id?: number | null;
+            /** @description The server the policy belongs to; null while no policy has been saved. */
+            readonly mcp_server_id?: string | null;
+            /** @description Short-term rate limit of tool calls; null when none is set. */
+            rate_limits?: components["schemas"]["McpServerPolicyLimit"] | null;
+            /** @description Long-term quota of tool calls; null when none is set. */
+            quota_limits?: components["schemas"]["McpServerPolicyLimit"] | null;
+            /** @description CIDR ranges allowed to call the server; empty to allow all. */
+            ip_allow_list?: string[];
+            /** @description CIDR ranges refused. */
+            ip_deny_list?: string[];
+            /** Format: date-time */
+            readonly created_at?: string | null;
+            /** Format: date-time */
+            readonly updated_at?: string | null;
+        };
+        /** @description New policies of an MCP server, nested under `mcp_server_policy`; fields left out keep their value. */
+        McpServerPolicyUpdateRequest: {
+            mcp_server_policy: {
+                /** @description Short-term rate limit of tool calls; null removes it. */
+                rate_limits?: components["schemas"]["McpServerPolicyLimit"] | null;
+                /** @description Long-term quota of tool calls; null removes it. */
+                quota_limits?: components["schemas"]["McpServerPolicyLimit"] | null;
+                /** @description CIDR ranges allowed to call the server; replaces the current list. */
+                ip_allow_list?: string[];
+                /** @description CIDR ranges refused; replaces the current list. */
+                ip_deny_list?: string[];
+            };
+        };
+        /** @description A tool of an MCP server, carried out by a recipe (`flow_id`). */
+        McpServerTool: {
+            /** @description The tool ID on this server. */
+            readonly id: number;
+            /** @description Name of the tool as AI clients see it. */
+            name: string;
+            /** @description Description shown to AI clients; null when the original description is used. */
+            description?: string | null;
+            /** @description The description taken from the asset behind the tool. */
+            readonly original_description?: string | null;
+            /** @description The trigger connector of the recipe behind the tool. */
+            readonly trigger_application?: string | null;
+            /** @description The connectors the recipe's actions use. */
+            readonly action_applications?: string[];
+            /** @description The ID of the recipe behind the tool. */
+            readonly flow_id: number;
+            /** @description True while the recipe behind the tool is running. */
+            readonly active?: boolean;
+            /** @description True when the tool is offered to AI clients. */
+            readonly enabled?: boolean;
+            /** @description True when the tool acts with the end user's own connection (verified user access). */
+            readonly vua_required?: boolean;
+            /** @description Why the tool cannot be used on this server; empty when it can. */
+            readonly incompatibility_reasons?: string[];
+        };
+        /** @description A page of the tools of an MCP server. Unlike the server list, the array is under `items`. */
+        McpServerToolList: {
+            items: components["schemas"]["McpServerTool"][];
+            /** @description Number of tools on the server, over all pages. */
+            count: number;
+            page: number;
+            per_page: number;
+        };
+        /** @description The new description of a tool, as AI clients will see it. */
+        McpServerToolUpdateRequest: {
+            /** @description Description shown to AI clients in place of the original one. */
+            description: string;
+        };
+        /** @description A user group of the identity provider, which identity-based MCP servers can admit. */
+        McpUserGroup: {
+            /** @description The user group ID, as `idp_user_group_ids` expects it. */
+            id: string;
+            name: string;
+            /** @description Number of users in the group. */
+            users_count?: number;
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: date-time */
+            updated_at?: string;
+        };
+        /** @description A page of identity-provider user groups. */
+        McpUserGroupList: {
+            data: components["schemas"]["McpUserGroup"][];
+            /** @description Number of user groups, over all pages. */
+            count: number;
+        };
+        /** @description Options of a project build. */
+        ProjectBuildCreateRequest: {
+            /** @description Free text stored with the build, for example a release name. */
+            description?: string;
+            /**
+             * @description Put the project's test cases into the package.
+             * @default false
+             */
+            include_test_cases?: boolean;
+            /**
+             * @description Keep the tags assigned to the project's assets in the package.
+             * @default false
+             */
+            include_tags?: boolean;
+        };
+        /** @description A deployable package of a project, built asynchronously. Poll it until `state` leaves `pending`. */
+        ProjectBuild: {
+            /**
+             * @description The build ID, used to deploy the build.
+             * @example 90213
+             */
+            id: number;
+            /**
+             * @description ID of the built project, as a string.
+             * @example 4123
+             */
+            project_id: string;
+            /**
+             * @description `pending` while the package is being built, then `success` or `failed`.
+             * @enum {string}
+             */
+            state: "pending" | "success" | "failed";
+            /** @description The description given when the build was requested. */
+            description: string | null;
+            /** @description Whether the package holds the project's test cases. */
+            include_test_cases?: boolean | null;
+            /** @description Name of the collaborator or API client that requested the build. */
+            performed_by_name: string;
+            /**
+             * Format: uri
+             * @description Where to download the package (a zip file); null until the build has succeeded.
+             */
+            download_url: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * @description The environment a deployment goes to. Which of them exist depends on the environments provisioned in the workspace.
+         * @example test
+         * @enum {string}
+         */
+        DeploymentEnvironmentType: "sandbox" | "test" | "stage" | "uat" | "preprod" | "prod";
+        /** @description Optional texts stored with the new deployment. The target environment is the `environment_type` query parameter. */
+        ProjectDeployRequest: {
+            /** @description Short title of the deployment. */
+            title?: string;
+            /** @description Free text about the deployment. */
+            description?: string;
+        };
+        /**
+         * @description Where the deployment stands. `pending`: created and not carried out yet (in a workspace without
+         *     reviews the platform then carries it out on its own); `success` / `failed`: carried out, or the
+         *     attempt failed. With reviews required: `pending_review` after submission, then `approved` or
+         *     `rejected`; a rejected deployment can be reopened for review, an approved one deployed.
+         * @example pending
+         * @enum {string}
+         */
+        DeploymentState: "pending" | "pending_review" | "approved" | "rejected" | "success" | "failed";
+        /** @description The review of one assigned reviewer. */
+        DeploymentReview: {
+            reviewer: components["schemas"]["ProjectCollaborator"];
+            /**
+             * @description `pending` until the reviewer approves or rejects.
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected";
+            /** @description The reviewer's comment; null when none was given. */
+            comment: string | null;
+        };
+        /**
+         * @description The deployment of one project build to one environment. When the workspace requires review and
+         *     approval, a deployment goes through the review actions before it is carried out; `reviews` and
+         *     `authors` then describe the review.
+         */
+        Deployment: {
+            /**
+             * @description The deployment ID.
+             * @example 58112
+             */
+            id: number;
+            /** @description Short title of the deployment; null when none was given. */
+            title?: string | null;
+            /** @description Free text about the deployment; null when none was given. */
+            description: string | null;
+            /**
+             * @description ID of the deployed project, as a string.
+             * @example 4123
+             */
+            project_id: string;
+            /**
+             * @description ID of the deployed build.
+             * @example 90213
+             */
+            project_build_id: number;
+            environment_type: components["schemas"]["DeploymentEnvironmentType"];
+            state: components["schemas"]["DeploymentState"];
+            /** @description Name of the collaborator or API client that created the deployment. */
+            performed_by_name: string;
+            /** @description Collaborators who authored the deployed changes (review workflow only). */
+            authors?: components["schemas"]["ProjectCollaborator"][];
+            /** @description One entry per assigned reviewer (review workflow only). */
+            reviews?: components["schemas"]["DeploymentReview"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description Deployments matching the filters, wrapped in `items`. */
+        DeploymentList: {
+            items: components["schemas"]["Deployment"][];
+        };
+        /** @description Collaborators who may be assigned as reviewers of a deployment, wrapped in `data`. */
+        DeploymentEligibleReviewerList: {
+            data: components["schemas"]["ProjectCollaborator"][];
+        };
+        /** @description The complete set of reviewers of the deployment. Reviewers assigned earlier and left out of the list are unassigned, and their reviews dropped. */
+        DeploymentAssignReviewersRequest: {
+            /** @description User IDs of the reviewers, taken from the eligible reviewers. */
+            reviewer_ids: number[];
+        };
+        /** @description An optional comment recorded with the caller's approval or rejection. */
+        DeploymentReviewDecisionRequest: {
+            /** @description The reviewer's comment. */
+            comment?: string;
+        };
+        /** @description The new comment of the caller's review. */
+        DeploymentReviewCommentUpdateRequest: {
+            /** @description Replaces the comment of the review. */
+            comment: string;
+        };
+        /** @description One project grant, wrapped in `data`. */
+        ProjectGrantResponse: {
+            data: components["schemas"]["ProjectGrant"];
+        };
+        /** @description The new project role of the grant. */
+        ProjectGrantUpdateRequest: {
+            /**
+             * @description ID of the project role the grant gives from now on.
+             * @example pr-APmWpgTs-dwARGH
+             */
+            project_role_id: string;
+        };
+        /** @description Grants to create, or to update when the collaborator or group already holds a grant on the project. */
+        ProjectGrantUpsertRequest: {
+            project_grants: {
+                /**
+                 * @description Whether `assignment_id` names a collaborator or a collaborator group.
+                 * @enum {string}
+                 */
+                assignment_type: "User" | "UserGroup";
+                /**
+                 * @description The collaborator's user ID or the collaborator group ID.
+                 * @example 5521
+                 */
+                assignment_id: string;
+                /**
+                 * @description ID of the project role to grant.
+                 * @example pr-APmWpgTs-dwARGH
+                 */
+                project_role_id: string;
+            }[];
+        };
+        /** @description The grants created or updated by the request, wrapped in `data`. */
+        ProjectGrantUpsertResponse: {
+            data: components["schemas"]["ProjectGrant"][] | null;
+        };
+        /**
+         * @description A recipe: a trigger and its actions, with the connections it uses. `running` tells whether the
+         *     recipe is started; a running recipe cannot be edited nor have its connections swapped, it has to
+         *     be stopped first.
+         */
+        Recipe: {
+            /** @description The recipe ID. */
+            readonly id: number;
+            /** @description The workspace (user) that owns the recipe. */
+            readonly user_id: number;
+            /** @description Name of the recipe. */
+            name: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+            /** @description How many times the recipe was copied. */
+            readonly copy_count: number;
+            /** @description Internal name of the trigger's connector; null while the recipe has no trigger. */
+            trigger_application: string | null;
+            /** @description Internal names of the connectors the actions use. */
+            action_applications: string[];
+            /** @description The trigger's connector followed by the action connectors. */
+            applications: string[];
+            /** @description Free text about the recipe. */
+            description: string;
+            /** @description Input fields of a recipe that takes parameters (for example a callable recipe), one definition per field. */
+            parameters_schema: {
+                [key: string]: unknown;
+            }[];
+            /** @description Values of the recipe's parameters, by field name. */
+            parameters: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: uri
+             * @description The address to call for a webhook trigger; null for other triggers.
+             */
+            webhook_url: string | null;
+            /** @description The folder or project holding the recipe. */
+            folder_id: number;
+            /** @description True while the recipe is started. Changed only by start_recipe and stop_recipe. */
+            readonly running: boolean;
+            readonly job_succeeded_count: number;
+            readonly job_failed_count: number;
+            /** @description Tasks used over the recipe's life (counted since 2021-03-19). */
+            readonly lifetime_task_count: number;
+            /**
+             * Format: date-time
+             * @description When the last job ran; null before the first job.
+             */
+            readonly last_run_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the recipe was last stopped; null if it never was.
+             */
+            readonly stopped_at: string | null;
+            /** @description The current version number; each save makes a new version. */
+            readonly version_no: number;
+            /**
+             * @description Why the platform stopped the recipe; null when it runs or was stopped by a user.
+             * @enum {string|null}
+             */
+            readonly stop_cause: "trigger_errors_limit" | "action_quota_limit" | "trial_expired" | "txn_quota_limit" | null;
+            /** @description One line per connector the recipe uses, with the connection chosen for it. */
+            config: {
+                /** @description Kind of line; `application` for a connector. */
+                keyword: string;
+                /** @description Internal name of the connector. */
+                name: string;
+                /** @description Internal name of the connector. */
+                provider: string;
+                /** @description True when the connection is not checked when the recipe starts. */
+                skip_validation?: boolean;
+                /** @description The connection used for this connector; null while none is chosen. */
+                account_id?: number | null;
+            }[];
+            /** @description The trigger's saved cursor (any JSON value), or null. */
+            trigger_closure: unknown;
+            /** @description The recipe's steps, as a JSON-encoded string. Left out of list items when exclude_code is true. */
+            code?: string;
+            /** @description Name of the user who created the recipe. */
+            readonly author_name: string;
+            /** @description Name of the user who saved the current version. */
+            readonly version_author_name: string;
+            /** Format: email */
+            readonly version_author_email: string;
+            /** @description Comment of the current version. */
+            version_comment: string | null;
+            /** @description Handles of the tags on the recipe; only when requested with includes[]=tags. */
+            tags?: string[];
+        };
+        /** @description One page of recipes, highest ID first. */
+        RecipeList: {
+            items: components["schemas"]["Recipe"][];
+        };
+        /** @description The writable fields of a recipe, sent inside `recipe`. */
+        RecipeInput: {
+            /** @description Name of the recipe. */
+            name?: string;
+            /** @description The recipe's steps as a JSON-encoded string (the `code` of get_recipe). */
+            code?: string;
+            /** @description The connector lines as a JSON-encoded array (the `config` of get_recipe), choosing a connection (`account_id`) for each connector. */
+            config?: string;
+            /** @description The folder or project to put the recipe in, as a string of digits; it must exist. Moving a recipe keeps its ID and job history. */
+            folder_id?: string;
+            /** @description Free text about the recipe. */
+            description?: string;
+        };
+        /**
+         * @description Creates a recipe. To copy a recipe, send the `code` and `config` of an existing one (from
+         *     get_recipe) with a new name or folder.
+         */
+        RecipeCreateRequest: {
+            recipe: WithRequired<components["schemas"]["RecipeInput"], "code">;
+        };
+        /** @description The result of create_recipe. */
+        RecipeCreateResult: {
+            /** @constant */
+            success: true;
+            /** @description The ID of the new recipe, which starts stopped. */
+            id: number;
+        };
+        /** @description Changes the fields sent inside `recipe`; the others keep their values. The recipe must be stopped. */
+        RecipeUpdateRequest: {
+            recipe?: components["schemas"]["RecipeInput"];
+        };
+        /**
+         * @description The result of start_recipe. When the recipe cannot be activated the status is still 200, with
+         *     `success` false and the problems found: `code_errors` for the steps (missing or invalid fields),
+         *     `config_errors` for the setup (missing or deleted connections).
+         */
+        RecipeStartResult: {
+            /** @description True when the recipe is now running. */
+            success: boolean;
+            /** @description One entry per step at fault: `[step_number, [[label, current_value, message, path], ...]]`. */
+            code_errors?: unknown[][];
+            /** @description One entry per step at fault: `[step_number, [...]]`, or a message. */
+            config_errors?: (unknown[] | string)[];
+        };
+        /** @description The outcome of poll_recipe_now (chosen shape); the jobs it starts are listed by list_recipe_jobs. */
+        RecipePollResult: {
+            /** @constant */
+            success: true;
+            /**
+             * @description `Job started` when a poll began, `Job already in progress` when one was already running.
+             * @enum {string}
+             */
+            message: "Job started" | "Job already in progress";
+        };
+        /** @description The connection to use from now on for one connector of a stopped recipe. */
+        RecipeConnectRequest: {
+            /** @description Internal name of the connector, like `salesforce`. */
+            adapter_name: string;
+            /** @description The connection that replaces the current one; it must exist and belong to that connector. */
+            connection_id: number;
+        };
+        /** @description A saved version of a recipe. */
+        RecipeVersion: {
+            /** @description The recipe version ID. */
+            readonly id: number;
+            /** @description The version number within the recipe, from 1. */
+            readonly version_no: number;
+            /** @description The version comment. */
+            comment: string | null;
+            /** @description Who saved the version. */
+            readonly author_name: string;
+            /** Format: email */
+            readonly author_email: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /** @description One page of a recipe's versions, newest first. */
+        RecipeVersionList: {
+            data: components["schemas"]["RecipeVersion"][];
+        };
+        /** @description The new comment of a recipe version. */
+        RecipeVersionCommentRequest: {
+            /** @description The comment, at most 255 characters. */
+            comment: string;
+        };
+        /** @description The latest optimization report of a recipe (chosen shape; the platform does not publish it). */
+        RecipeHealthReport: {
+            recipe_id: number;
+            /**
+             * @description State of the latest scan; `findings` is complete once `completed`.
+             * @enum {string}
+             */
+            status: "queued" | "in_progress" | "completed" | "failed";
+            /**
+             * Format: date-time
+             * @description When the latest scan finished; null before the first one.
+             */
+            scanned_at: string | null;
+            /** @description What the scan found worth improving. */
+            findings: {
+                /** @description The recipe step concerned; 0 is the trigger. */
+                step: number;
+                /** @enum {string} */
+                severity: "info" | "warning" | "error";
+                /** @description Identifier of the check that found it. */
+                rule: string;
+                message: string;
+            }[];
+        };
+        /** @description A queued performance scan (chosen shape; the platform does not publish it). */
+        RecipeHealthScan: {
+            recipe_id: number;
+            /** @enum {string} */
+            status: "queued";
+            /** Format: date-time */
+            queued_at: string;
+        };
+        /**
+         * @description Kind of asset.
+         * @enum {string}
+         */
+        ExportAssetType: "recipe" | "connection" | "lookup_table" | "workato_db_table" | "account_property" | "project_property" | "workato_schema" | "workato_template" | "lcap_app" | "lcap_page" | "custom_adapter" | "topic" | "api_group" | "api_endpoint" | "agentic_genie" | "agentic_skill" | "data_pipeline" | "decision_engine_model" | "agentic_knowledge_base" | "mcp_server";
+        /** @description An asset of a folder that an export manifest can include. */
+        ExportAsset: {
+            /** @description The asset's ID in its own kind (a recipe ID, a connection ID, ...). */
+            id: number;
+            name: string;
+            type: components["schemas"]["ExportAssetType"];
+            /** @description The asset's current version. */
+            version: number;
+            /** @description Name of the folder holding the asset; empty for the root folder. */
+            folder: string;
+            /** @description Path of that folder from the top, like `All projects` or `Order to cash/Sales ops`. */
+            absolute_path: string;
+            /** @description True when the asset is in the root folder. */
+            root_folder: boolean;
+            /** @description True when the API client cannot access the asset. */
+            unreachable: boolean;
+            /** @description The asset's file name inside an exported package. */
+            zip_name: string;
+            /** @description True when the asset is selected for export. */
+            checked: boolean;
+            /**
+             * @description How the asset differs from the last export.
+             * @enum {string}
+             */
+            status?: "added" | "updated" | "no change";
+        };
+        /** @description The assets of a folder. */
+        ExportFolderAssetList: {
+            result: {
+                assets: components["schemas"]["ExportAsset"][];
+            };
+        };
+        /** @description An asset to include in an export manifest; only `id` and `type` are required. */
+        ExportManifestAssetInput: {
+            /** @description The asset's ID. */
+            id: number;
+            type: components["schemas"]["ExportAssetType"];
+            /**
+             * @description False to list the asset without exporting it.
+             * @default true
+             */
+            checked?: boolean;
+            /** @description The version to export; the latest when left out. */
+            version?: number;
+            /**
+             * @description Name of the folder holding the asset.
+             * @default
+             */
+            folder?: string;
+            /** @description Path of that folder; the root folder when left out. */
+            absolute_path?: string;
+            /** @default false */
+            root_folder?: boolean;
+            /** @default false */
+            unreachable?: boolean;
+            /** @description File name inside the package; `asset_<index>.<type>.json` when left out. */
+            zip_name?: string;
+        };
+        /** @description The fields of an export manifest, sent inside `export_manifest`. */
+        ExportManifestInput: {
+            /** @description Name of the manifest. */
+            name?: string;
+            /** @description The assets to export; on update, replaces the whole list. Needed unless auto_generate_assets is true. */
+            assets?: components["schemas"]["ExportManifestAssetInput"][];
+            /** @description The folder holding the assets; the root folder when left out. Required with auto_generate_assets. */
+            folder_id?: number;
+            /**
+             * @description Export the recipes' test cases too.
+             * @default false
+             */
+            include_test_cases?: boolean;
+            /**
+             * @description Build the asset list from everything in folder_id instead of `assets`.
+             * @default false
+             */
+            auto_generate_assets?: boolean;
+            /**
+             * @description With auto_generate_assets, export the data of the assets too (for example lookup table rows).
+             * @default false
+             */
+            include_data?: boolean;
+            /**
+             * @description Keep the tags assigned to the assets in the export.
+             * @default false
+             */
+            include_tags?: boolean;
+            /** @description Build a package from the manifest right away. */
+            auto_run?: boolean;
+        };
+        /** @description A new export manifest; `name` is required. */
+        ExportManifestCreateRequest: {
+            export_manifest: WithRequired<components["schemas"]["ExportManifestInput"], "name">;
+        };
+        /**
+         * @description An export manifest: the list of assets an exported package holds. `status` is `working` while it
+         *     is in use and `archived` once deleted.
+         */
+        ExportManifest: {
+            /** @description The export manifest ID. */
+            readonly id: number;
+            name: string;
+            /**
+             * Format: date-time
+             * @description When a package was last built from it; null if never.
+             */
+            readonly last_exported_at: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+            /**
+             * Format: date-time
+             * @description When it was deleted; null while it is working.
+             */
+            readonly deleted_at: string | null;
+            /** @description Path of the folder or project holding its assets. */
+            readonly project_path: string;
+            /** @enum {string} */
+            readonly status: "working" | "archived";
+        };
+        /** @description One export manifest. */
+        ExportManifestResponse: {
+            result: components["schemas"]["ExportManifest"];
+        };
+        /** @description The fields to change; a left-out `name` keeps the old name, a sent `assets` replaces the list. */
+        ExportManifestUpdateRequest: {
+            export_manifest: components["schemas"]["ExportManifestInput"];
+        };
+        /**
+         * @description An export or import package, built asynchronously: `status` is `in_progress` (some platforms
+         *     report `processing`) until it is `completed` or `failed`. An export's `download_url` is null
+         *     until it is completed.
+         */
+        Package: {
+            /** @description The package ID. */
+            readonly id: number;
+            /** @enum {string} */
+            operation_type: "export" | "import";
+            /** @enum {string} */
+            status: "in_progress" | "processing" | "completed" | "failed";
+            /** @description Why the package failed. */
+            error?: string | null;
+            /** @description The manifest an export was built from; null for an import. */
+            export_manifest_id?: number | null;
+            /**
+             * Format: uri
+             * @description Where to download a completed export; null otherwise.
+             */
+            download_url?: string | null;
+            /** @description For an import, what happened to each recipe it touched (a failed import may list only some). */
+            recipe_status?: {
+                /** @description The recipe ID. */
+                id: number;
+                /**
+                 * @description `no_update_or_update_without_restart` and `restarted`: imported; `stopped`: updated but
+                 *     left stopped; `restart_failed`: updated, not restarted; `not_found` and `stop_failed`:
+                 *     not changed.
+                 * @enum {string}
+                 */
+                import_result: "no_update_or_update_without_restart" | "not_found" | "stop_failed" | "stopped" | "restart_failed" | "restarted";
+            }[];
+        };
+        /** @description Options of the system-role migration. */
+        RoleMigrationSystemRolesRequest: {
+            /**
+             * @description When true, returns the roles and assignments the migration would make without migrating anything.
+             * @default false
+             */
+            dry_run?: boolean;
+        };
+        /** @description An environment or project role that the migration creates (or would create). */
+        RoleMigrationRoleDefinition: {
+            /** @description Name of the role, for example `EnvironmentAdmin` or `ProjectOperator`. */
+            name: string;
+            config: components["schemas"]["CollaboratorRoleConfig"];
+        };
+        /** @description A collaborator (or moderator) and the environment roles the migration gives them. */
+        RoleMigrationCollaborator: {
+            user_id: number;
+            /** Format: email */
+            email: string;
+            name: string;
+            roles: {
+                environment: components["schemas"]["CollaboratorEnvironmentType"];
+                /** @description Name of the environment role. */
+                name: string;
+            }[];
+        };
+        /** @description What a role migration did (or, on a dry run, would do). */
+        RoleMigrationResult: {
+            data: {
+                /** @description The environment roles created from legacy roles. */
+                environment_roles: components["schemas"]["RoleMigrationRoleDefinition"][];
+                /** @description The project roles created from legacy roles. */
+                project_roles: components["schemas"]["RoleMigrationRoleDefinition"][];
+                /** @description The environment roles given to each collaborator. */
+                collaborators: components["schemas"]["RoleMigrationCollaborator"][];
+                /** @description The project roles given in each project. */
+                projects: {
+                    /** @description The project ID. */
+                    id: number;
+                    name: string;
+                    environment: components["schemas"]["CollaboratorEnvironmentType"];
+                    collaborators: {
+                        user_id: number;
+                        /** Format: email */
+                        email: string;
+                        name: string;
+                        /** @description Name of the project role given in this project. */
+                        project_role: string;
+                    }[];
+                }[];
+                /** @description The environment roles given to each moderator. */
+                moderators?: components["schemas"]["RoleMigrationCollaborator"][];
+            };
+        };
+        /** @description The custom legacy role to migrate. */
+        RoleMigrationCustomRoleRequest: {
+            /** @description ID of the custom legacy role (see `GET /api/roles`). */
+            role_id: number;
+            /**
+             * @description When true, returns the roles and assignments the migration would make without migrating anything.
+             * @default false
+             */
+            dry_run?: boolean;
+        };
+        /** @description What to run; give one scope. `test_case_ids` runs those test cases; the others run every test case of the manifest, project, folder or recipe. */
+        TestRunRequestCreateRequest: {
+            /** @description Run the test cases of the recipes in this export manifest. */
+            manifest_id?: number;
+            /** @description Run the test cases of the recipes in this project. */
+            project_id?: number;
+            /** @description Run the test cases of the recipes in this folder. */
+            folder_id?: number;
+            /** @description Run the test cases of this recipe. */
+            recipe_id?: number;
+            /** @description Run these test cases. */
+            test_case_ids?: string[];
+        };
+        /**
+         * @description A run of test cases, carried out asynchronously: `status` is `running` until every test case has
+         *     run, then `completed`. Each result links the recipe, the test case and the job that ran it.
+         */
+        TestRunRequest: {
+            /** @description The test run request ID. */
+            readonly id: string;
+            /** @enum {string} */
+            status: "running" | "completed";
+            /** @description Who requested the run. */
+            user: {
+                id: number;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            results: {
+                recipe: {
+                    id: number;
+                    name: string;
+                };
+                test_case: {
+                    id: string;
+                    name: string;
+                };
+                /** @description The job that ran the test case; null until it started. */
+                job?: {
+                    id: string;
+                } | null;
+                /** @description `succeeded` when the test case passed; `pending` while it runs; any other value (like `failed`) is a failure. */
+                status: string;
+            }[];
+        };
+        /** @description One test run request. */
+        TestRunRequestResponse: {
+            data: components["schemas"]["TestRunRequest"];
+        };
+        /** @description A test case of a recipe (chosen shape; the platform does not publish it). */
+        TestCase: {
+            /** @description The test case ID. */
+            id: string;
+            name: string;
+            description: string | null;
+            recipe_id: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description The test cases of a recipe. */
+        TestCaseList: {
+            data: components["schemas"]["TestCase"][];
+        };
+        /** @description The role to give a collaborator in one environment. */
+        MemberEnvRole: {
+            environment_type: components["schemas"]["CollaboratorEnvironmentType"];
+            /**
+             * @description Name of the role. On update, `NoAccess` removes the collaborator's access to that environment.
+             * @example Analyst
+             */
+            name: string;
+            /**
+             * @description Whether `name` is a legacy role or an environment role (limited preview). Defaults to `privilege_group`.
+             * @default privilege_group
+             */
+            role_type?: components["schemas"]["CollaboratorRoleType"];
+        };
+        /** @description An invitation of a person to the workspace. */
+        MemberInviteRequest: {
+            /** @description Name of the person to invite. */
+            name: string;
+            /**
+             * Format: email
+             * @description Email address of the person. An invitation email is sent when no user has this address yet.
+             */
+            email: string;
+            /** @description The role in each environment. Environments left out give no access. Use `dev` in a workspace without environments. */
+            env_roles: components["schemas"]["MemberEnvRole"][];
+            /**
+             * @deprecated
+             * @description Older single-role form (DEV only); ignored when `env_roles` is given. Use `env_roles`.
+             */
+            role_name?: string;
+            /** @description Collaborator groups the person joins (limited preview). */
+            user_group_ids?: string[];
+        };
+        /** @description Acknowledgement that the invitation was sent or recorded. */
+        MemberInvitationResult: {
+            /** @enum {string} */
+            result: "ok";
+        };
+        /** @description The collaborators of the workspace. */
+        MemberList: {
+            data: components["schemas"]["Member"][];
+            /** @description Number of collaborators in the workspace. */
+            total: number;
+        };
+        /** @description One collaborator. */
+        MemberResponse: {
+            data: components["schemas"]["Member"];
+        };
+        /** @description The new role of a collaborator in each environment given; other environments keep their role. */
+        MemberUpdateRolesRequest: {
+            env_roles: components["schemas"]["MemberEnvRole"][];
+        };
+        /** @description The privileges of a collaborator, one entry per environment. */
+        MemberPrivilegeList: {
+            data: {
+                environment_type: components["schemas"]["CollaboratorEnvironmentType"];
+                /** @description Name of the role held in that environment. */
+                name: string;
+                privileges: components["schemas"]["CollaboratorPrivilegeMap"];
+                /** @description The folders (projects) the role reaches in that environment. */
+                folder_ids?: number[];
+            }[];
+        };
+        /** @description The privileges of a collaborator in each project they can reach, directly or through a collaborator group. */
+        MemberProjectPrivilegeList: {
+            data: {
+                project_id: number;
+                project_name: string;
+                environment_type: components["schemas"]["CollaboratorEnvironmentType"];
+                privileges: components["schemas"]["CollaboratorPrivilegeMap"];
+                /** @description The collaborator groups the access comes through; empty when it is granted to the collaborator directly. */
+                user_group_ids?: string[];
+            }[] | null;
+        };
+        /** @description The workspace the calling API client belongs to, with its plan, billing period and recipe counts. */
+        WorkspaceDetails: {
+            /** @description The workspace ID. */
+            id: number;
+            /** @description Name of the workspace. */
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The pricing plan of the workspace, such as `oem_plan`. */
+            plan_id: string;
+            /** Format: date-time */
+            current_billing_period_start: string;
+            /** Format: date-time */
+            current_billing_period_end: string;
+            expert?: boolean;
+            /**
+             * Format: uri
+             * @description URL of the workspace's avatar image.
+             */
+            avatar_url?: string;
+            /** @description Number of recipes in the workspace. */
+            recipes_count: number;
+            /** @description Number of running recipes. */
+            active_recipes_count: number;
+            interested_applications?: string[];
+            company_name: string | null;
+            location: string | null;
+            /** Format: date-time */
+            last_seen?: string | null;
+            contact_phone?: string | null;
+            contact_email?: string | null;
+            about_me?: string | null;
+            /**
+             * Format: email
+             * @description Email of the workspace owner.
+             */
+            email: string;
+            phone?: string;
+            /** @description ID of the workspace's top folder. */
+            root_folder_id: number;
+        };
+        /** @description A user of Workato Identity (identity and access management). */
+        User: {
+            /** @description User ID, assigned by Workato Identity. */
+            id: string;
+            /**
+             * Format: email
+             * @description Email address; unique among the users.
+             */
+            email: string;
+            /** @description Display name. */
+            full_name: string;
+            /** @description IDs of the user groups the user belongs to (in the environment named by `environment_id` when listing). */
+            user_group_ids: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One page of users, wrapped in `data`. */
+        IamUserList: {
+            data: components["schemas"]["User"][];
+        };
+        /** @description A new user. */
+        IamUserCreateRequest: {
+            /**
+             * Format: email
+             * @description Email address; must not belong to another user.
+             */
+            email: string;
+            /** @description Display name. */
+            full_name: string;
+            /** @description IDs of user groups to add the user to. */
+            user_group_ids?: string[];
+        };
+        /** @description One user, wrapped in `data`. */
+        IamUserResponse: {
+            data: components["schemas"]["User"];
+        };
+        /** @description Changes to a user; send only what changes. */
+        IamUserUpdateRequest: {
+            /**
+             * Format: email
+             * @description New email address; must not belong to another user.
+             */
+            email?: string;
+            /** @description New display name. */
+            full_name?: string;
+        };
+        /** @description The user group to add the user to or remove the user from. */
+        IamUserGroupMembershipRequest: {
+            /** @description ID of the user group. */
+            user_group_id: string;
+        };
+        /** @description A user group of Workato Identity, in the current environment. */
+        IamUserGroup: {
+            /** @description User group ID, assigned by Workato Identity. */
+            id: string;
+            /** @description Group name; unique in the environment. */
+            name: string;
+            /** @description What the group is for. */
+            description: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One page of user groups, wrapped in `data`. */
+        IamUserGroupList: {
+            data: components["schemas"]["IamUserGroup"][];
+        };
+        /** @description A new user group. */
+        IamUserGroupCreateRequest: {
+            /** @description Group name; must be unique in the environment. */
+            name: string;
+            /** @description What the group is for. */
+            description?: string;
+        };
+        /** @description One user group, wrapped in `data`. */
+        IamUserGroupResponse: {
+            data: components["schemas"]["IamUserGroup"];
+        };
+        /** @description Changes to a user group; send only what changes. */
+        IamUserGroupUpdateRequest: {
+            /** @description New group name; must be unique in the environment. */
+            name?: string;
+            /** @description New description; null clears it. */
+            description?: string | null;
+        };
+        /** @description The users to add to or remove from a user group. */
+        IamUserIdsRequest: {
+            /** @description IDs of the users. */
+            user_ids: string[];
+        };
+        /** @description An app link of Workato Identity, in the current environment; a link to an application shown to the members of the given user groups. */
+        IamAppLink: {
+            /** @description App link ID. */
+            id: string;
+            /** @description Name shown to users. */
+            name: string;
+            /**
+             * Format: uri
+             * @description Address the link opens.
+             */
+            url: string;
+            /** @description Text shown with the link. */
+            description: string | null;
+            /** @description IDs of the user groups that see the link. */
+            user_group_ids: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One page of app links, wrapped in `data`. */
+        IamAppLinkList: {
+            data: components["schemas"]["IamAppLink"][];
+        };
+        /** @description A new app link. */
+        IamAppLinkCreateRequest: {
+            /** @description Name shown to users. */
+            name: string;
+            /**
+             * Format: uri
+             * @description Address the link opens.
+             */
+            url: string;
+            /** @description Text shown with the link. */
+            description?: string;
+            /** @description IDs of the user groups that see the link; none when omitted. */
+            user_group_ids?: string[];
+        };
+        /** @description One app link, wrapped in `data`. */
+        IamAppLinkResponse: {
+            data: components["schemas"]["IamAppLink"];
+        };
+        /** @description The app links to delete. */
+        IamAppLinkIdsRequest: {
+            /** @description IDs of the app links. */
+            ids: string[];
         };
     };
     responses: {
-        /** @description The request is malformed or does not match the schema. */
+        /** @description The request is malformed or does not match the schema; `errors` names each field at fault. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -4456,6 +7738,19 @@ export interface components {
         /** @description The API client's role lacks the privilege for this operation. */
         Forbidden: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagementError"];
+            };
+        };
+        /**
+         * @description Too many requests: the rate limit of the operation's group of endpoints (given in the operation's
+         *     description) was exceeded. Wait the number of seconds in `Retry-After`, then send the request again.
+         */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -4489,6 +7784,124 @@ export interface components {
                 "application/json": components["schemas"]["ManagementError"];
             };
         };
+        /**
+         * @description The genie is not in a state this action can leave: start needs a stopped genie, stop a running
+         *     one. The genie is left as it was.
+         */
+        GenieStateConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagementError"];
+            };
+        };
+        /** @description The API endpoint is already in the state this action moves it to (already active for enable, already inactive for disable). */
+        ApiEndpointStateConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagementError"];
+            };
+        };
+        /** @description A field of the connection is missing or invalid. */
+        ConnectionValidationFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagementError"];
+            };
+        };
+        /**
+         * @description The connection's state does not allow the action (status chosen; the platform does not publish
+         *     it): it is still connected, or active recipes use it (to disconnect it anyway, send `force`
+         *     true).
+         */
+        ConnectionInUse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagementError"];
+            };
+        };
+        /** @description The role is still held by collaborators or used by project grants, so it cannot be deleted. */
+        CollaboratorRoleInUse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagementError"];
+            };
+        };
+        /** @description The folder still holds recipes, connections or subfolders and `force` was not set, or the request cannot be carried out for another reason. */
+        FolderNotEmpty: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagementError"];
+            };
+        };
+        /** @description The deployment is not in a state that allows this action (see the transitions of `Deployment`), or the workspace does not require review and approval, or a request value cannot be used. */
+        DeploymentInvalidState: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagementError"];
+            };
+        };
+        /**
+         * @description The recipe was not saved: a field is invalid, or the recipe is running (a running recipe cannot
+         *     be changed; stop it first).
+         */
+        RecipeValidationFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagementError"];
+            };
+        };
+        /**
+         * @description The recipe's state does not allow the action (state chosen; the platform's code is 400 with a
+         *     message): starting a running recipe, stopping a stopped one, or starting one the workspace's
+         *     connector usage limit does not allow.
+         */
+        RecipeStateConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagementError"];
+            };
+        };
+        /** @description The recipe was not found. */
+        RecipePollNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagementError"];
+            };
+        };
+        /**
+         * @description The recipe cannot poll now: its trigger is backing off after errors, or the workspace lacks
+         *     transaction credit or action quota; or the rate limit was exceeded. Retry after the Retry-After
+         *     seconds.
+         */
+        RecipePollTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagementError"];
+            };
+        };
     };
     parameters: {
         /** @description Page number, starting at 1. */
@@ -4501,20 +7914,45 @@ export interface components {
          */
         TopicId: number;
         /**
-         * @description The genie identifier.
-         * @example 402
+         * @description Only return resources that live in this folder.
+         * @example 7498
          */
-        GenieId: number;
+        AgenticFolderIdQuery: number;
         /**
-         * @description The knowledge base identifier.
-         * @example 77
+         * @description Only return resources that belong to this project.
+         * @example 7421
          */
-        KnowledgeBaseId: number;
+        AgenticProjectIdQuery: number;
         /**
-         * @description The skill identifier.
-         * @example 915
+         * @description Only return genies in this state.
+         * @example running
          */
-        SkillId: number;
+        GenieStateQuery: "running" | "stopped";
+        /**
+         * @description The genie ID, a string starting with `gin-`.
+         * @example gin-Bq7xK2mD-Lr4pQw-CD
+         */
+        GenieId: string;
+        /**
+         * @description Free-text search on the name.
+         * @example handbook
+         */
+        AgenticSearchQuery: string;
+        /**
+         * @description The field to sort by. The accepted values are not published.
+         * @example updated_at
+         */
+        AgenticSortTermQuery: string;
+        /**
+         * @description The knowledge base ID, a string starting with `kb-`.
+         * @example kb-Hn5rT2vB-9qLm3s-AB
+         */
+        KnowledgeBaseId: string;
+        /**
+         * @description The skill ID, a string starting with `skl-`.
+         * @example skl-Aa6zhmTh-4ac8TH-AB
+         */
+        SkillId: string;
         /**
          * @description The developer API client identifier.
          * @example 64
@@ -4540,16 +7978,52 @@ export interface components {
          * @example 902
          */
         ApiAccessProfileId: number;
+        /** @description Returns only the items with this name. */
+        CollaboratorNameFilter: string;
+        /** @description Page number, starting at 1. */
+        CollaboratorPageNumber: number;
+        /** @description Items per page (at most 100). */
+        CollaboratorPageSize: number;
         /**
-         * @description The collaborator group identifier.
-         * @example 230
+         * @description The collaborator group ID.
+         * @example pf-Fn7QxR2a-kLmP9s
          */
-        CollaboratorGroupId: number;
+        CollaboratorGroupId: string;
         /**
-         * @description The connection identifier.
-         * @example 36210
+         * @description IDs of the collaborators (workspace user IDs), as a repeated parameter (`user_ids=1&user_ids=2`).
+         * @example [
+         *       5521,
+         *       5522
+         *     ]
+         */
+        CollaboratorGroupUserIds: number[];
+        /**
+         * @description Only the items in this folder or project.
+         * @example 7498
+         */
+        RecipeFamilyFolderId: number;
+        /**
+         * @description Extra fields to add to each returned object; `tags` adds `tags`, the handles of its tags.
+         * @example [
+         *       "tags"
+         *     ]
+         */
+        RecipeFamilyIncludes: "tags"[];
+        /**
+         * @description Only the items updated after this time (ISO 8601, like `2026-11-01T00:00:00Z`).
+         * @example 2026-11-01T00:00:00Z
+         */
+        RecipeFamilyUpdatedAfter: string;
+        /**
+         * @description The connection ID.
+         * @example 77231
          */
         ConnectionId: number;
+        /**
+         * @description Connectors per page. The default is 1; a value above 100 is served as 100.
+         * @example 100
+         */
+        ConnectorPerPage: number;
         /**
          * @description The custom OAuth profile identifier.
          * @example 88
@@ -4572,22 +8046,206 @@ export interface components {
         DataTableFieldId: string;
         /**
          * @description The tag handle.
-         * @example tag-finance
+         * @example tag-ANgdXgTF-bANz3H
          */
         TagHandle: string;
         /**
-         * @description The environment role identifier.
+         * @description A project ID, to work on that project's properties; without it, the environment properties.
+         * @example 4812
+         */
+        PropertiesProjectId: number;
+        /**
+         * @description The environment role ID.
          * @example 31
          */
         EnvironmentRoleId: number;
         /**
-         * @description The project role identifier.
-         * @example 44
+         * @description The project role ID.
+         * @example pr-Gh2sLw9d-qRtY5u
          */
-        ProjectRoleId: number;
+        ProjectRoleId: string;
+        /**
+         * @description The folder ID.
+         * @example 7498
+         */
+        FolderId: number;
+        /**
+         * @description The project ID (not the ID of the project's folder).
+         * @example 4123
+         */
+        ProjectId: number;
+        /**
+         * @description The recipe ID.
+         * @example 7821
+         */
+        RecipeId: number;
+        /**
+         * @description The job's unique identifier (its handle, the `id` of the job in the list).
+         * @example j-AIWUJlA5-v4Bk9n
+         */
+        JobHandle: string;
+        /**
+         * @description The legacy role ID.
+         * @example 3421
+         */
+        LegacyRoleId: number;
+        /**
+         * @description The lookup table ID.
+         * @example 1512
+         */
+        LookupTableId: number;
+        /**
+         * @description The column values to match, one `by[<column label>]=<value>` pair each, as in `?by[code]=DE`. A row matches when every pair matches.
+         * @example {
+         *       "code": "DE"
+         *     }
+         */
+        LookupTableLookupBy: {
+            [key: string]: string;
+        };
+        /** @description Rows per page (at most 1,000). */
+        LookupTableRowsPerPage: number;
+        /**
+         * @description Optional filter, one `by[<column label>]=<value>` pair per column, as in `?by[code]=DE`; only the rows matching every pair are listed.
+         * @example {
+         *       "code": "DE"
+         *     }
+         */
+        LookupTableRowFilterBy: {
+            [key: string]: string;
+        };
+        /**
+         * @description The row ID.
+         * @example 88210
+         */
+        LookupTableRowId: number;
+        /**
+         * @description Only return servers with this authentication method, for example `token`.
+         * @example token
+         */
+        McpServerAuthenticationMethodQuery: string;
+        /**
+         * @description The MCP server handle, which is the server's `id` (a string starting with `mcps-`).
+         * @example mcps-AYcNrsC8-Dd8-AB
+         */
+        McpServerHandle: string;
+        /**
+         * @description The handle of the MCP server that owns the policies or tools: the server's `id` (a string starting
+         *     with `mcps-`), the same value as `handle` on the server's own paths.
+         * @example mcps-AYcNrsC8-Dd8-AB
+         */
+        McpServerParentHandle: string;
+        /**
+         * @description The ID of the tool on the MCP server (an integer, as listed by the server's tools).
+         * @example 5531
+         */
+        McpServerToolId: number;
+        /**
+         * @description What to build, either a project ID or a folder ID written with an `f` prefix (`f7497`).
+         * @example 4123
+         */
+        ProjectBuildSourceId: string;
+        /**
+         * @description The environment to deploy to.
+         * @example test
+         */
+        ProjectDeployEnvironmentType: components["schemas"]["DeploymentEnvironmentType"];
+        /**
+         * @description The project build ID.
+         * @example 90213
+         */
+        ProjectBuildId: number;
+        /**
+         * @description The deployment ID.
+         * @example 58112
+         */
+        DeploymentId: number;
+        /**
+         * @description The project grant ID.
+         * @example pg-Ak3xZq9R-7vLm2
+         */
+        ProjectGrantId: string;
+        /**
+         * @description The project ID (not the ID of the project's folder).
+         * @example 4123
+         */
+        ProjectPathId: number;
+        /**
+         * @description The recipe ID (named `id` on these paths).
+         * @example 7821
+         */
+        RecipeIdAsId: number;
+        /**
+         * @description The recipe version ID.
+         * @example 40217
+         */
+        RecipeVersionId: number;
+        /**
+         * @description The export manifest ID.
+         * @example 2207
+         */
+        ExportManifestId: number;
+        /**
+         * @description The export manifest to build the package from.
+         * @example 2207
+         */
+        PackageManifestId: number;
+        /**
+         * @description The folder or project to import the package into.
+         * @example 7510
+         */
+        PackageImportFolderId: number;
+        /**
+         * @description The package ID, as returned by export_package or import_package.
+         * @example 15530
+         */
+        PackageId: number;
+        /**
+         * @description The test run request ID (prefixed `cirr-`), as returned by create_test_run_request.
+         * @example cirr-AbH3x9Qk-Lm2Vt8
+         */
+        TestRunRequestId: string;
+        /**
+         * @description The collaborator ID (the workspace user ID).
+         * @example 5521
+         */
+        MemberId: number;
+        /** @description Free-text search; only the items whose name (or, for users, email) contains it are listed. */
+        IamSearchQuery: string;
+        /** @description Only the users with these email addresses; repeat the parameter for each (`emails[]=a@example.com&emails[]=b@example.com`). */
+        IamUserEmails: string[];
+        /** @description Only the users with these IDs; repeat the parameter for each. */
+        IamUserIds: string[];
+        /** @description Only the users with this name. */
+        IamUserName: string;
+        /** @description Only the members of these user groups; repeat the parameter for each. */
+        IamUserGroupIds: string[];
+        /** @description The environment whose user-group memberships are reported in `user_group_ids` (and matched by the `user_group_ids[]` filter); the current environment when omitted. */
+        IamEnvironmentId: string;
+        /**
+         * @description The user ID (an identifier assigned by Workato Identity, sent as a string).
+         * @example 41022
+         */
+        IamUserId: string;
+        /**
+         * @description The user group ID (an identifier assigned by Workato Identity, sent as a string).
+         * @example group-811
+         */
+        IamUserGroupId: string;
+        /**
+         * @description The app link ID.
+         * @example 930
+         */
+        IamAppLinkId: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Whole seconds to wait before sending the request again.
+         * @example 30
+         */
+        RetryAfter: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -4618,6 +8276,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -4647,6 +8306,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -4678,6 +8338,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -4714,6 +8375,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -4745,6 +8407,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -4776,6 +8439,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -4805,6 +8469,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -4834,6 +8499,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -4865,6 +8531,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -4901,6 +8568,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -4932,6 +8600,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -4963,6 +8632,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -4973,6 +8643,21 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (at most 100). */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only return resources that live in this folder.
+                 * @example 7498
+                 */
+                folder_id?: components["parameters"]["AgenticFolderIdQuery"];
+                /**
+                 * @description Only return resources that belong to this project.
+                 * @example 7421
+                 */
+                project_id?: components["parameters"]["AgenticProjectIdQuery"];
+                /**
+                 * @description Only return genies in this state.
+                 * @example running
+                 */
+                state?: components["parameters"]["GenieStateQuery"];
             };
             header?: never;
             path?: never;
@@ -4980,18 +8665,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The genies. */
+            /** @description A page of genies. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["GenieList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5004,23 +8690,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["GenieCreateRequest"];
             };
         };
         responses: {
-            /** @description The created genie. */
+            /** @description The ID of the new genie. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["GenieIdResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5030,8 +8717,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -5045,13 +8732,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["GenieResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5061,8 +8749,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -5070,7 +8758,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["GenieUpdateRequest"];
             };
         };
         responses: {
@@ -5080,7 +8768,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["GenieResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5088,6 +8776,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5097,8 +8786,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -5119,6 +8808,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5128,8 +8818,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -5137,7 +8827,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The genie was started. */
+            /** @description The genie was started; its `state` is now `running`. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5150,6 +8840,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["GenieStateConflict"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5159,8 +8851,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -5168,7 +8860,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The genie was stopped. */
+            /** @description The genie was stopped; its `state` is now `stopped`. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5181,6 +8873,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["GenieStateConflict"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5190,8 +8884,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -5199,7 +8893,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["GenieSkillIdsRequest"];
             };
         };
         responses: {
@@ -5217,6 +8911,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5226,8 +8921,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -5235,7 +8930,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["GenieSkillIdsRequest"];
             };
         };
         responses: {
@@ -5253,6 +8948,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5262,8 +8958,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -5271,7 +8967,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["GenieKnowledgeBaseIdsRequest"];
             };
         };
         responses: {
@@ -5289,6 +8985,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5298,8 +8995,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -5307,7 +9004,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["GenieKnowledgeBaseIdsRequest"];
             };
         };
         responses: {
@@ -5325,6 +9022,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5334,8 +9032,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -5343,7 +9041,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["GenieUserGroupIdsRequest"];
             };
         };
         responses: {
@@ -5361,6 +9059,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5370,8 +9069,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The genie identifier.
-                 * @example 402
+                 * @description The genie ID, a string starting with `gin-`.
+                 * @example gin-Bq7xK2mD-Lr4pQw-CD
                  */
                 id: components["parameters"]["GenieId"];
             };
@@ -5379,7 +9078,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["GenieUserGroupIdsRequest"];
             };
         };
         responses: {
@@ -5397,6 +9096,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5407,6 +9107,26 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (at most 100). */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only return resources that live in this folder.
+                 * @example 7498
+                 */
+                folder_id?: components["parameters"]["AgenticFolderIdQuery"];
+                /**
+                 * @description Only return resources that belong to this project.
+                 * @example 7421
+                 */
+                project_id?: components["parameters"]["AgenticProjectIdQuery"];
+                /**
+                 * @description Free-text search on the name.
+                 * @example handbook
+                 */
+                query?: components["parameters"]["AgenticSearchQuery"];
+                /**
+                 * @description The field to sort by. The accepted values are not published.
+                 * @example updated_at
+                 */
+                sort_term?: components["parameters"]["AgenticSortTermQuery"];
             };
             header?: never;
             path?: never;
@@ -5414,18 +9134,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The knowledge bases. */
+            /** @description A page of knowledge bases. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["KnowledgeBaseList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5438,23 +9159,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["KnowledgeBaseCreateRequest"];
             };
         };
         responses: {
-            /** @description The created knowledge base. */
+            /** @description The new knowledge base. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["KnowledgeBaseResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5464,8 +9186,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The knowledge base identifier.
-                 * @example 77
+                 * @description The knowledge base ID, a string starting with `kb-`.
+                 * @example kb-Hn5rT2vB-9qLm3s-AB
                  */
                 id: components["parameters"]["KnowledgeBaseId"];
             };
@@ -5479,13 +9201,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["KnowledgeBaseResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5495,8 +9218,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The knowledge base identifier.
-                 * @example 77
+                 * @description The knowledge base ID, a string starting with `kb-`.
+                 * @example kb-Hn5rT2vB-9qLm3s-AB
                  */
                 id: components["parameters"]["KnowledgeBaseId"];
             };
@@ -5504,7 +9227,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["KnowledgeBaseUpdateRequest"];
             };
         };
         responses: {
@@ -5514,7 +9237,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["KnowledgeBaseResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5522,6 +9245,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5531,8 +9255,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The knowledge base identifier.
-                 * @example 77
+                 * @description The knowledge base ID, a string starting with `kb-`.
+                 * @example kb-Hn5rT2vB-9qLm3s-AB
                  */
                 id: components["parameters"]["KnowledgeBaseId"];
             };
@@ -5553,22 +9277,18 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     list_knowledge_base_data_sources: {
         parameters: {
-            query?: {
-                /** @description Page number, starting at 1. */
-                page?: components["parameters"]["Page"];
-                /** @description Items per page (at most 100). */
-                per_page?: components["parameters"]["PerPage"];
-            };
+            query?: never;
             header?: never;
             path: {
                 /**
-                 * @description The knowledge base identifier.
-                 * @example 77
+                 * @description The knowledge base ID, a string starting with `kb-`.
+                 * @example kb-Hn5rT2vB-9qLm3s-AB
                  */
                 id: components["parameters"]["KnowledgeBaseId"];
             };
@@ -5582,13 +9302,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["KnowledgeBaseDataSourceList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5599,12 +9320,22 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (at most 100). */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Free-text search on the name.
+                 * @example handbook
+                 */
+                query?: components["parameters"]["AgenticSearchQuery"];
+                /**
+                 * @description The field to sort by. The accepted values are not published.
+                 * @example updated_at
+                 */
+                sort_term?: components["parameters"]["AgenticSortTermQuery"];
             };
             header?: never;
             path: {
                 /**
-                 * @description The knowledge base identifier.
-                 * @example 77
+                 * @description The knowledge base ID, a string starting with `kb-`.
+                 * @example kb-Hn5rT2vB-9qLm3s-AB
                  */
                 id: components["parameters"]["KnowledgeBaseId"];
             };
@@ -5612,19 +9343,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The recipes. */
+            /** @description A page of recipes. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["KnowledgeBaseRecipeList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5635,6 +9367,26 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (at most 100). */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only return resources that live in this folder.
+                 * @example 7498
+                 */
+                folder_id?: components["parameters"]["AgenticFolderIdQuery"];
+                /**
+                 * @description Only return resources that belong to this project.
+                 * @example 7421
+                 */
+                project_id?: components["parameters"]["AgenticProjectIdQuery"];
+                /**
+                 * @description Free-text search on the name.
+                 * @example handbook
+                 */
+                query?: components["parameters"]["AgenticSearchQuery"];
+                /**
+                 * @description The field to sort by. The accepted values are not published.
+                 * @example updated_at
+                 */
+                sort_term?: components["parameters"]["AgenticSortTermQuery"];
             };
             header?: never;
             path?: never;
@@ -5642,18 +9394,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The skills. */
+            /** @description A page of skills. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["SkillList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5666,23 +9419,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["SkillCreateRequest"];
             };
         };
         responses: {
-            /** @description The created skill. */
+            /** @description The new skill. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["SkillResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5692,8 +9446,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The skill identifier.
-                 * @example 915
+                 * @description The skill ID, a string starting with `skl-`.
+                 * @example skl-Aa6zhmTh-4ac8TH-AB
                  */
                 id: components["parameters"]["SkillId"];
             };
@@ -5707,13 +9461,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["SkillResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5737,12 +9492,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["DeveloperApiClientList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5755,23 +9511,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["DeveloperApiClientRequest"];
             };
         };
         responses: {
-            /** @description The created developer API client. */
+            /** @description The created developer API client with its token. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["DeveloperApiClientResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5796,13 +9553,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["DeveloperApiClientResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5821,7 +9579,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["DeveloperApiClientRequest"];
             };
         };
         responses: {
@@ -5831,7 +9589,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["DeveloperApiClientResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5839,6 +9597,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5863,13 +9622,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessResponse"];
+                    "application/json": components["schemas"]["ApiPlatformResultSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5894,13 +9654,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["DeveloperApiClientResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5924,12 +9685,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["DeveloperApiClientRoleList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5953,12 +9715,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ApiCollectionList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5971,7 +9734,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["ApiCollectionCreateRequest"];
             };
         };
         responses: {
@@ -5981,13 +9744,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ApiCollectionCreated"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5995,7 +9759,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Only the endpoints of this API collection.
+                 * @description Only the endpoints of this API collection; without it, every endpoint.
                  * @example 1187
                  */
                 api_collection_id?: number;
@@ -6016,12 +9780,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ApiEndpointList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6040,7 +9805,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The endpoint was enabled. */
+            /** @description The endpoint is now active. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6053,6 +9818,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["ApiEndpointStateConflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6071,7 +9839,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The endpoint was disabled. */
+            /** @description The endpoint is now inactive. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6084,6 +9852,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["ApiEndpointStateConflict"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6101,18 +9871,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The API clients. */
+            /** @description The older API clients. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["LegacyApiClientList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6125,7 +9896,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["LegacyApiClientCreateRequest"];
             };
         };
         responses: {
@@ -6135,19 +9906,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["LegacyApiClient"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     list_api_clients: {
         parameters: {
             query?: {
+                /**
+                 * @description Only the API clients of this project.
+                 * @example 4812
+                 */
+                project_id?: number;
+                /**
+                 * @description Only the API clients whose client certificates are checked against one of these bundles (repeat the parameter for several).
+                 * @example [
+                 *       12
+                 *     ]
+                 */
+                cert_bundle_ids?: number[];
                 /** @description Page number, starting at 1. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (at most 100). */
@@ -6171,6 +9955,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6193,13 +9978,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiClient"];
+                    "application/json": components["schemas"]["ApiClientResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6224,13 +10010,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiClient"];
+                    "application/json": components["schemas"]["ApiClientResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6259,7 +10046,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiClient"];
+                    "application/json": components["schemas"]["ApiClientResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6267,6 +10054,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6298,6 +10086,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6334,6 +10123,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6362,7 +10152,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                    "application/json": components["schemas"]["ApiKeyWithSecretResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6370,6 +10160,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6403,7 +10194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["ApiKeyResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6411,6 +10202,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6447,6 +10239,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6470,19 +10263,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The enabled API key. */
+            /** @description The key was enabled. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["SuccessResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6506,19 +10300,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The disabled API key. */
+            /** @description The key was disabled. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["SuccessResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6548,19 +10343,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                    "application/json": components["schemas"]["ApiKeyWithSecretResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     legacy_list_api_access_profiles: {
         parameters: {
             query?: {
+                /**
+                 * @description Only the profiles of this older API client; without it, the profiles of every client.
+                 * @example 118
+                 */
+                api_client_id?: number;
                 /** @description Page number, starting at 1. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (at most 100). */
@@ -6578,12 +10379,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ApiAccessProfileList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6596,7 +10398,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["ApiAccessProfileUpdateRequest"];
             };
         };
         responses: {
@@ -6606,13 +10408,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ApiAccessProfile"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6625,23 +10429,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["ApiAccessProfileCreateRequest"];
             };
         };
         responses: {
-            /** @description The created access profile. */
+            /** @description The created access profile with its secret. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ApiAccessProfile"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6658,19 +10463,20 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The result of the action. */
+            /** @description The profile was enabled or disabled. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ApiPlatformResultSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            422: components["responses"]["UnprocessableEntity"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6695,13 +10501,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ApiAccessProfile"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6725,22 +10532,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ApiPortalList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     list_user_groups: {
         parameters: {
             query?: {
+                /** @description Returns only the items with this name. */
+                name?: components["parameters"]["CollaboratorNameFilter"];
                 /** @description Page number, starting at 1. */
-                page?: components["parameters"]["Page"];
+                "page[number]"?: components["parameters"]["CollaboratorPageNumber"];
                 /** @description Items per page (at most 100). */
-                per_page?: components["parameters"]["PerPage"];
+                "page[size]"?: components["parameters"]["CollaboratorPageSize"];
             };
             header?: never;
             path?: never;
@@ -6754,12 +10564,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["CollaboratorGroupList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6772,7 +10583,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["CollaboratorGroupCreateRequest"];
             };
         };
         responses: {
@@ -6782,13 +10593,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["CollaboratorGroupResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6798,8 +10610,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The collaborator group identifier.
-                 * @example 230
+                 * @description The collaborator group ID.
+                 * @example pf-Fn7QxR2a-kLmP9s
                  */
                 id: components["parameters"]["CollaboratorGroupId"];
             };
@@ -6813,13 +10625,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["CollaboratorGroupResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6829,8 +10642,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The collaborator group identifier.
-                 * @example 230
+                 * @description The collaborator group ID.
+                 * @example pf-Fn7QxR2a-kLmP9s
                  */
                 id: components["parameters"]["CollaboratorGroupId"];
             };
@@ -6838,7 +10651,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["CollaboratorGroupUpdateRequest"];
             };
         };
         responses: {
@@ -6848,7 +10661,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["CollaboratorGroupResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6856,6 +10669,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -6865,8 +10679,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The collaborator group identifier.
-                 * @example 230
+                 * @description The collaborator group ID.
+                 * @example pf-Fn7QxR2a-kLmP9s
                  */
                 id: components["parameters"]["CollaboratorGroupId"];
             };
@@ -6875,34 +10689,36 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The collaborator group was deleted. */
-            200: {
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["SuccessResponse"];
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     list_user_group_members: {
         parameters: {
             query?: {
+                /** @description Returns only the members whose name or email contains this text. */
+                text?: string;
                 /** @description Page number, starting at 1. */
-                page?: components["parameters"]["Page"];
+                "page[number]"?: components["parameters"]["CollaboratorPageNumber"];
                 /** @description Items per page (at most 100). */
-                per_page?: components["parameters"]["PerPage"];
+                "page[size]"?: components["parameters"]["CollaboratorPageSize"];
             };
             header?: never;
             path: {
                 /**
-                 * @description The collaborator group identifier.
-                 * @example 230
+                 * @description The collaborator group ID.
+                 * @example pf-Fn7QxR2a-kLmP9s
                  */
                 id: components["parameters"]["CollaboratorGroupId"];
             };
@@ -6916,85 +10732,100 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["CollaboratorGroupMemberList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     add_user_group_members: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description IDs of the collaborators (workspace user IDs), as a repeated parameter (`user_ids=1&user_ids=2`).
+                 * @example [
+                 *       5521,
+                 *       5522
+                 *     ]
+                 */
+                user_ids: components["parameters"]["CollaboratorGroupUserIds"];
+            };
             header?: never;
             path: {
                 /**
-                 * @description The collaborator group identifier.
-                 * @example 230
+                 * @description The collaborator group ID.
+                 * @example pf-Fn7QxR2a-kLmP9s
                  */
                 id: components["parameters"]["CollaboratorGroupId"];
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GenericObject"];
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description The members were added. */
-            200: {
+            /** @description The collaborators were added. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["SuccessResponse"];
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     remove_user_group_members: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description IDs of the collaborators (workspace user IDs) to remove, as a repeated parameter (`user_ids=1&user_ids=2`).
+                 * @example [
+                 *       5522
+                 *     ]
+                 */
+                user_ids?: number[];
+                /**
+                 * @description IDs of invitations; the collaborators who joined the group through them are removed. Repeated parameter.
+                 * @example [
+                 *       9911
+                 *     ]
+                 */
+                member_invitation_ids?: number[];
+            };
             header?: never;
             path: {
                 /**
-                 * @description The collaborator group identifier.
-                 * @example 230
+                 * @description The collaborator group ID.
+                 * @example pf-Fn7QxR2a-kLmP9s
                  */
                 id: components["parameters"]["CollaboratorGroupId"];
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GenericObject"];
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description The members were removed. */
-            200: {
+            /** @description The collaborators were removed. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["SuccessResponse"];
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7002,15 +10833,15 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, starting at 1. */
-                page?: components["parameters"]["Page"];
+                "page[number]"?: components["parameters"]["CollaboratorPageNumber"];
                 /** @description Items per page (at most 100). */
-                per_page?: components["parameters"]["PerPage"];
+                "page[size]"?: components["parameters"]["CollaboratorPageSize"];
             };
             header?: never;
             path: {
                 /**
-                 * @description The collaborator group identifier.
-                 * @example 230
+                 * @description The collaborator group ID.
+                 * @example pf-Fn7QxR2a-kLmP9s
                  */
                 id: components["parameters"]["CollaboratorGroupId"];
             };
@@ -7024,23 +10855,59 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ProjectGrantList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     list_connections: {
         parameters: {
             query?: {
-                /** @description Page number, starting at 1. */
-                page?: components["parameters"]["Page"];
-                /** @description Items per page (at most 100). */
-                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only the connections of this connector, like `salesforce`.
+                 * @example salesforce
+                 */
+                provider?: string;
+                /**
+                 * @description Only the items in this folder or project.
+                 * @example 7498
+                 */
+                folder_id?: components["parameters"]["RecipeFamilyFolderId"];
+                /**
+                 * @description Only the connections in this project.
+                 * @example 7497
+                 */
+                project_id?: number;
+                /**
+                 * @description Only the child connections of this parent connection.
+                 * @example 77231
+                 */
+                parent_id?: number;
+                /**
+                 * @description Only the connections with this external ID.
+                 * @example customer-4471
+                 */
+                external_id?: string;
+                /** @description True to include the runtime user connections. */
+                include_runtime_connections?: boolean;
+                /**
+                 * @description Extra fields to add to each returned object; `tags` adds `tags`, the handles of its tags.
+                 * @example [
+                 *       "tags"
+                 *     ]
+                 */
+                "includes[]"?: components["parameters"]["RecipeFamilyIncludes"];
+                /**
+                 * @description Only the items updated after this time (ISO 8601, like `2026-11-01T00:00:00Z`).
+                 * @example 2026-11-01T00:00:00Z
+                 */
+                updated_after?: components["parameters"]["RecipeFamilyUpdatedAfter"];
             };
             header?: never;
             path?: never;
@@ -7054,12 +10921,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ConnectionList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7072,7 +10940,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["ConnectionCreateRequest"];
             };
         };
         responses: {
@@ -7082,13 +10950,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Connection"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["ConnectionValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7098,16 +10966,16 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The connection identifier.
-                 * @example 36210
+                 * @description The connection ID.
+                 * @example 77231
                  */
                 connection_id: components["parameters"]["ConnectionId"];
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["ConnectionUpdateRequest"];
             };
         };
         responses: {
@@ -7117,14 +10985,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Connection"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["ConnectionValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7134,8 +11002,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The connection identifier.
-                 * @example 36210
+                 * @description The connection ID.
+                 * @example 77231
                  */
                 connection_id: components["parameters"]["ConnectionId"];
             };
@@ -7152,10 +11020,11 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["ConnectionInUse"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7165,38 +11034,44 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The connection identifier.
-                 * @example 36210
+                 * @description The connection ID.
+                 * @example 77231
                  */
                 connection_id: components["parameters"]["ConnectionId"];
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ConnectionDisconnectRequest"];
+            };
+        };
         responses: {
-            /** @description The connection was disconnected. */
+            /** @description The connection is disconnected. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessResponse"];
+                    "application/json": components["schemas"]["ConnectionDisconnectResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["ConnectionInUse"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     list_connectors: {
         parameters: {
-            query?: {
-                /** @description Page number, starting at 1. */
-                page?: components["parameters"]["Page"];
-                /** @description Items per page (at most 100). */
-                per_page?: components["parameters"]["PerPage"];
+            query: {
+                /**
+                 * @description Comma-separated internal names of the connectors.
+                 * @example google_drive,service_now
+                 */
+                applications: string;
             };
             header?: never;
             path?: never;
@@ -7210,12 +11085,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ConnectorList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7224,8 +11100,11 @@ export interface operations {
             query?: {
                 /** @description Page number, starting at 1. */
                 page?: components["parameters"]["Page"];
-                /** @description Items per page (at most 100). */
-                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Connectors per page. The default is 1; a value above 100 is served as 100.
+                 * @example 100
+                 */
+                per_page?: components["parameters"]["ConnectorPerPage"];
             };
             header?: never;
             path?: never;
@@ -7239,22 +11118,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ConnectorPage"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     list_custom_connectors: {
         parameters: {
             query?: {
-                /** @description Page number, starting at 1. */
-                page?: components["parameters"]["Page"];
-                /** @description Items per page (at most 100). */
-                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only the connectors whose title contains this text.
+                 * @example Acme
+                 */
+                title?: string;
+                /** @description True for only the connectors shared from the Embedded (OEM) admin workspace. */
+                oem_shared?: boolean;
             };
             header?: never;
             path?: never;
@@ -7268,12 +11151,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["CustomConnectorList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7302,7 +11186,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7315,7 +11199,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SdkSchemaSampleRequest"];
+                "application/json": components["schemas"]["SdkSchemaCsvSampleRequest"];
             };
         };
         responses: {
@@ -7331,7 +11215,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7355,12 +11239,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["CustomOauthProfileList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7373,7 +11258,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["CustomOauthProfileRequest"];
             };
         };
         responses: {
@@ -7383,13 +11268,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["CustomOauthProfileResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7414,13 +11300,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["CustomOauthProfileResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7439,7 +11326,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["CustomOauthProfileRequest"];
             };
         };
         responses: {
@@ -7449,7 +11336,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["CustomOauthProfileResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7457,6 +11344,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7481,13 +11369,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessResponse"];
+                    "application/json": components["schemas"]["CustomOauthProfileSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7505,18 +11394,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The data tables. */
+            /** @description One page of data tables. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["DataTableList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7529,7 +11419,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["DataTableCreateRequest"];
             };
         };
         responses: {
@@ -7539,13 +11429,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["DataTableResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7570,13 +11460,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["DataTableResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7595,7 +11486,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["DataTableUpdateRequest"];
             };
         };
         responses: {
@@ -7605,14 +11496,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["DataTableResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7644,6 +11535,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7675,6 +11567,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7693,23 +11586,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["DataTableRecordQueryRequest"];
             };
         };
         responses: {
-            /** @description The matching records. */
+            /** @description One page of matching records. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["DataTableRecordQueryResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7728,7 +11622,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["DataTableRecordValues"];
             };
         };
         responses: {
@@ -7738,14 +11632,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["DataTableRecordResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7769,7 +11663,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["DataTableRecordValues"];
             };
         };
         responses: {
@@ -7779,14 +11673,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["DataTableRecordResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7823,6 +11717,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7852,13 +11747,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["DataTableFileLink"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7893,13 +11789,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["DataTableFileLink"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -7929,20 +11826,43 @@ export interface operations {
     list_activity_logs: {
         parameters: {
             query?: {
-                /** @description Page number, starting at 1. */
-                page?: components["parameters"]["Page"];
-                /** @description Items per page (at most 100). */
-                per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Only records at or after this time (RFC 3339).
-                 * @example 2026-11-01T00:00:00Z
+                 * @description Cursor; return the records after this one (the last record of the previous page).
+                 * @example 4410305
+                 */
+                "page[after]"?: number;
+                /** @description Records per page (at most 100). */
+                "page[size]"?: number;
+                /**
+                 * @description Only records at or after this time (ISO 8601, such as `2026-11-01T00:00:00.000Z`).
+                 * @example 2026-11-01T00:00:00.000Z
                  */
                 from?: string;
                 /**
-                 * @description Only records before this time (RFC 3339).
-                 * @example 2026-11-21T00:00:00Z
+                 * @description Only records before this time (ISO 8601).
+                 * @example 2026-11-22T00:00:00.000Z
                  */
                 to?: string;
+                /**
+                 * @description Only records of these users.
+                 * @example [
+                 *       8801
+                 *     ]
+                 */
+                "users_ids[]"?: number[];
+                /**
+                 * @description Only records about these resource types, such as `Flow` or `SharedAccount`.
+                 * @example [
+                 *       "AccountProperty"
+                 *     ]
+                 */
+                "include_resource_types[]"?: string[];
+                /** @description No records about these resource types. */
+                "exclude_resource_types[]"?: string[];
+                /** @description Only records of these event types, such as `account_property_updated`. */
+                "include_event_types[]"?: string[];
+                /** @description No records of these event types. */
+                "exclude_event_types[]"?: string[];
             };
             header?: never;
             path?: never;
@@ -7956,7 +11876,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ActivityLogList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7972,6 +11892,32 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (at most 100). */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only tags whose title or description contains this text.
+                 * @example finance
+                 */
+                "q[title_or_description_cont]"?: string;
+                /** @description Only the tags with these handles. */
+                "q[handle_in]"?: string[];
+                /** @description Only tags created by this collaborator. */
+                "q[author_id_eq]"?: number;
+                /** @description Only tags applied to this recipe. */
+                "q[recipe_id_eq]"?: number;
+                /** @description Only tags applied to this connection. */
+                "q[connection_id_eq]"?: number;
+                /** @description When true, only tags applied to at least one asset. */
+                "q[only_assigned]"?: boolean;
+                /** @description Sort keys, in order. */
+                "sort_by[]"?: ("title" | "assignment_count" | "updated_at" | "last_assigned_at")[];
+                /** @description Direction of each sort key, in the same order. */
+                "sort_direction[]"?: ("asc" | "desc")[];
+                /**
+                 * @description Extra fields to return with each tag.
+                 * @example [
+                 *       "assignment_count"
+                 *     ]
+                 */
+                "includes[]"?: ("assignment_count" | "author")[];
             };
             header?: never;
             path?: never;
@@ -7985,7 +11931,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["TagList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8003,7 +11949,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["TagCreateRequest"];
             };
         };
         responses: {
@@ -8013,7 +11959,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Tag"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8030,7 +11976,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tag handle.
-                 * @example tag-finance
+                 * @example tag-ANgdXgTF-bANz3H
                  */
                 handle: components["parameters"]["TagHandle"];
             };
@@ -8038,7 +11984,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["TagUpdateRequest"];
             };
         };
         responses: {
@@ -8048,7 +11994,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Tag"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8066,7 +12012,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tag handle.
-                 * @example tag-finance
+                 * @example tag-ANgdXgTF-bANz3H
                  */
                 handle: components["parameters"]["TagHandle"];
             };
@@ -8099,23 +12045,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["TagAssignmentsRequest"];
             };
         };
         responses: {
-            /** @description The tags were applied and removed. */
+            /** @description The tags were applied and removed; no body. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["SuccessResponse"];
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8123,15 +12068,15 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Only properties whose names start with this prefix.
-                 * @example orders.
+                 * @description Only properties whose names start with this text, such as `salesforce_sync.`.
+                 * @example orders.sync.
                  */
                 prefix: string;
                 /**
-                 * @description A project ID for project-level properties; without it, environment-level properties.
+                 * @description A project ID, to work on that project's properties; without it, the environment properties.
                  * @example 4812
                  */
-                project_id?: number;
+                project_id?: components["parameters"]["PropertiesProjectId"];
             };
             header?: never;
             path?: never;
@@ -8145,12 +12090,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["PropertyMap"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8158,10 +12104,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description A project ID for project-level properties; without it, environment-level properties.
+                 * @description A project ID, to work on that project's properties; without it, the environment properties.
                  * @example 4812
                  */
-                project_id?: number;
+                project_id?: components["parameters"]["PropertiesProjectId"];
             };
             header?: never;
             path?: never;
@@ -8169,7 +12115,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["PropertiesUpsertRequest"];
             };
         };
         responses: {
@@ -8186,16 +12132,19 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     list_environment_roles: {
         parameters: {
             query?: {
+                /** @description Returns only the items with this name. */
+                name?: components["parameters"]["CollaboratorNameFilter"];
                 /** @description Page number, starting at 1. */
-                page?: components["parameters"]["Page"];
+                "page[number]"?: components["parameters"]["CollaboratorPageNumber"];
                 /** @description Items per page (at most 100). */
-                per_page?: components["parameters"]["PerPage"];
+                "page[size]"?: components["parameters"]["CollaboratorPageSize"];
             };
             header?: never;
             path?: never;
@@ -8209,12 +12158,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["EnvironmentRoleList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8227,7 +12177,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["EnvironmentRoleRequest"];
             };
         };
         responses: {
@@ -8237,13 +12187,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["EnvironmentRoleResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8253,7 +12204,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The environment role identifier.
+                 * @description The environment role ID.
                  * @example 31
                  */
                 id: components["parameters"]["EnvironmentRoleId"];
@@ -8268,13 +12219,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["EnvironmentRoleResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8284,7 +12236,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The environment role identifier.
+                 * @description The environment role ID.
                  * @example 31
                  */
                 id: components["parameters"]["EnvironmentRoleId"];
@@ -8293,7 +12245,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["EnvironmentRoleRequest"];
             };
         };
         responses: {
@@ -8303,7 +12255,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["EnvironmentRoleResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8311,6 +12263,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8320,7 +12273,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The environment role identifier.
+                 * @description The environment role ID.
                  * @example 31
                  */
                 id: components["parameters"]["EnvironmentRoleId"];
@@ -8330,28 +12283,31 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The environment role was deleted. */
-            200: {
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["SuccessResponse"];
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["CollaboratorRoleInUse"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     list_project_roles: {
         parameters: {
             query?: {
+                /** @description Returns only the items with this name. */
+                name?: components["parameters"]["CollaboratorNameFilter"];
                 /** @description Page number, starting at 1. */
-                page?: components["parameters"]["Page"];
+                "page[number]"?: components["parameters"]["CollaboratorPageNumber"];
                 /** @description Items per page (at most 100). */
-                per_page?: components["parameters"]["PerPage"];
+                "page[size]"?: components["parameters"]["CollaboratorPageSize"];
             };
             header?: never;
             path?: never;
@@ -8365,12 +12321,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ProjectRoleList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8383,7 +12340,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["ProjectRoleRequest"];
             };
         };
         responses: {
@@ -8393,13 +12350,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ProjectRoleResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8409,8 +12367,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The project role identifier.
-                 * @example 44
+                 * @description The project role ID.
+                 * @example pr-Gh2sLw9d-qRtY5u
                  */
                 id: components["parameters"]["ProjectRoleId"];
             };
@@ -8424,13 +12382,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ProjectRoleResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8440,8 +12399,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The project role identifier.
-                 * @example 44
+                 * @description The project role ID.
+                 * @example pr-Gh2sLw9d-qRtY5u
                  */
                 id: components["parameters"]["ProjectRoleId"];
             };
@@ -8449,7 +12408,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["ProjectRoleRequest"];
             };
         };
         responses: {
@@ -8459,7 +12418,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ProjectRoleResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8467,6 +12426,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8476,8 +12436,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The project role identifier.
-                 * @example 44
+                 * @description The project role ID.
+                 * @example pr-Gh2sLw9d-qRtY5u
                  */
                 id: components["parameters"]["ProjectRoleId"];
             };
@@ -8486,18 +12446,19 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The project role was deleted. */
-            200: {
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["SuccessResponse"];
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["CollaboratorRoleInUse"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8509,6 +12470,8 @@ export interface operations {
                  * @example 7497
                  */
                 parent_id?: number;
+                /** @description When true, folders nested at any depth below the parent are listed too; when false, only its direct subfolders. */
+                with_nested_folders?: boolean;
                 /** @description Page number, starting at 1. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (at most 100). */
@@ -8526,7 +12489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"][];
+                    "application/json": components["schemas"]["FolderList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8544,17 +12507,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["FolderCreateRequest"];
             };
         };
         responses: {
-            /** @description The created folder or project. */
+            /** @description The created folder or project folder. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Folder"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8584,7 +12547,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"][];
+                    "application/json": components["schemas"]["ProjectList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8602,13 +12565,13 @@ export interface operations {
                  * @description The folder ID.
                  * @example 7498
                  */
-                folder_id: number;
+                folder_id: components["parameters"]["FolderId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["FolderUpdateRequest"];
             };
         };
         responses: {
@@ -8618,7 +12581,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Folder"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8632,7 +12595,7 @@ export interface operations {
     delete_folder: {
         parameters: {
             query?: {
-                /** @description Delete the folder even when it holds recipes, connections or subfolders. */
+                /** @description Also delete a folder that is not empty, with everything in it. */
                 force?: boolean;
             };
             header?: never;
@@ -8641,7 +12604,7 @@ export interface operations {
                  * @description The folder ID.
                  * @example 7498
                  */
-                folder_id: number;
+                folder_id: components["parameters"]["FolderId"];
             };
             cookie?: never;
         };
@@ -8660,6 +12623,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["FolderNotEmpty"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8669,16 +12633,16 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The project ID.
+                 * @description The project ID (not the ID of the project's folder).
                  * @example 4123
                  */
-                project_id: number;
+                project_id: components["parameters"]["ProjectId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["ProjectUpdateRequest"];
             };
         };
         responses: {
@@ -8688,7 +12652,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Project"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8705,10 +12669,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The project ID.
+                 * @description The project ID (not the ID of the project's folder).
                  * @example 4123
                  */
-                project_id: number;
+                project_id: components["parameters"]["ProjectId"];
             };
             cookie?: never;
         };
@@ -8734,12 +12698,26 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Return the jobs after this job handle (pagination).
+                 * @description Cursor; return the jobs next to this job ID (older ones, or newer ones with `prev` true).
                  * @example j-AIWUJe2k-HR2p7x
                  */
                 offset_job_id?: string;
-                /** @description Return only the jobs with this status. */
+                /** @description False for the jobs that completed before the cursor job, true for the newer ones. */
+                prev?: boolean;
+                /** @description Only the jobs with this status. */
                 status?: "succeeded" | "failed" | "pending";
+                /** @description True for only the jobs that are re-runs. */
+                rerun_only?: boolean;
+                /**
+                 * @deprecated
+                 * @description Older numeric cursor; use offset_job_id.
+                 */
+                offset_run_id?: number;
+                /**
+                 * @deprecated
+                 * @description True for only the failed jobs; use status=failed.
+                 */
+                failed?: boolean;
             };
             header?: never;
             path: {
@@ -8747,25 +12725,26 @@ export interface operations {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The jobs. */
+            /** @description The counts and one page of jobs. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["JobList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8778,12 +12757,12 @@ export interface operations {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
                 /**
-                 * @description The job handle.
+                 * @description The job's unique identifier (its handle, the `id` of the job in the list).
                  * @example j-AIWUJlA5-v4Bk9n
                  */
-                job_handle: string;
+                job_handle: components["parameters"]["JobHandle"];
             };
             cookie?: never;
         };
@@ -8795,13 +12774,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Job"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8828,6 +12808,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8840,35 +12822,41 @@ export interface operations {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["JobRepeatRequest"];
             };
         };
         responses: {
-            /** @description The jobs were queued. */
+            /** @description The outcome for each job. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["JobRepeatResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     legacy_list_roles: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page number; further pages hold the roles beyond `per_page`. */
+                page?: number;
+                /** @description Number of roles per page. */
+                per_page?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -8881,11 +12869,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"][];
+                    "application/json": components["schemas"]["LegacyRoleList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8898,13 +12888,13 @@ export interface operations {
                  * @description The legacy role ID.
                  * @example 3421
                  */
-                role_id: number;
+                role_id: components["parameters"]["LegacyRoleId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["LegacyRoleUpdateRequest"];
             };
         };
         responses: {
@@ -8914,7 +12904,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["LegacyRole"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8922,6 +12912,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8934,13 +12925,13 @@ export interface operations {
                  * @description The legacy role ID.
                  * @example 3421
                  */
-                role_id: number;
+                role_id: components["parameters"]["LegacyRoleId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["LegacyRoleCopyRequest"];
             };
         };
         responses: {
@@ -8950,7 +12941,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["LegacyRole"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8958,6 +12949,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8975,18 +12967,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The lookup tables. */
+            /** @description One page of lookup tables. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["LookupTableList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -8999,7 +12992,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["LookupTableCreateRequest"];
             };
         };
         responses: {
@@ -9009,13 +13002,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["LookupTable"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -9028,7 +13022,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["LookupTableBatchDeleteRequest"];
             };
         };
         responses: {
@@ -9038,12 +13032,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["LookupTableBatchDeleteResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -9051,14 +13046,12 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Column values to match, as `by[code]=DE`.
+                 * @description The column values to match, one `by[<column label>]=<value>` pair each, as in `?by[code]=DE`. A row matches when every pair matches.
                  * @example {
                  *       "code": "DE"
                  *     }
                  */
-                by: {
-                    [key: string]: string;
-                };
+                by: components["parameters"]["LookupTableLookupBy"];
             };
             header?: never;
             path: {
@@ -9066,25 +13059,26 @@ export interface operations {
                  * @description The lookup table ID.
                  * @example 1512
                  */
-                lookup_table_id: number;
+                lookup_table_id: components["parameters"]["LookupTableId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The matching row. */
+            /** @description The first matching row. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["LookupTableRow"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -9093,8 +13087,15 @@ export interface operations {
             query?: {
                 /** @description Page number, starting at 1. */
                 page?: components["parameters"]["Page"];
-                /** @description Items per page (at most 100). */
-                per_page?: components["parameters"]["PerPage"];
+                /** @description Rows per page (at most 1,000). */
+                per_page?: components["parameters"]["LookupTableRowsPerPage"];
+                /**
+                 * @description Optional filter, one `by[<column label>]=<value>` pair per column, as in `?by[code]=DE`; only the rows matching every pair are listed.
+                 * @example {
+                 *       "code": "DE"
+                 *     }
+                 */
+                by?: components["parameters"]["LookupTableRowFilterBy"];
             };
             header?: never;
             path: {
@@ -9102,25 +13103,26 @@ export interface operations {
                  * @description The lookup table ID.
                  * @example 1512
                  */
-                lookup_table_id: number;
+                lookup_table_id: components["parameters"]["LookupTableId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The rows. */
+            /** @description One page of rows. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["LookupTableRowList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -9133,13 +13135,13 @@ export interface operations {
                  * @description The lookup table ID.
                  * @example 1512
                  */
-                lookup_table_id: number;
+                lookup_table_id: components["parameters"]["LookupTableId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["LookupTableRowRequest"];
             };
         };
         responses: {
@@ -9149,14 +13151,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["LookupTableRow"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -9169,12 +13171,12 @@ export interface operations {
                  * @description The lookup table ID.
                  * @example 1512
                  */
-                lookup_table_id: number;
+                lookup_table_id: components["parameters"]["LookupTableId"];
                 /**
                  * @description The row ID.
                  * @example 88210
                  */
-                row_id: number;
+                row_id: components["parameters"]["LookupTableRowId"];
             };
             cookie?: never;
         };
@@ -9186,13 +13188,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["LookupTableRow"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -9205,18 +13208,18 @@ export interface operations {
                  * @description The lookup table ID.
                  * @example 1512
                  */
-                lookup_table_id: number;
+                lookup_table_id: components["parameters"]["LookupTableId"];
                 /**
                  * @description The row ID.
                  * @example 88210
                  */
-                row_id: number;
+                row_id: components["parameters"]["LookupTableRowId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["LookupTableRowRequest"];
             };
         };
         responses: {
@@ -9226,14 +13229,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["LookupTableRow"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -9246,12 +13249,12 @@ export interface operations {
                  * @description The lookup table ID.
                  * @example 1512
                  */
-                lookup_table_id: number;
+                lookup_table_id: components["parameters"]["LookupTableId"];
                 /**
                  * @description The row ID.
                  * @example 88210
                  */
-                row_id: number;
+                row_id: components["parameters"]["LookupTableRowId"];
             };
             cookie?: never;
         };
@@ -9270,6 +13273,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -9280,6 +13284,21 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (at most 100). */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only return resources that belong to this project.
+                 * @example 7421
+                 */
+                project_id?: components["parameters"]["AgenticProjectIdQuery"];
+                /**
+                 * @description Only return resources that live in this folder.
+                 * @example 7498
+                 */
+                folder_id?: components["parameters"]["AgenticFolderIdQuery"];
+                /**
+                 * @description Only return servers with this authentication method, for example `token`.
+                 * @example token
+                 */
+                authentication_method?: components["parameters"]["McpServerAuthenticationMethodQuery"];
             };
             header?: never;
             path?: never;
@@ -9287,13 +13306,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The MCP servers. */
+            /** @description A page of MCP servers. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["McpServerList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9311,17 +13330,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["McpServerCreateRequest"];
             };
         };
         responses: {
-            /** @description The created server. */
+            /** @description The new MCP server. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["McpServerResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9337,22 +13356,22 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The MCP server handle, which is the server's `id` (a string starting with `mcps-`).
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                handle: string;
+                handle: components["parameters"]["McpServerHandle"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The server. */
+            /** @description The MCP server. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["McpServerResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9368,26 +13387,26 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The MCP server handle, which is the server's `id` (a string starting with `mcps-`).
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                handle: string;
+                handle: components["parameters"]["McpServerHandle"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["McpServerUpdateRequest"];
             };
         };
         responses: {
-            /** @description The updated server. */
+            /** @description The updated MCP server. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["McpServerResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9404,16 +13423,16 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The MCP server handle, which is the server's `id` (a string starting with `mcps-`).
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                handle: string;
+                handle: components["parameters"]["McpServerHandle"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The server was deleted. */
+            /** @description The MCP server was deleted. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9435,22 +13454,22 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The MCP server handle, which is the server's `id` (a string starting with `mcps-`).
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                handle: string;
+                handle: components["parameters"]["McpServerHandle"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The new token. */
+            /** @description The MCP server with its new address. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["McpServerResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9466,20 +13485,20 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The MCP server handle, which is the server's `id` (a string starting with `mcps-`).
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                handle: string;
+                handle: components["parameters"]["McpServerHandle"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["McpServerAssignToolsRequest"];
             };
         };
         responses: {
-            /** @description The tools were assigned. */
+            /** @description The tools were added. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9502,20 +13521,20 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The MCP server handle, which is the server's `id` (a string starting with `mcps-`).
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                handle: string;
+                handle: components["parameters"]["McpServerHandle"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["McpServerUserGroupIdsRequest"];
             };
         };
         responses: {
-            /** @description The groups were assigned. */
+            /** @description The user groups were assigned. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9538,20 +13557,20 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The MCP server handle, which is the server's `id` (a string starting with `mcps-`).
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                handle: string;
+                handle: components["parameters"]["McpServerHandle"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["McpServerUserGroupIdsRequest"];
             };
         };
         responses: {
-            /** @description The groups were removed. */
+            /** @description The user groups were removed. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9564,6 +13583,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -9573,26 +13593,26 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The MCP server handle, which is the server's `id` (a string starting with `mcps-`).
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                handle: string;
+                handle: components["parameters"]["McpServerHandle"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["McpServerMoveFolderRequest"];
             };
         };
         responses: {
-            /** @description The moved server. */
+            /** @description The moved MCP server. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["McpServerResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9609,10 +13629,11 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The handle of the MCP server that owns the policies or tools: the server's `id` (a string starting
+                 *     with `mcps-`), the same value as `handle` on the server's own paths.
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                mcp_server_handle: string;
+                mcp_server_handle: components["parameters"]["McpServerParentHandle"];
             };
             cookie?: never;
         };
@@ -9624,7 +13645,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["McpServerPolicy"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9640,16 +13661,17 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The handle of the MCP server that owns the policies or tools: the server's `id` (a string starting
+                 *     with `mcps-`), the same value as `handle` on the server's own paths.
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                mcp_server_handle: string;
+                mcp_server_handle: components["parameters"]["McpServerParentHandle"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["McpServerPolicyUpdateRequest"];
             };
         };
         responses: {
@@ -9659,7 +13681,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["McpServerPolicy"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9672,26 +13694,32 @@ export interface operations {
     };
     mcp_list_server_tools: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (at most 100). */
+                per_page?: components["parameters"]["PerPage"];
+            };
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The handle of the MCP server that owns the policies or tools: the server's `id` (a string starting
+                 *     with `mcps-`), the same value as `handle` on the server's own paths.
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                mcp_server_handle: string;
+                mcp_server_handle: components["parameters"]["McpServerParentHandle"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The tools. */
+            /** @description A page of tools. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["McpServerToolList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9707,21 +13735,22 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The handle of the MCP server that owns the policies or tools: the server's `id` (a string starting
+                 *     with `mcps-`), the same value as `handle` on the server's own paths.
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                mcp_server_handle: string;
+                mcp_server_handle: components["parameters"]["McpServerParentHandle"];
                 /**
-                 * @description The tool ID.
+                 * @description The ID of the tool on the MCP server (an integer, as listed by the server's tools).
                  * @example 5531
                  */
-                id: number;
+                id: components["parameters"]["McpServerToolId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["McpServerToolUpdateRequest"];
             };
         };
         responses: {
@@ -9731,7 +13760,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["McpServerTool"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9748,15 +13777,16 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The MCP server handle.
-                 * @example orders-assistant-3f9c
+                 * @description The handle of the MCP server that owns the policies or tools: the server's `id` (a string starting
+                 *     with `mcps-`), the same value as `handle` on the server's own paths.
+                 * @example mcps-AYcNrsC8-Dd8-AB
                  */
-                mcp_server_handle: string;
+                mcp_server_handle: components["parameters"]["McpServerParentHandle"];
                 /**
-                 * @description The tool ID.
+                 * @description The ID of the tool on the MCP server (an integer, as listed by the server's tools).
                  * @example 5531
                  */
-                id: number;
+                id: components["parameters"]["McpServerToolId"];
             };
             cookie?: never;
         };
@@ -9775,27 +13805,34 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
             500: components["responses"]["InternalServerError"];
         };
     };
     mcp_list_user_groups: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (at most 100). */
+                per_page?: components["parameters"]["PerPage"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The user groups. */
+            /** @description A page of user groups. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["McpUserGroupList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalServerError"];
@@ -9807,26 +13844,26 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The project ID.
+                 * @description What to build, either a project ID or a folder ID written with an `f` prefix (`f7497`).
                  * @example 4123
                  */
-                id: number;
+                id: components["parameters"]["ProjectBuildSourceId"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["ProjectBuildCreateRequest"];
             };
         };
         responses: {
-            /** @description The build. */
+            /** @description The new build. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ProjectBuild"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9839,30 +13876,36 @@ export interface operations {
     };
     deploy_project: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The environment to deploy to.
+                 * @example test
+                 */
+                environment_type: components["parameters"]["ProjectDeployEnvironmentType"];
+            };
             header?: never;
             path: {
                 /**
-                 * @description The project ID.
+                 * @description What to build, either a project ID or a folder ID written with an `f` prefix (`f7497`).
                  * @example 4123
                  */
-                id: number;
+                id: components["parameters"]["ProjectBuildSourceId"];
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["ProjectDeployRequest"];
             };
         };
         responses: {
-            /** @description The deployment. */
+            /** @description The new deployment. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Deployment"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9882,7 +13925,7 @@ export interface operations {
                  * @description The project build ID.
                  * @example 90213
                  */
-                id: number;
+                id: components["parameters"]["ProjectBuildId"];
             };
             cookie?: never;
         };
@@ -9894,7 +13937,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ProjectBuild"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9906,30 +13949,36 @@ export interface operations {
     };
     deploy_project_build: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The environment to deploy to.
+                 * @example test
+                 */
+                environment_type: components["parameters"]["ProjectDeployEnvironmentType"];
+            };
             header?: never;
             path: {
                 /**
                  * @description The project build ID.
                  * @example 90213
                  */
-                id: number;
+                id: components["parameters"]["ProjectBuildId"];
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["ProjectDeployRequest"];
             };
         };
         responses: {
-            /** @description The deployment. */
+            /** @description The new deployment. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Deployment"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9947,19 +13996,29 @@ export interface operations {
                  * @description Only deployments of this project.
                  * @example 4123
                  */
-                project_id?: number;
+                project_id?: string;
                 /**
-                 * @description Only deployments of this folder.
-                 * @example 7497
+                 * @description Only deployments of this folder, written with an `f` prefix.
+                 * @example f7497
                  */
-                folder_id?: number;
+                folder_id?: string;
                 /**
-                 * @description Only deployments created at or after this time.
+                 * @description Only deployments to this environment.
+                 * @example test
+                 */
+                environment_type?: components["schemas"]["DeploymentEnvironmentType"];
+                /**
+                 * @description Only deployments in this state.
+                 * @example success
+                 */
+                state?: components["schemas"]["DeploymentState"];
+                /**
+                 * @description Only deployments created at or after this time (ISO 8601).
                  * @example 2026-11-01T00:00:00Z
                  */
                 from?: string;
                 /**
-                 * @description Only deployments created before this time.
+                 * @description Only deployments created at or before this time (ISO 8601).
                  * @example 2026-12-01T00:00:00Z
                  */
                 to?: string;
@@ -9976,12 +14035,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["DeploymentList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -9994,7 +14054,7 @@ export interface operations {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
@@ -10006,7 +14066,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Deployment"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10025,19 +14085,19 @@ export interface operations {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The reviewers. */
+            /** @description The collaborators who may review. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["DeploymentEligibleReviewerList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10056,30 +14116,30 @@ export interface operations {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["DeploymentAssignReviewersRequest"];
             };
         };
         responses: {
-            /** @description The deployment. */
+            /** @description The deployment after the action. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Deployment"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            422: components["responses"]["DeploymentInvalidState"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10092,26 +14152,26 @@ export interface operations {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The deployment. */
+            /** @description The deployment after the action. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Deployment"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            422: components["responses"]["DeploymentInvalidState"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10124,30 +14184,30 @@ export interface operations {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["DeploymentReviewDecisionRequest"];
             };
         };
         responses: {
-            /** @description The deployment. */
+            /** @description The deployment after the action. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Deployment"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            422: components["responses"]["DeploymentInvalidState"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10160,30 +14220,30 @@ export interface operations {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["DeploymentReviewDecisionRequest"];
             };
         };
         responses: {
-            /** @description The deployment. */
+            /** @description The deployment after the action. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Deployment"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            422: components["responses"]["DeploymentInvalidState"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10196,26 +14256,26 @@ export interface operations {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The deployment. */
+            /** @description The deployment after the action. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Deployment"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            422: components["responses"]["DeploymentInvalidState"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10228,30 +14288,30 @@ export interface operations {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["DeploymentReviewCommentUpdateRequest"];
             };
         };
         responses: {
-            /** @description The deployment. */
+            /** @description The deployment after the action. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Deployment"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            422: components["responses"]["DeploymentInvalidState"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10264,26 +14324,26 @@ export interface operations {
                  * @description The deployment ID.
                  * @example 58112
                  */
-                id: number;
+                id: components["parameters"]["DeploymentId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The deployment. */
+            /** @description The deployment after the action. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Deployment"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            422: components["responses"]["DeploymentInvalidState"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10294,9 +14354,9 @@ export interface operations {
             path: {
                 /**
                  * @description The project grant ID.
-                 * @example 3301
+                 * @example pg-Ak3xZq9R-7vLm2
                  */
-                id: number;
+                id: components["parameters"]["ProjectGrantId"];
             };
             cookie?: never;
         };
@@ -10308,7 +14368,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ProjectGrantResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10325,15 +14385,15 @@ export interface operations {
             path: {
                 /**
                  * @description The project grant ID.
-                 * @example 3301
+                 * @example pg-Ak3xZq9R-7vLm2
                  */
-                id: number;
+                id: components["parameters"]["ProjectGrantId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["ProjectGrantUpdateRequest"];
             };
         };
         responses: {
@@ -10343,7 +14403,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ProjectGrantResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10361,22 +14421,20 @@ export interface operations {
             path: {
                 /**
                  * @description The project grant ID.
-                 * @example 3301
+                 * @example pg-Ak3xZq9R-7vLm2
                  */
-                id: number;
+                id: components["parameters"]["ProjectGrantId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The grant was deleted. */
-            200: {
+            /** @description The grant was deleted; no content. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["SuccessResponse"];
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -10389,17 +14447,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, starting at 1. */
-                page?: components["parameters"]["Page"];
-                /** @description Items per page (at most 100). */
-                per_page?: components["parameters"]["PerPage"];
+                "page[number]"?: number;
+                /** @description Grants per page (at most 100). */
+                "page[size]"?: number;
             };
             header?: never;
             path: {
                 /**
-                 * @description The project ID.
+                 * @description The project ID (not the ID of the project's folder).
                  * @example 4123
                  */
-                id: number;
+                id: components["parameters"]["ProjectPathId"];
             };
             cookie?: never;
         };
@@ -10411,7 +14469,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ProjectGrantList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10427,26 +14485,26 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The project ID.
+                 * @description The project ID (not the ID of the project's folder).
                  * @example 4123
                  */
-                id: number;
+                id: components["parameters"]["ProjectPathId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["ProjectGrantUpsertRequest"];
             };
         };
         responses: {
-            /** @description The grants of the project. */
+            /** @description The grants created or updated. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ProjectGrantUpsertResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10461,16 +14519,54 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Only recipes in this folder.
+                 * @description Comma-separated connector names; only recipes that use all of them.
+                 * @example salesforce,netsuite
+                 */
+                adapter_names_all?: string;
+                /**
+                 * @description Comma-separated connector names; only recipes that use at least one of them.
+                 * @example salesforce,netsuite
+                 */
+                adapter_names_any?: string;
+                /**
+                 * @description Only the items in this folder or project.
                  * @example 7498
                  */
-                folder_id?: number;
-                /** @description Only running (true) or stopped (false) recipes. */
-                running?: boolean;
+                folder_id?: components["parameters"]["RecipeFamilyFolderId"];
+                /** @description Sort order; `activity` puts the most recently active recipes first. */
+                order?: "activity" | "default";
                 /** @description Page number, starting at 1. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (at most 100). */
                 per_page?: components["parameters"]["PerPage"];
+                /** @description True for only the running recipes. */
+                running?: boolean;
+                /**
+                 * @description Only recipes with an ID lower than this one.
+                 * @example 7900
+                 */
+                since_id?: number;
+                /**
+                 * @description Only recipes stopped after this time (ISO 8601).
+                 * @example 2026-11-01T00:00:00Z
+                 */
+                stopped_after?: string;
+                /** @description Only recipes the platform stopped for this reason. */
+                stop_cause?: "trigger_errors_limit" | "action_quota_limit" | "trial_expired" | "txn_quota_limit";
+                /**
+                 * @description Only the items updated after this time (ISO 8601, like `2026-11-01T00:00:00Z`).
+                 * @example 2026-11-01T00:00:00Z
+                 */
+                updated_after?: components["parameters"]["RecipeFamilyUpdatedAfter"];
+                /**
+                 * @description Extra fields to add to each returned object; `tags` adds `tags`, the handles of its tags.
+                 * @example [
+                 *       "tags"
+                 *     ]
+                 */
+                "includes[]"?: components["parameters"]["RecipeFamilyIncludes"];
+                /** @description True to leave `code` out of each recipe, for smaller responses. */
+                exclude_code?: boolean;
             };
             header?: never;
             path?: never;
@@ -10478,18 +14574,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The recipes. */
+            /** @description One page of recipes. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["RecipeList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10502,36 +14599,44 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["RecipeCreateRequest"];
             };
         };
         responses: {
-            /** @description The created recipe. */
+            /** @description The recipe was created, stopped. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["RecipeCreateResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["RecipeValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     get_recipe: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Extra fields to add to each returned object; `tags` adds `tags`, the handles of its tags.
+                 * @example [
+                 *       "tags"
+                 *     ]
+                 */
+                "includes[]"?: components["parameters"]["RecipeFamilyIncludes"];
+            };
             header?: never;
             path: {
                 /**
-                 * @description The recipe ID.
+                 * @description The recipe ID (named `id` on these paths).
                  * @example 7821
                  */
-                id: number;
+                id: components["parameters"]["RecipeIdAsId"];
             };
             cookie?: never;
         };
@@ -10543,13 +14648,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Recipe"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10559,33 +14665,33 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The recipe ID.
+                 * @description The recipe ID (named `id` on these paths).
                  * @example 7821
                  */
-                id: number;
+                id: components["parameters"]["RecipeIdAsId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["RecipeUpdateRequest"];
             };
         };
         responses: {
-            /** @description The updated recipe. */
+            /** @description The recipe was updated. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["SuccessResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["RecipeValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10595,10 +14701,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The recipe ID.
+                 * @description The recipe ID (named `id` on these paths).
                  * @example 7821
                  */
-                id: number;
+                id: components["parameters"]["RecipeIdAsId"];
             };
             cookie?: never;
         };
@@ -10617,6 +14723,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10626,28 +14733,30 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The recipe ID.
+                 * @description The recipe ID (named `id` on these paths).
                  * @example 7821
                  */
-                id: number;
+                id: components["parameters"]["RecipeIdAsId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The recipe was started. */
+            /** @description The recipe is running, or `success` is false and it stays stopped. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessResponse"];
+                    "application/json": components["schemas"]["RecipeStartResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["RecipeStateConflict"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10657,16 +14766,16 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The recipe ID.
+                 * @description The recipe ID (named `id` on these paths).
                  * @example 7821
                  */
-                id: number;
+                id: components["parameters"]["RecipeIdAsId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The recipe was stopped. */
+            /** @description The recipe is stopped. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10675,10 +14784,11 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["RecipeStateConflict"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10691,7 +14801,7 @@ export interface operations {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
             };
             cookie?: never;
         };
@@ -10710,6 +14820,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10722,25 +14833,34 @@ export interface operations {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The poll was triggered. */
+            /** @description A poll started, or one was already running. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessResponse"];
+                    "application/json": components["schemas"]["RecipePollResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The workspace's trial has expired. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["RecipePollNotFound"];
+            429: components["responses"]["RecipePollTooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10753,17 +14873,17 @@ export interface operations {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["RecipeConnectRequest"];
             };
         };
         responses: {
-            /** @description The connection was changed. */
+            /** @description The recipe now uses the given connection. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10772,11 +14892,11 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["RecipeValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10794,25 +14914,26 @@ export interface operations {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The versions. */
+            /** @description One page of versions. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["RecipeVersionList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10825,12 +14946,12 @@ export interface operations {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
                 /**
                  * @description The recipe version ID.
                  * @example 40217
                  */
-                id: number;
+                id: components["parameters"]["RecipeVersionId"];
             };
             cookie?: never;
         };
@@ -10842,13 +14963,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["RecipeVersion"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10861,35 +14983,35 @@ export interface operations {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
                 /**
                  * @description The recipe version ID.
                  * @example 40217
                  */
-                id: number;
+                id: components["parameters"]["RecipeVersionId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["RecipeVersionCommentRequest"];
             };
         };
         responses: {
-            /** @description The updated version. */
+            /** @description The version with its new comment. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["RecipeVersion"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10902,35 +15024,35 @@ export interface operations {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
                 /**
                  * @description The recipe version ID.
                  * @example 40217
                  */
-                id: number;
+                id: components["parameters"]["RecipeVersionId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["RecipeVersionCommentRequest"];
             };
         };
         responses: {
-            /** @description The updated version. */
+            /** @description The version with its new comment. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["RecipeVersion"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10943,25 +15065,26 @@ export interface operations {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The report. */
+            /** @description The latest report. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["RecipeHealthReport"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -10974,7 +15097,7 @@ export interface operations {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
             };
             cookie?: never;
         };
@@ -10986,13 +15109,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["RecipeHealthScan"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11000,10 +15124,14 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The folder; the home folder when left out.
-                 * @example 7497
+                 * @description The folder whose assets to list; the root folder when left out.
+                 * @example 7498
                  */
                 folder_id?: number;
+                /** @description List the recipes' test cases too (accepted but not supported yet). */
+                include_test_cases?: boolean;
+                /** @description List the data of the assets too. */
+                include_data?: boolean;
             };
             header?: never;
             path?: never;
@@ -11017,12 +15145,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ExportFolderAssetList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11035,23 +15165,23 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["ExportManifestCreateRequest"];
             };
         };
         responses: {
-            /** @description The created manifest. */
-            200: {
+            /** @description The manifest was created. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ExportManifestResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11064,7 +15194,7 @@ export interface operations {
                  * @description The export manifest ID.
                  * @example 2207
                  */
-                id: number;
+                id: components["parameters"]["ExportManifestId"];
             };
             cookie?: never;
         };
@@ -11076,13 +15206,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ExportManifestResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11095,13 +15226,13 @@ export interface operations {
                  * @description The export manifest ID.
                  * @example 2207
                  */
-                id: number;
+                id: components["parameters"]["ExportManifestId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["ExportManifestUpdateRequest"];
             };
         };
         responses: {
@@ -11111,14 +15242,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ExportManifestResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11131,7 +15262,7 @@ export interface operations {
                  * @description The export manifest ID.
                  * @example 2207
                  */
-                id: number;
+                id: components["parameters"]["ExportManifestId"];
             };
             cookie?: never;
         };
@@ -11150,6 +15281,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11159,44 +15291,52 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The export manifest ID.
+                 * @description The export manifest to build the package from.
                  * @example 2207
                  */
-                manifest_id: number;
+                manifest_id: components["parameters"]["PackageManifestId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The package being exported. */
+            /** @description The package being built. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Package"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     import_package: {
         parameters: {
             query?: {
-                /** @description Restart the running recipes that the import updates. */
+                /** @description Must be true to import while recipes the package updates are running; they are restarted. */
                 restart_recipes?: boolean;
+                /** @description Keep the tags assigned to the assets in the package. */
+                include_tags?: boolean;
+                /**
+                 * @description A folder (not the root folder, and accessible to the API client) for the package's root-folder assets; required when the workspace's Home assets folder became a project.
+                 * @example 7512
+                 */
+                folder_id_for_home_assets?: number;
             };
             header?: never;
             path: {
                 /**
-                 * @description The folder to import into.
+                 * @description The folder or project to import the package into.
                  * @example 7510
                  */
-                folder_id: number;
+                folder_id: components["parameters"]["PackageImportFolderId"];
             };
             cookie?: never;
         };
@@ -11213,14 +15353,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Package"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11230,10 +15370,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The package ID.
+                 * @description The package ID, as returned by export_package or import_package.
                  * @example 15530
                  */
-                id: number;
+                id: components["parameters"]["PackageId"];
             };
             cookie?: never;
         };
@@ -11245,13 +15385,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["Package"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11261,10 +15402,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The package ID.
+                 * @description The package ID, as returned by export_package or import_package.
                  * @example 15530
                  */
-                id: number;
+                id: components["parameters"]["PackageId"];
             };
             cookie?: never;
         };
@@ -11277,12 +15418,23 @@ export interface operations {
                 };
                 content: {
                     "application/zip": string;
+                    "application/octet-stream": string;
                 };
+            };
+            /** @description Redirect to the package zip file. */
+            302: {
+                headers: {
+                    /** @description Where to download the zip file. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11293,19 +15445,26 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RoleMigrationSystemRolesRequest"];
+            };
+        };
         responses: {
-            /** @description The migrated roles. */
+            /** @description The roles created and the assignments made (or, on a dry run, planned). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["RoleMigrationResult"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11318,23 +15477,25 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["RoleMigrationCustomRoleRequest"];
             };
         };
         responses: {
-            /** @description The new roles. */
+            /** @description The roles created and the assignments made (or, on a dry run, planned). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["RoleMigrationResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11347,23 +15508,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["TestRunRequestCreateRequest"];
             };
         };
         responses: {
-            /** @description The queued run request. */
+            /** @description The run request, started. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["TestRunRequestResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            422: components["responses"]["UnprocessableEntity"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11373,10 +15535,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The run request ID (the contract does not give its format; a UUID in the examples).
-                 * @example 0b5f2c7e-8a4d-4e1b-9c3a-6d2f1e8b7a90
+                 * @description The test run request ID (prefixed `cirr-`), as returned by create_test_run_request.
+                 * @example cirr-AbH3x9Qk-Lm2Vt8
                  */
-                id: string;
+                id: components["parameters"]["TestRunRequestId"];
             };
             cookie?: never;
         };
@@ -11388,13 +15550,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["TestRunRequestResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11407,7 +15570,7 @@ export interface operations {
                  * @description The recipe ID.
                  * @example 7821
                  */
-                recipe_id: number;
+                recipe_id: components["parameters"]["RecipeId"];
             };
             cookie?: never;
         };
@@ -11419,13 +15582,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["TestCaseList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11438,34 +15602,31 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["MemberInviteRequest"];
             };
         };
         responses: {
-            /** @description The invitation. */
+            /** @description The invitation was accepted for sending. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["MemberInvitationResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            /** @description Too many requests, either 60 per minute, or a second invitation of the same email to the workspace within 20 minutes. */
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     list_members: {
         parameters: {
-            query?: {
-                /** @description Page number, starting at 1. */
-                page?: components["parameters"]["Page"];
-                /** @description Items per page (at most 100). */
-                per_page?: components["parameters"]["PerPage"];
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
@@ -11478,12 +15639,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["MemberList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11493,10 +15655,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The collaborator ID.
+                 * @description The collaborator ID (the workspace user ID).
                  * @example 5521
                  */
-                id: number;
+                id: components["parameters"]["MemberId"];
             };
             cookie?: never;
         };
@@ -11508,13 +15670,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["MemberResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11524,16 +15687,16 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The collaborator ID.
+                 * @description The collaborator ID (the workspace user ID).
                  * @example 5521
                  */
-                id: number;
+                id: components["parameters"]["MemberId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["MemberUpdateRolesRequest"];
             };
         };
         responses: {
@@ -11543,7 +15706,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["MemberResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -11551,6 +15714,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11560,41 +15724,45 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The collaborator ID.
+                 * @description The collaborator ID (the workspace user ID).
                  * @example 5521
                  */
-                id: number;
+                id: components["parameters"]["MemberId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
             /** @description The collaborator was removed. */
-            200: {
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["SuccessResponse"];
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     list_member_project_grants: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page number, starting at 1. */
+                "page[number]"?: components["parameters"]["CollaboratorPageNumber"];
+                /** @description Items per page (at most 100). */
+                "page[size]"?: components["parameters"]["CollaboratorPageSize"];
+            };
             header?: never;
             path: {
                 /**
-                 * @description The collaborator ID.
+                 * @description The collaborator ID (the workspace user ID).
                  * @example 5521
                  */
-                id: number;
+                id: components["parameters"]["MemberId"];
             };
             cookie?: never;
         };
@@ -11606,13 +15774,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["ProjectGrantList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11622,28 +15791,29 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The collaborator ID.
+                 * @description The collaborator ID (the workspace user ID).
                  * @example 5521
                  */
-                id: number;
+                id: components["parameters"]["MemberId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The privileges. */
+            /** @description The privileges, one entry per environment. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["MemberPrivilegeList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11653,10 +15823,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The collaborator ID.
+                 * @description The collaborator ID (the workspace user ID).
                  * @example 5521
                  */
-                id: number;
+                id: components["parameters"]["MemberId"];
             };
             cookie?: never;
         };
@@ -11668,13 +15838,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["MemberProjectPrivilegeList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11693,17 +15864,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["WorkspaceDetails"];
                 };
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     iam_list_users: {
         parameters: {
             query?: {
+                /** @description Free-text search; only the items whose name (or, for users, email) contains it are listed. */
+                query?: components["parameters"]["IamSearchQuery"];
+                /** @description Only the users with these email addresses; repeat the parameter for each (`emails[]=a@example.com&emails[]=b@example.com`). */
+                "emails[]"?: components["parameters"]["IamUserEmails"];
+                /** @description Only the users with these IDs; repeat the parameter for each. */
+                "user_ids[]"?: components["parameters"]["IamUserIds"];
+                /** @description Only the users with this name. */
+                name?: components["parameters"]["IamUserName"];
+                /** @description Only the members of these user groups; repeat the parameter for each. */
+                "user_group_ids[]"?: components["parameters"]["IamUserGroupIds"];
+                /** @description The environment whose user-group memberships are reported in `user_group_ids` (and matched by the `user_group_ids[]` filter); the current environment when omitted. */
+                environment_id?: components["parameters"]["IamEnvironmentId"];
                 /** @description Page number, starting at 1. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (at most 100). */
@@ -11715,18 +15899,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The users. */
+            /** @description One page of users. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["IamUserList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11739,7 +15924,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["IamUserCreateRequest"];
             };
         };
         responses: {
@@ -11749,13 +15934,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["IamUserResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11765,10 +15951,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user ID.
+                 * @description The user ID (an identifier assigned by Workato Identity, sent as a string).
                  * @example 41022
                  */
-                "user-id": number;
+                "user-id": components["parameters"]["IamUserId"];
             };
             cookie?: never;
         };
@@ -11780,13 +15966,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["IamUserResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11796,16 +15983,16 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user ID.
+                 * @description The user ID (an identifier assigned by Workato Identity, sent as a string).
                  * @example 41022
                  */
-                "user-id": number;
+                "user-id": components["parameters"]["IamUserId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["IamUserUpdateRequest"];
             };
         };
         responses: {
@@ -11815,7 +16002,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["IamUserResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -11823,6 +16010,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11832,10 +16020,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user ID.
+                 * @description The user ID (an identifier assigned by Workato Identity, sent as a string).
                  * @example 41022
                  */
-                "user-id": number;
+                "user-id": components["parameters"]["IamUserId"];
             };
             cookie?: never;
         };
@@ -11854,6 +16042,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11863,20 +16052,20 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user ID.
+                 * @description The user ID (an identifier assigned by Workato Identity, sent as a string).
                  * @example 41022
                  */
-                "user-id": number;
+                "user-id": components["parameters"]["IamUserId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["IamUserGroupMembershipRequest"];
             };
         };
         responses: {
-            /** @description The user was added. */
+            /** @description The user was added to the group. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11890,6 +16079,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11899,20 +16089,20 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user ID.
+                 * @description The user ID (an identifier assigned by Workato Identity, sent as a string).
                  * @example 41022
                  */
-                "user-id": number;
+                "user-id": components["parameters"]["IamUserId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["IamUserGroupMembershipRequest"];
             };
         };
         responses: {
-            /** @description The user was removed. */
+            /** @description The user was removed from the group. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11925,12 +16115,15 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     iam_list_user_groups: {
         parameters: {
             query?: {
+                /** @description Free-text search; only the items whose name (or, for users, email) contains it are listed. */
+                query?: components["parameters"]["IamSearchQuery"];
                 /** @description Page number, starting at 1. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (at most 100). */
@@ -11942,18 +16135,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The user groups. */
+            /** @description One page of user groups. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["IamUserGroupList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11966,23 +16160,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["IamUserGroupCreateRequest"];
             };
         };
         responses: {
-            /** @description The created group. */
+            /** @description The created user group. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["IamUserGroupResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -11992,28 +16187,29 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user group ID.
-                 * @example 811
+                 * @description The user group ID (an identifier assigned by Workato Identity, sent as a string).
+                 * @example group-811
                  */
-                "user-group-id": number;
+                "user-group-id": components["parameters"]["IamUserGroupId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The group. */
+            /** @description The user group. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["IamUserGroupResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -12023,26 +16219,26 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user group ID.
-                 * @example 811
+                 * @description The user group ID (an identifier assigned by Workato Identity, sent as a string).
+                 * @example group-811
                  */
-                "user-group-id": number;
+                "user-group-id": components["parameters"]["IamUserGroupId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["IamUserGroupUpdateRequest"];
             };
         };
         responses: {
-            /** @description The updated group. */
+            /** @description The updated user group. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["IamUserGroupResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -12050,6 +16246,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -12059,16 +16256,16 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user group ID.
-                 * @example 811
+                 * @description The user group ID (an identifier assigned by Workato Identity, sent as a string).
+                 * @example group-811
                  */
-                "user-group-id": number;
+                "user-group-id": components["parameters"]["IamUserGroupId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The group was deleted. */
+            /** @description The user group was deleted. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12081,6 +16278,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -12090,16 +16288,16 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user group ID.
-                 * @example 811
+                 * @description The user group ID (an identifier assigned by Workato Identity, sent as a string).
+                 * @example group-811
                  */
-                "user-group-id": number;
+                "user-group-id": components["parameters"]["IamUserGroupId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["IamUserIdsRequest"];
             };
         };
         responses: {
@@ -12117,32 +16315,28 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     iam_remove_users_from_group: {
         parameters: {
-            query: {
-                /**
-                 * @description IDs of the users to remove, one `user_ids` parameter each.
-                 * @example [
-                 *       41022,
-                 *       41023
-                 *     ]
-                 */
-                user_ids: number[];
-            };
+            query?: never;
             header?: never;
             path: {
                 /**
-                 * @description The user group ID.
-                 * @example 811
+                 * @description The user group ID (an identifier assigned by Workato Identity, sent as a string).
+                 * @example group-811
                  */
-                "user-group-id": number;
+                "user-group-id": components["parameters"]["IamUserGroupId"];
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IamUserIdsRequest"];
+            };
+        };
         responses: {
             /** @description The users were removed. */
             200: {
@@ -12157,6 +16351,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -12171,28 +16366,29 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user group ID.
-                 * @example 811
+                 * @description The user group ID (an identifier assigned by Workato Identity, sent as a string).
+                 * @example group-811
                  */
-                "user-group-id": number;
+                "user-group-id": components["parameters"]["IamUserGroupId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The users. */
+            /** @description One page of the group's users. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["IamUserList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -12210,18 +16406,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The app links. */
+            /** @description One page of app links. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["IamAppLinkList"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -12234,75 +16431,41 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": components["schemas"]["IamAppLinkCreateRequest"];
             };
         };
         responses: {
-            /** @description The created link. */
+            /** @description The created app link. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GenericObject"];
+                    "application/json": components["schemas"]["IamAppLinkResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
     iam_delete_app_links: {
         parameters: {
-            query: {
-                /**
-                 * @description IDs of the app links to delete, one `ids` parameter each.
-                 * @example [
-                 *       930,
-                 *       931
-                 *     ]
-                 */
-                ids: number[];
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
-        responses: {
-            /** @description The links were deleted. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SuccessResponse"];
-                };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IamAppLinkIdsRequest"];
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            500: components["responses"]["InternalServerError"];
         };
-    };
-    iam_delete_app_link: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The app link ID.
-                 * @example 930
-                 */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
         responses: {
-            /** @description The link was deleted. */
+            /** @description The app links were deleted. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12315,7 +16478,43 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    iam_delete_app_link: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The app link ID.
+                 * @example 930
+                 */
+                id: components["parameters"]["IamAppLinkId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The app link was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

@@ -1,5 +1,5 @@
 // API clients (v2) and their API keys: create, list, update, delete, enable, disable, refresh_secret.
-import type { ApiKey } from '../domain/credentials.js';
+import type { ApiClient, ApiKey } from '../domain/credentials.js';
 import type { EmulatorState } from '../domain/state.js';
 import { jsonReply } from '../http/replies.js';
 import type { Handler, Handlers } from './handler.js';
@@ -24,23 +24,26 @@ export function apiClientHandlers({ credentials }: EmulatorState): Pick<Handlers
     scope: 'api_clients:manage',
     handle,
   });
-  const withSecret = (key: ApiKey, secret: string) => jsonReply(200, { ...key, client_secret: secret });
+  // The v2 operations answer one item in `{data}`; a key's secret is `auth_token`, shown on create and refresh only.
+  const data = (item: object) => jsonReply(200, { data: item });
+  const withSecret = (key: ApiKey, secret: string) => data({ ...key, auth_token: secret });
+  const success = () => jsonReply(200, { success: true });
   const keyOf = (params: { api_client_id: number; api_key_id: number }) =>
     credentials.requireKey(params.api_client_id, params.api_key_id);
 
   return {
-    list_api_clients: manage(({ params }) => jsonReply(200, page(credentials.listClients(), params))),
-    create_api_client: manage((request) =>
-      request.readJson({}, (input) => jsonReply(200, credentials.createClient(input))),
+    list_api_clients: manage(({ params }) =>
+      jsonReply(200, page(clientsMatching(credentials.listClients(), params), params)),
     ),
-    get_api_client: manage(({ params }) => jsonReply(200, credentials.requireClient(params.api_client_id))),
+    create_api_client: manage((request) => request.readJson({}, (input) => data(credentials.createClient(input)))),
+    get_api_client: manage(({ params }) => data(credentials.requireClient(params.api_client_id))),
     update_api_client: manage((request) => {
       const client = credentials.requireClient(request.params.api_client_id);
-      return request.readJson({}, (input) => jsonReply(200, credentials.updateClient(client, input)));
+      return request.readJson({}, (input) => data(credentials.updateClient(client, input)));
     }),
     delete_api_client: manage(({ params }) => {
       credentials.deleteClient(credentials.requireClient(params.api_client_id));
-      return jsonReply(200, { success: true });
+      return success();
     }),
     list_api_keys: manage(({ params }) =>
       jsonReply(200, page(credentials.listKeys(credentials.requireClient(params.api_client_id).id), params)),
@@ -54,17 +57,33 @@ export function apiClientHandlers({ credentials }: EmulatorState): Pick<Handlers
     }),
     update_api_key: manage((request) => {
       const key = keyOf(request.params);
-      return request.readJson({}, (input) => jsonReply(200, credentials.updateKey(key, input)));
+      return request.readJson({}, (input) => data(credentials.updateKey(key, input)));
     }),
     delete_api_key: manage(({ params }) => {
       credentials.deleteKey(keyOf(params));
-      return jsonReply(200, { success: true });
+      return success();
     }),
-    enable_api_key: manage(({ params }) => jsonReply(200, credentials.setActive(keyOf(params), true))),
-    disable_api_key: manage(({ params }) => jsonReply(200, credentials.setActive(keyOf(params), false))),
+    enable_api_key: manage(({ params }) => {
+      credentials.setActive(keyOf(params), true);
+      return success();
+    }),
+    disable_api_key: manage(({ params }) => {
+      credentials.setActive(keyOf(params), false);
+      return success();
+    }),
     refresh_api_key_secret: manage(({ params }) => {
       const key = keyOf(params);
       return withSecret(key, credentials.refreshSecret(key));
     }),
   };
+}
+
+/** The list's filters: a project, and certificate bundles (a client matches when it checks against one of them). */
+function clientsMatching(clients: ApiClient[], filters: { project_id?: number; cert_bundle_ids?: number[] }) {
+  const { project_id, cert_bundle_ids } = filters;
+  return clients.filter(
+    (client) =>
+      (project_id === undefined || client.project_id === project_id) &&
+      (cert_bundle_ids === undefined || cert_bundle_ids.some((id) => client.cert_bundle_ids?.includes(id))),
+  );
 }

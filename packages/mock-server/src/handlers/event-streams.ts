@@ -24,6 +24,15 @@ export function eventStreamHandlers(
 class EventStreams {
   private readonly message: JsonBodyRule;
   private readonly batch: JsonBodyRule;
+  /** Both offsets get their own code, before the schema (whose `not` refuses them too) answers INVALID_REQUEST. */
+  private readonly consumeRule: JsonBodyRule = {
+    precheck(value) {
+      const offsets = typeof value === 'object' && value !== null ? value : {};
+      if ('after_message_id' in offsets && 'since_time' in offsets) {
+        throw new InvalidRequest('CONFLICTING_OFFSETS', 'Send after_message_id or since_time, not both');
+      }
+    },
+  };
   private readonly times = new IsoTimeFormatter();
 
   constructor(private readonly state: EmulatorState) {
@@ -71,10 +80,7 @@ class EventStreams {
 
   consume(request: HandlerRequest<'consume_messages'>): Outcome {
     const entry = this.state.topics.require(request.params.topic_id);
-    return request.readJson({}, (offsets) => {
-      if (offsets.after_message_id !== undefined && offsets.since_time !== undefined) {
-        throw new InvalidRequest('CONFLICTING_OFFSETS', 'Send after_message_id or since_time, not both');
-      }
+    return request.readJson(this.consumeRule, (offsets) => {
       const read = this.reader(entry.topic.id, offsets);
       const timeoutSecs = offsets.timeout_secs ?? 0;
       return after(read(), (first) =>

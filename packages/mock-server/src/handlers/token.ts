@@ -1,12 +1,13 @@
 // POST /oauth2/token: the client credentials grant in its four request formats (RFC 6749 errors).
 import type { EmulatorState } from '../domain/state.js';
 import { OAuthError } from '../errors.js';
+import type { components as AuthComponents } from '../generated/auth.js';
 import { mediaType } from '../http/body.js';
 import { jsonReply, type Reply } from '../http/replies.js';
-import type { HandlerRequest, Handlers, JsonBody } from './handler.js';
+import type { HandlerRequest, Handlers } from './handler.js';
 
 /** The token request's parameters as sent, before they are checked. */
-type TokenParameters = { [Name in keyof JsonBody<'request_access_token'>]?: string };
+type TokenParameters = { [Name in keyof AuthComponents['schemas']['TokenRequestWithCredentials']]?: string };
 
 export function tokenHandlers(state: EmulatorState): Pick<Handlers, 'request_access_token'> {
   return { request_access_token: { handle: (request) => requestToken(state, request) } };
