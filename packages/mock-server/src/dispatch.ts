@@ -164,7 +164,6 @@ export class Dispatcher {
       );
     });
   }
-
 }
 
 /** One request to an operation of the specs; its handler sees it as a HandlerRequest. */
