@@ -3,7 +3,7 @@
 // `turbo run generate`): shows the diff and says what to run. Generated files live in the paths below.
 import { execFileSync } from 'node:child_process';
 
-const GENERATED = ['spec/dist', 'packages/client/src/generated'];
+const GENERATED = ['spec/dist', 'packages/client/src/generated', 'packages/mock-server/src/generated'];
 const git = (...args) => execFileSync('git', args, { encoding: 'utf8', maxBuffer: 64 << 20 });
 
 const changed = git('status', '--porcelain', '--untracked-files=all', '--', ...GENERATED).trim();

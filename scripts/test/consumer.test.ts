@@ -34,6 +34,19 @@ try {
 }
 `;
 
+/** Type-checked only: the packed client types a recipe's `running` as a boolean and refuses a string recipe id. */
+const typedManagement = `import { createManagementClient } from '@platform-api/client';
+
+const management = createManagementClient({ baseUrl: 'http://127.0.0.1:4010', auth: { token: 't' }, throwOnError: true });
+export async function isRunning(id: number): Promise<boolean> {
+  const { data } = await management.GET('/api/recipes/{id}', { params: { path: { id } } });
+  const running: boolean = data.running;
+  return running;
+}
+// @ts-expect-error a recipe id is a number
+management.GET('/api/recipes/{id}', { params: { path: { id: '7821' } } });
+`;
+
 test('spec, client and mock-server install from their tarballs, type-check and run together', {
   timeout: 300_000,
 }, () => {
@@ -62,6 +75,7 @@ test('spec, client and mock-server install from their tarballs, type-check and r
   );
   copyFileSync(join(repo, 'packages/client/examples/quick-start.ts'), join(app, 'src/quick-start.ts'));
   writeFileSync(join(app, 'src/run.ts'), runner);
+  writeFileSync(join(app, 'src/typed-management.ts'), typedManagement);
 
   run(
     'npm',

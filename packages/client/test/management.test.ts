@@ -91,11 +91,11 @@ describe('paginate by the generated table', () => {
 
   it('finds the one array of an answer the spec does not describe, and refuses to guess between two', async () => {
     const management = await listing(() => ({ status: 200, json: { result: [{ id: 1 }], note: 'x' } }));
-    expect(await all(management.paginate('/api/recipes', { pageSize: 2 }))).toEqual([{ id: 1 }]);
+    expect(await all(management.paginate('/api/tags', { pageSize: 2 }))).toEqual([{ id: 1 }]);
     await server.close();
     const ambiguous = await listing(() => ({ status: 200, json: { a: [1], b: [2] } }));
-    await expect(all(ambiguous.paginate('/api/recipes'))).rejects.toThrow(
-      'GET /api/recipes: cannot find the list of items in the answer',
+    await expect(all(ambiguous.paginate('/api/tags'))).rejects.toThrow(
+      'GET /api/tags: cannot find the list of items in the answer',
     );
   });
 

@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseState, StateError } from './engine/state.js';
-import { type LogLevel, type MockServer, startMockServer } from './server.js';
+import type { LogLevel } from './options.js';
+import { type MockServer, startMockServer } from './server.js';
 
 const LOG_LEVELS: LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
 

@@ -1,6 +1,10 @@
-// Every error body the emulator sends is built here, one function per shape of the specs:
-// ErrorResponse, SizeLimitErrorResponse and InternalServerErrorResponse (event-streams),
-// ManagementError (management API) and the RFC 6749 error of the token endpoint.
+// Every failure the emulator answers on purpose is one of the classes below, thrown by meaning: domain
+// code never names an HTTP status. errorReply, at the end, is the one place that turns each into the
+// status, headers and body that the spec of the API it happened in defines: ErrorResponse,
+// SizeLimitErrorResponse and InternalServerErrorResponse (event streams), ManagementError (management
+// API) and the RFC 6749 error (token endpoint).
+import { jsonReply, type Reply } from './http/replies.js';
+import type { ApiName } from './spec/bundles.js';
 
 /** The `details.code` values the emulator can send; each must be listed in the spec's `info.x-error-codes`. */
 export const EMITTED_ERROR_CODES = [
@@ -33,21 +37,110 @@ export interface Violation {
   message: string;
 }
 
-/** A failed request; `api` decides the body shape it is rendered in. */
-export class ApiError extends Error {
+/** The `details` fields the event-streams spec defines beside `code`. */
+export interface ErrorDetails {
+  errors?: Violation[];
+  field?: string;
+  position?: number;
+  max_messages?: number;
+}
+
+/** A failure answered on purpose; anything else thrown is a bug, answered as a 500. */
+export abstract class EmulatorError extends Error {}
+
+/** A failure with a `details.code` of the event-streams ErrorResponse. */
+export abstract class CodedError extends EmulatorError {
+  abstract readonly code: ErrorCode;
+  readonly details: ErrorDetails = {};
+}
+
+type InvalidRequestCode = Extract<
+  ErrorCode,
+  | 'INVALID_JSON'
+  | 'UNSUPPORTED_CONTENT_TYPE'
+  | 'INVALID_REQUEST'
+  | 'INVALID_TOPIC_ID'
+  | 'SCHEMA_MISMATCH'
+  | 'BATCH_TOO_LARGE'
+  | 'UNKNOWN_MESSAGE_ID'
+  | 'CONFLICTING_OFFSETS'
+>;
+
+/** The request is malformed, or breaks the spec's schema or a rule of the operation. */
+export class InvalidRequest extends CodedError {
   constructor(
-    readonly status: number,
-    readonly code: ErrorCode,
+    readonly code: InvalidRequestCode,
     message: string,
-    readonly details: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
+    readonly details: ErrorDetails = {},
   ) {
     super(message);
   }
 }
 
-/** 413: the request or one message of it is over the size limit. */
-export class SizeLimitError extends Error {
+/** No usable bearer token: none sent, or one unknown, revoked or expired. */
+export class Unauthorized extends CodedError {
+  constructor(
+    readonly code: Extract<ErrorCode, 'UNAUTHORIZED' | 'INVALID_TOKEN' | 'TOKEN_EXPIRED'>,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The caller's API key lacks the right (its scopes or topics). */
+export class Forbidden extends CodedError {
+  readonly code = 'FORBIDDEN';
+}
+
+/** What the request names does not exist: a topic, an API client or key, an operation. */
+export class NotFound extends CodedError {
+  constructor(
+    message: string,
+    readonly code: Extract<ErrorCode, 'TOPIC_NOT_FOUND' | 'NOT_FOUND'> = 'NOT_FOUND',
+  ) {
+    super(message);
+  }
+}
+
+/** Over the per-key rate limit; the caller may retry after `retryAfterSeconds`. */
+export class RateLimited extends CodedError {
+  readonly code = 'RATE_LIMITED';
+
+  constructor(readonly retryAfterSeconds: number) {
+    super(`Rate limit exceeded, retry in ${retryAfterSeconds} seconds`);
+  }
+}
+
+/** A fault injected for a client test, with the status and code the test asked for. */
+export class InjectedFault extends CodedError {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(`Injected fault (${status})`);
+  }
+}
+
+/** A limit or uniqueness rule of the workspace refuses the change (the 21st topic, a taken name). */
+export class Unprocessable extends EmulatorError {}
+
+/**
+ * A management request refused with the status its operation documents for the case: the resource
+ * engine's state conflicts and missing references (409, 422 or 400, as each operation's spec says).
+ */
+export class Refused extends EmulatorError {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly violations: readonly Violation[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** The request or one message of it is over the size limit. */
+export class PayloadTooLarge extends EmulatorError {
   constructor(
     readonly maxSize: number,
     readonly currentSize: number,
@@ -57,8 +150,8 @@ export class SizeLimitError extends Error {
   }
 }
 
-/** 500 with the InternalServerErrorResponse shape (only injected as a fault, or an unexpected bug). */
-export class InternalError extends Error {
+/** A server-side failure: only ever injected as a fault, or the stand-in for a bug. */
+export class InternalFault extends EmulatorError {
   constructor(
     readonly code: InternalErrorCode,
     message: string,
@@ -68,34 +161,116 @@ export class InternalError extends Error {
 }
 
 /** An RFC 6749 section 5.2 error of the token endpoint. */
-export class OAuthError extends Error {
+export class OAuthError extends EmulatorError {
   constructor(
-    readonly status: 400 | 401,
     readonly code: OAuthErrorCode,
     message: string,
+    /** The client's Authorization header did not authenticate it: 401 with a Basic challenge (RFC 6749 5.2). */
+    readonly basicAuthFailed = false,
   ) {
     super(message);
   }
 }
 
-export function errorResponse(code: ErrorCode, message: string, details: Record<string, unknown> = {}) {
-  return { error: { message, details: { ...details, code } } };
+const UNEXPECTED = new InternalFault('INTERNAL_SERVER_ERROR', 'Internal server error');
+
+/** Any thrown value as the status, headers and error body the spec of `api` defines; a bug becomes a 500. */
+export function errorReply(api: ApiName, thrown: unknown): Reply {
+  const error = thrown instanceof EmulatorError ? thrown : UNEXPECTED;
+  if (error instanceof OAuthError) return oauthReply(error);
+  if (api === 'auth') return tokenEndpointReply(error);
+  if (api === 'management') return managementReply(error);
+  return eventStreamsReply(error);
 }
 
-export function sizeLimitErrorResponse(error: SizeLimitError) {
-  return { error: error.message, details: error.detail, max_size: error.maxSize, current_size: error.currentSize };
+function statusOf(error: CodedError | Unprocessable): number {
+  if (error instanceof InjectedFault) return error.status;
+  if (error instanceof InvalidRequest) return 400;
+  if (error instanceof Unauthorized) return 401;
+  if (error instanceof Forbidden) return 403;
+  if (error instanceof NotFound) return 404;
+  if (error instanceof RateLimited) return 429;
+  return 422;
 }
 
-export function internalServerErrorResponse(code: InternalErrorCode, message: string) {
-  return { error: { message, details: { code } } };
+function headersOf(error: CodedError): Record<string, string> | undefined {
+  const seconds = error instanceof RateLimited || error instanceof InjectedFault ? error.retryAfterSeconds : undefined;
+  return seconds === undefined ? undefined : { 'retry-after': String(seconds) };
 }
 
-export function managementError(message: string, violations: Violation[] = []) {
-  return violations.length === 0
-    ? { message }
-    : { message, errors: violations.map((v) => ({ field: v.pointer, message: v.message })) };
+function eventStreamsReply(error: EmulatorError): Reply {
+  if (error instanceof CodedError) {
+    return jsonReply(
+      statusOf(error),
+      { error: { message: error.message, details: { ...error.details, code: error.code } } },
+      headersOf(error),
+    );
+  }
+  if (error instanceof PayloadTooLarge) {
+    return jsonReply(413, {
+      error: error.message,
+      details: error.detail,
+      max_size: error.maxSize,
+      current_size: error.currentSize,
+    });
+  }
+  return internalServerErrorReply(error);
 }
 
-export function oauthError(code: OAuthErrorCode, description: string) {
-  return { error: code, error_description: description };
+/** InternalServerErrorResponse; any failure without a shape of its own in the event-streams spec is one. */
+function internalServerErrorReply(error: EmulatorError): Reply {
+  const { code, message } = error instanceof InternalFault ? error : UNEXPECTED;
+  return jsonReply(500, { error: { message, details: { code } } });
+}
+
+/** The token endpoint declares only RFC 6749 errors: a refused request is an `invalid_request`. */
+function tokenEndpointReply(error: EmulatorError): Reply {
+  if (error instanceof CodedError || error instanceof PayloadTooLarge) {
+    return oauthReply(new OAuthError('invalid_request', error.message));
+  }
+  return internalServerErrorReply(error);
+}
+
+function oauthReply(error: OAuthError): Reply {
+  const challenge = error.basicAuthFailed ? { 'www-authenticate': 'Basic realm="oauth2"' } : undefined;
+  return jsonReply(
+    error.basicAuthFailed ? 401 : 400,
+    { error: error.code, error_description: error.message },
+    { ...challenge, 'cache-control': 'no-store' },
+  );
+}
+
+/**
+ * The violations as ManagementError's `errors`: messages by field, a nested field as `parent.child` and an
+ * array item as `items.0` (the platform's form); a violation of the whole body is listed under `base`.
+ */
+function errorsByField(violations: readonly Violation[]): Record<string, string[]> {
+  const byField: Record<string, string[]> = Object.create(null);
+  for (const { pointer, message } of violations) {
+    const field = pointer.split('/').filter(Boolean).join('.') || 'base';
+    byField[field] = [...(byField[field] ?? []), message];
+  }
+  return byField;
+}
+
+/** ManagementError: the message, and for a request that breaks the schema its messages by field. */
+function managementReply(error: EmulatorError): Reply {
+  if (error instanceof Refused) {
+    const body =
+      error.violations.length === 0
+        ? { message: error.message }
+        : { message: error.message, errors: errorsByField(error.violations) };
+    return jsonReply(error.status, body);
+  }
+  if (error instanceof CodedError || error instanceof Unprocessable) {
+    const violations = error instanceof CodedError ? (error.details.errors ?? []) : [];
+    const body =
+      violations.length === 0
+        ? { message: error.message }
+        : { message: error.message, errors: errorsByField(violations) };
+    return jsonReply(statusOf(error), body, error instanceof CodedError ? headersOf(error) : undefined);
+  }
+  // The management API declares no 413: its operations take small bodies, refused as a bad request.
+  if (error instanceof PayloadTooLarge) return jsonReply(400, { message: `${error.message}: ${error.detail}` });
+  return jsonReply(500, { message: error instanceof InternalFault ? error.message : UNEXPECTED.message });
 }

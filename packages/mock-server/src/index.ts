@@ -1,4 +1,6 @@
+export type { BatchFault, FaultSpec, Faults } from './domain/faults.js';
 export { EMITTED_ERROR_CODES } from './errors.js';
-export type { BatchFault, FaultSpec, Faults } from './faults.js';
-export { type LogLevel, type MockServer, type MockServerOptions, startMockServer } from './server.js';
-export { MemoryStore, type MessageStore, type ReadResult, type StoredMessage } from './store.js';
+export type { LogLevel, MockServerOptions } from './options.js';
+export { type MockServer, startMockServer } from './server.js';
+export { MemoryStore } from './store/memory.js';
+export type { MessageStore, ReadResult, StoredMessage } from './store/message-store.js';

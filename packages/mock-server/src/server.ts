@@ -1,101 +1,29 @@
 // startMockServer: one node:http server for the event-streams API, the token endpoint, the stateful
-// management operations (hand-written ones and the resource engine's), Prism for the management
-// operations the spec does not annotate yet, and the docs.
+// management operations (hand-written, and the resource engine's), Prism for the management operations
+// the spec does not annotate yet, and the docs. It composes the layers: the specs, a store, the domain
+// state, the handlers, the resource engine, and the dispatcher that runs requests.
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { abandonBody, bodyOf } from './body.js';
-import {
-  ANSWERED_LATER,
-  type EmulatorState,
-  isJsonContentType,
-  type Limits,
-  type Outcome,
-  type RouteHandler,
-} from './context.js';
-import { Credentials } from './credentials.js';
-import { findDocsDir, serveDocs } from './docs.js';
-import { createResourceEngine, type ResourceEngine } from './engine/engine.js';
+import { Dispatcher } from './dispatch.js';
+import { Credentials } from './domain/credentials.js';
+import { Faults, faultProblem } from './domain/faults.js';
+import { RateLimiter } from './domain/rate-limit.js';
+import type { EmulatorState } from './domain/state.js';
+import { Topics } from './domain/topics.js';
+import { createResourceEngine } from './engine/engine.js';
 import { resourceSection, WorkspaceState } from './engine/state.js';
-import { STATE_PATHS, stateEndpoint } from './engine/state-endpoint.js';
-import { ApiError, EMITTED_ERROR_CODES, InternalError, OAuthError, SizeLimitError } from './errors.js';
-import { faultError, faultProblem } from './fault-errors.js';
-import { Faults } from './faults.js';
-import { apiClientHandlers } from './handlers/api-clients.js';
-import { eventStreamHandlers } from './handlers/event-streams.js';
-import { faultsEndpoint } from './handlers/faults-endpoint.js';
-import { tokenHandlers } from './handlers/token.js';
-import { topicHandlers } from './handlers/topics.js';
-import { BoundedMemo } from './memo.js';
-import { PrismBackend } from './prism.js';
-import { RateLimiter } from './rate-limit.js';
-import { ManagementFailure, type Reply, renderError, send } from './reply.js';
-import { type RouteMatch, type RouteResult, Router } from './router.js';
-import {
-  type ApiName,
-  deref,
-  documentedErrorCodes,
-  type JsonObject,
-  loadSpecs,
-  type Operation,
-  platformLimits,
-  type Specs,
-  specFilePath,
-} from './spec.js';
-import { MemoryStore, type MessageStore } from './store.js';
-import { Topics } from './topics.js';
-import { createAjv, describeViolations, RequestValidators, violations } from './validation.js';
-
-export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
-
-/** Management bodies are small; a data table of many columns or a batch of records stays far below. */
-const ENGINE_BODY_LIMIT = 1024 * 1024;
-
-interface RequestTarget {
-  route: RouteResult;
-  /** Path and query parameters, validated and coerced; shared by every request to the target, so frozen. */
-  params?: Readonly<Record<string, any>>;
-}
-
-export interface MockServerOptions {
-  /** Default '127.0.0.1'. */
-  host?: string;
-  /** Default 0: a free port. */
-  port?: number;
-  /** Client ID of the bootstrap API key (every right); generated when absent. */
-  clientId?: string;
-  clientSecret?: string;
-  /** Lifetime of access tokens; default 3600. */
-  tokenTtlSeconds?: number;
-  limits?: {
-    /** Largest consume batch_size (larger requests are reduced to it); default 50. */
-    maxBatchSize?: number;
-    /** Largest message, in bytes of JSON; default 1048576. */
-    maxMessageBytes?: number;
-    /** Most messages in one batch publish; default 100. */
-    maxBatchMessages?: number;
-    /** Requests per minute per API key on the event-streams API; default off. */
-    rateLimitPerMinute?: number;
-  };
-  /** Milliseconds since the epoch; token expiry and retention use it. Default Date.now. */
-  clock?: () => number;
-  /** Default 'silent'. Per-request lines are logged at 'debug'. */
-  logLevel?: LogLevel;
-  /** Folder of the rendered docs served under /docs/; default the built @platform-api/docs package. */
-  docsDir?: string;
-  /** Where messages are kept; default a new in-memory store using `clock`. */
-  store?: MessageStore;
-  /**
-   * 'engine' (default): the resource engine answers every management operation the spec annotates with
-   * `x-resource`, Prism the rest; 'prism': Prism answers every management operation not hand-written.
-   */
-  mode?: 'engine' | 'prism';
-  /** A state document (see the README) loaded at start. */
-  seed?: unknown;
-  /** A float in [0, 1), like Math.random (the default); the engine's UUIDs come from it. */
-  random?: () => number;
-}
+import { EMITTED_ERROR_CODES } from './errors.js';
+import type { Handlers } from './handlers/handler.js';
+import { createHandlers } from './handlers/index.js';
+import { findDocsDir } from './http/docs.js';
+import { PrismBackend } from './http/prism.js';
+import { Router } from './http/router.js';
+import { type MockServerOptions, positiveInteger, resolveLimits } from './options.js';
+import { deref, documentedErrorCodes, loadSpecs, type SchemaObject, type Specs, specFilePath } from './spec/bundles.js';
+import { createAjv, RequestValidators } from './spec/validators.js';
+import { MemoryStore } from './store/memory.js';
 
 export interface MockServer {
   /** 'http://HOST:PORT' */
@@ -104,7 +32,7 @@ export interface MockServer {
   clientId: string;
   clientSecret: string;
   faults: Faults;
-  /** The resource engine's state: export(), load(document), reset(). */
+  /** The state of the management resources: export(), load(document), reset(). */
   state: WorkspaceState;
   close(): Promise<void>;
 }
@@ -126,151 +54,34 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     topics: new Topics(store, bodyAjv, clock),
     credentials: new Credentials(clock, positiveInteger('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600)),
     faults: new Faults((operationId, fault) => faultProblem(operations.get(operationId), fault)),
-    validators: new RequestValidators(paramsAjv, bodyAjv, (operationId, schema) =>
-      operationId === 'publish_messages_batch' ? withBatchLimit(specs, schema, limits.maxBatchMessages) : schema,
-    ),
     rateLimiter: new RateLimiter(limits.rateLimitPerMinute, clock),
   };
-  const handlers: Record<string, RouteHandler> = {
-    ...eventStreamHandlers(state),
-    ...tokenHandlers(state),
-    ...topicHandlers(state),
-    ...apiClientHandlers(state),
-  };
+  const handlers = createHandlers(state);
   assertHandlersMatchSpecs(specs, handlers);
   const bootstrap = bootstrapKey(state.credentials, options);
-  const router = new Router(specs.operations);
   const prism = new PrismBackend(specFilePath('management'), logger);
-  const docsDir = findDocsDir(options.docsDir);
   const engine = createResourceEngine(specs, {
     clock,
     random: options.random,
     ajv: { params: paramsAjv, body: bodyAjv },
   });
-  const servedByEngine = (operationId: string) => options.mode !== 'prism' && engine.handles(operationId);
   // The hand-written state (topics, API clients and keys) joins the document as sections of its own.
-  const emulatorState = new WorkspaceState([resourceSection(engine)]);
-  if (options.seed !== undefined) await emulatorState.load(options.seed);
-  const logRequests = logger.isLevelEnabled('debug');
-  /**
-   * What each request target resolves to per method, kept because load tests repeat a few URLs: its
-   * route and, once they pass validation, its parameters (a refused target is validated again each
-   * time). Keyed by the URL as received: a key joined with the method costs about 150 ns more, since
-   * the joined string must be copied before it can be hashed.
-   */
-  const targets = new BoundedMemo<Map<string, RequestTarget>>();
-
-  const server = createServer((req, res) => {
-    if (logRequests) logWhenAnswered(req, res);
-    const url = req.url ?? '/';
-    const queryAt = url.indexOf('?');
-    const pathname = queryAt < 0 ? url : url.slice(0, queryAt);
-    const method = req.method ?? 'GET';
-    const targetByMethod = targets.get(url, () => new Map());
-    let target = targetByMethod.get(method);
-    if (!target) targetByMethod.set(method, (target = { route: router.match(method, pathname) }));
-    const match = target.route;
-    if (typeof match === 'object') {
-      dispatch(match, target, req, res, queryAt < 0 ? '' : url.slice(queryAt + 1));
-    } else if (pathname === '/docs' || pathname.startsWith('/docs/')) {
-      serveDocs(docsDir, pathname, res, req).catch((error: unknown) => lastResort(error, res));
-    } else if (pathname === '/_emulator/faults') {
-      faultsEndpoint(state.faults, req, res).catch((error: unknown) => lastResort(error, res));
-    } else if (STATE_PATHS.includes(pathname)) {
-      const query = new URLSearchParams(queryAt < 0 ? '' : url.slice(queryAt + 1));
-      stateEndpoint(emulatorState, pathname, query, req, res).catch((error: unknown) => lastResort(error, res));
-    } else {
-      finish(
-        req,
-        res,
-        'event-streams',
-        renderError('event-streams', new ApiError(404, 'NOT_FOUND', `No operation at ${req.method} ${pathname}`)),
-      );
-    }
+  const workspace = new WorkspaceState([resourceSection(engine)]);
+  if (options.seed !== undefined) await workspace.load(options.seed);
+  const dispatcher = new Dispatcher({
+    state,
+    handlers,
+    router: new Router(specs.operations),
+    validators: new RequestValidators(paramsAjv, bodyAjv, (operationId, schema) =>
+      operationId === 'publish_messages_batch' ? withBatchLimit(specs, schema, limits.maxBatchMessages) : schema,
+    ),
+    prism,
+    engine: options.mode === 'prism' ? undefined : engine,
+    workspace,
+    docsDir: findDocsDir(options.docsDir),
+    logger,
   });
-
-  /**
-   * Answers every failure itself. No promise unless a handler returns one: withJsonBody continues
-   * through `complete` once readBody has the body, so a publish costs no promise job.
-   */
-  function dispatch(
-    match: RouteMatch,
-    target: RequestTarget,
-    req: IncomingMessage,
-    res: ServerResponse,
-    query: string,
-  ): void {
-    const { operation } = match;
-    const fail = (error: unknown) => {
-      if (!isExpected(error)) logger.error({ err: error, operationId: operation.operationId }, 'request failed');
-      finish(req, res, operation.api, renderError(operation.api, error));
-    };
-    const answer = (result: Reply | undefined) => {
-      if (result) finish(req, res, operation.api, result);
-    };
-    const complete = (work: () => Outcome) => {
-      let outcome: Outcome;
-      try {
-        outcome = work();
-      } catch (error) {
-        fail(error);
-        return;
-      }
-      if (outcome instanceof Promise) outcome.then(answer, fail);
-      else if (outcome !== ANSWERED_LATER) answer(outcome);
-    };
-    complete(() => {
-      const handler = handlers[operation.operationId];
-      const key = operation.needsBearer ? state.credentials.authenticateBearer(req.headers.authorization) : undefined;
-      if (key && operation.api === 'event-streams') {
-        const wait = state.rateLimiter.hit(key.id);
-        if (wait)
-          throw new ApiError(
-            429,
-            'RATE_LIMITED',
-            `Rate limit exceeded, retry in ${wait} seconds`,
-            {},
-            { 'retry-after': String(wait) },
-          );
-      }
-      const fault = state.faults.takeFault(operation.operationId);
-      if (fault) throw faultError(operation, fault, limits);
-      if (!handler && servedByEngine(operation.operationId)) return fromEngine(engine, req, match, query);
-      if (!handler) return toPrism(prism, req, res, operation);
-      const params = (target.params ??= validateParams(state, operation, match.params, query));
-      if (key && handler.scope) checkRights(key, handler.scope, operation, params);
-      return handler.handle({ req, res, operation, params, key, complete });
-    });
-  }
-
-  /** Past dispatch's own handling (docs, faults endpoint): log, and cut the connection rather than crash. */
-  function lastResort(error: unknown, res: ServerResponse): void {
-    logger.error({ err: error }, 'unhandled request failure');
-    res.destroy();
-  }
-
-  function logWhenAnswered(req: IncomingMessage, res: ServerResponse): void {
-    const began = performance.now();
-    res.once('close', () => {
-      logger.debug(
-        {
-          method: req.method,
-          url: req.url,
-          status: res.headersSent ? res.statusCode : undefined,
-          ms: performance.now() - began,
-        },
-        'request',
-      );
-    });
-  }
-
-  let closing = false;
-  function finish(req: IncomingMessage, res: ServerResponse, api: ApiName, reply: Reply) {
-    abandonBody(req, res);
-    // While shutting down, each answer also ends its keep-alive connection.
-    if (closing) res.shouldKeepAlive = false;
-    send(res, api, reply);
-  }
+  const server = createServer(dispatcher.listener);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -286,10 +97,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     clientId: bootstrap.clientId,
     clientSecret: bootstrap.secret,
     faults: state.faults,
-    state: emulatorState,
+    state: workspace,
     async close() {
       // Waiting consumers get their (empty) batch instead of a cut connection.
-      closing = true;
+      dispatcher.closeConnections();
       state.topics.wakeAll();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
@@ -300,76 +111,13 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   };
 }
 
-/**
- * Prism's answer. A JSON body is read and parsed first: Prism answers malformed JSON in a shape of its
- * own, not the spec's ManagementError.
- */
-async function toPrism(
-  prism: PrismBackend,
-  req: IncomingMessage,
-  res: ServerResponse,
-  operation: Operation,
-): Promise<undefined> {
-  if (!operation.requestBody || !isJsonContentType(req.headers['content-type'])) {
-    await prism.forward(req, res);
-    return undefined;
-  }
-  const body = await bodyOf(req, ENGINE_BODY_LIMIT, 'request body');
-  try {
-    if (body.length > 0) JSON.parse(body.toString('utf8'));
-  } catch (error) {
-    throw new ApiError(400, 'INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`);
-  }
-  await prism.forward(req, res, body);
-  return undefined;
-}
-
-/** The resource engine's answer to a management operation, its JSON body read first when it takes one. */
-function fromEngine(engine: ResourceEngine, req: IncomingMessage, match: RouteMatch, query: string): Promise<Reply> {
-  const { operationId, requestBody } = match.operation;
-  const read = requestBody ? bodyOf(req, ENGINE_BODY_LIMIT, 'request body') : Promise.resolve(undefined);
-  return read.then(async (bytes) => {
-    const answer = await engine.handle(operationId, {
-      pathParams: match.params,
-      query,
-      body: bytes?.toString('utf8'),
-      contentType: req.headers['content-type'],
-    });
-    return {
-      status: answer.status,
-      json: answer.body === undefined ? '' : JSON.stringify(answer.body),
-      headers: answer.headers,
-    };
-  });
-}
-
-function resolveLimits(specs: Specs, given: NonNullable<MockServerOptions['limits']>): Limits {
-  const spec = platformLimits(specs);
-  const maxBatchSize = positiveInteger('limits.maxBatchSize', given.maxBatchSize ?? spec.consumeBatchSizeMax);
-  return {
-    maxBatchSize,
-    defaultBatchSize: Math.min(spec.consumeBatchSizeDefault, maxBatchSize),
-    maxMessageBytes: positiveInteger('limits.maxMessageBytes', given.maxMessageBytes ?? spec.maxMessageBytes),
-    maxBatchMessages: positiveInteger('limits.maxBatchMessages', given.maxBatchMessages ?? spec.maxBatchMessages),
-    rateLimitPerMinute:
-      given.rateLimitPerMinute === undefined
-        ? undefined
-        : positiveInteger('limits.rateLimitPerMinute', given.rateLimitPerMinute),
-  };
-}
-
-function positiveInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new TypeError(`${name} must be a positive integer, not ${value}`);
-  return value;
-}
-
 /** The batch body schema with `payloads.maxItems` set to the configured batch limit. */
-function withBatchLimit(specs: Specs, schema: JsonObject, maxItems: number): JsonObject {
+function withBatchLimit(specs: Specs, schema: SchemaObject, maxItems: number): SchemaObject {
   const document = specs.documents['event-streams'];
   const resolved = deref(document, schema);
-  const payloads = deref(document, resolved.properties.payloads);
-  return { ...resolved, properties: { ...resolved.properties, payloads: { ...payloads, maxItems } } };
+  const payloads = resolved.properties?.payloads;
+  if (!payloads) throw new Error('The batch publish body of the event-streams spec has no payloads');
+  return { ...resolved, properties: { ...resolved.properties, payloads: { ...deref(document, payloads), maxItems } } };
 }
 
 /** The spec's `info.x-error-codes` is the documented list; the emulator sends no other code. */
@@ -380,9 +128,12 @@ function assertErrorCodesDocumented(specs: Specs): void {
     throw new Error(`The event-streams spec does not document the error codes ${missing.join(', ')}`);
 }
 
-/** Every event-streams and token operation has a handler, and every handler an operation of the specs. */
-function assertHandlersMatchSpecs(specs: Specs, handlers: Record<string, RouteHandler>): void {
-  const missing = specs.operations.filter((op) => op.api !== 'management' && !handlers[op.operationId]);
+/**
+ * Every event-streams and token operation of the loaded specs has a handler, and every handler an
+ * operation: tsc holds the handlers to the specs they were generated from, this to the installed ones.
+ */
+function assertHandlersMatchSpecs(specs: Specs, handlers: Handlers): void {
+  const missing = specs.operations.filter((op) => op.api !== 'management' && !(op.operationId in handlers));
   if (missing.length > 0) throw new Error(`No emulator handler for ${missing.map((op) => op.operationId).join(', ')}`);
   const known = new Set(specs.operations.map((op) => op.operationId));
   const unknown = Object.keys(handlers).filter((operationId) => !known.has(operationId));
@@ -400,46 +151,4 @@ function bootstrapKey(credentials: Credentials, options: MockServerOptions) {
     { clientId: options.clientId ?? randomBytes(10).toString('hex'), secret: options.clientSecret },
   );
   return { clientId: key.client_id, secret };
-}
-
-/** Path and query parameters coerced to their schema types (frozen: requests to the same target share them); 400 otherwise. */
-function validateParams(
-  state: EmulatorState,
-  operation: Operation,
-  pathParams: Readonly<Record<string, string>>,
-  query: string,
-) {
-  const validate = state.validators.for(operation).params;
-  const params: Record<string, unknown> = query
-    ? { ...Object.fromEntries(new URLSearchParams(query)), ...pathParams }
-    : { ...pathParams };
-  if (validate && !validate(params)) {
-    const list = violations(validate.errors);
-    if (list.some((v) => v.pointer.startsWith('/topic_id'))) {
-      throw new ApiError(
-        400,
-        'INVALID_TOPIC_ID',
-        `topic_id must be an unsigned 32-bit integer, not '${pathParams.topic_id}'`,
-      );
-    }
-    throw new ApiError(400, 'INVALID_REQUEST', describeViolations('Parameters', list), { errors: list });
-  }
-  return Object.freeze(params);
-}
-
-function checkRights(
-  key: { scopes: string[]; topic_ids: number[] | null },
-  scope: string,
-  operation: Operation,
-  params: Record<string, any>,
-) {
-  if (!key.scopes.includes(scope)) throw new ApiError(403, 'FORBIDDEN', `This API key has no ${scope} right`);
-  if (operation.api === 'event-streams' && key.topic_ids && !key.topic_ids.includes(params.topic_id)) {
-    throw new ApiError(403, 'FORBIDDEN', `This API key has no right on topic ${params.topic_id}`);
-  }
-}
-
-/** Failures that are answers to bad requests, not bugs worth an error log line. */
-function isExpected(error: unknown): boolean {
-  return [ApiError, SizeLimitError, OAuthError, ManagementFailure, InternalError].some((type) => error instanceof type);
 }

@@ -1,12 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../src/index.js';
-import { type Answer, assertConforms, call, createTopic, start, toAnswer, token } from './helpers.js';
+import { defined } from './defined.js';
+import {
+  type Answer,
+  assertConforms,
+  call,
+  createTopic,
+  errorOf,
+  managementErrorOf,
+  oauthErrorOf,
+  type SuccessBody,
+  start,
+  toAnswer,
+  token,
+} from './helpers.js';
 
 async function tokenRequest(
   server: MockServer,
   init: { headers?: Record<string, string>; body?: BodyInit },
-): Promise<Answer> {
-  const answer = await toAnswer(await fetch(`${server.url}/oauth2/token`, { method: 'POST', ...init }));
+): Promise<Answer<SuccessBody<'request_access_token'>>> {
+  const answer = await toAnswer<SuccessBody<'request_access_token'>>(
+    await fetch(`${server.url}/oauth2/token`, { method: 'POST', ...init }),
+  );
   assertConforms('request_access_token', answer);
   return answer;
 }
@@ -97,9 +112,9 @@ describe('token endpoint', () => {
     ];
     for (const [init, status, error] of cases) {
       const answer = await tokenRequest(server, init);
-      expect([answer.status, answer.body.error], JSON.stringify(init)).toEqual([status, error]);
+      expect([answer.status, oauthErrorOf(answer).error], JSON.stringify(init)).toEqual([status, error]);
     }
-    const unauthorized = await tokenRequest(server, cases.at(-1)![0]);
+    const unauthorized = await tokenRequest(server, defined(cases.at(-1))[0]);
     expect(unauthorized.headers.get('www-authenticate')).toMatch(/^Basic/);
   });
 
@@ -111,7 +126,10 @@ describe('token endpoint', () => {
     const second = await token(server);
     now += 30_000;
     const expired = await call(server, 'list_topics', { token: first });
-    expect([expired.status, expired.body.message]).toEqual([401, 'The access token has expired; request a new one']);
+    expect([expired.status, managementErrorOf(expired).message]).toEqual([
+      401,
+      'The access token has expired; request a new one',
+    ]);
     expect((await call(server, 'list_topics', { token: second })).status).toBe(200);
     now += 30_000;
     expect((await call(server, 'list_topics', { token: second })).status).toBe(401);
@@ -126,7 +144,7 @@ describe('bearer tokens on the event-streams API', () => {
     const topicId = await createTopic(server, accessToken);
     const consume = (headers: Record<string, string>) =>
       call(server, 'consume_messages', { params: { topic_id: topicId }, body: {}, headers });
-    const code = (answer: Answer) => [answer.status, answer.body.error.details.code];
+    const code = (answer: Answer) => [answer.status, errorOf(answer).details.code];
     expect(code(await consume({}))).toEqual([401, 'UNAUTHORIZED']);
     expect(code(await consume({ authorization: `Basic ${accessToken}` }))).toEqual([401, 'UNAUTHORIZED']);
     expect(code(await consume({ authorization: 'Bearer not-a-token' }))).toEqual([401, 'INVALID_TOKEN']);
@@ -142,14 +160,14 @@ async function keyWith(server: MockServer, adminToken: string, rights: Record<st
   expect(client.status).toBe(200);
   const key = await call(server, 'create_api_key', {
     token: adminToken,
-    params: { api_client_id: client.body.id },
+    params: { api_client_id: client.body.data.id },
     body: { name: 'publisher', ...rights },
   });
   expect(key.status).toBe(200);
   return {
-    clientId: client.body.id,
-    key: key.body,
-    accessToken: await token(server, key.body.client_id, key.body.client_secret),
+    clientId: client.body.data.id,
+    key: key.body.data,
+    accessToken: await token(server, key.body.data.client_id, key.body.data.auth_token),
   };
 }
 
@@ -164,13 +182,13 @@ describe('API keys and rights', () => {
       call(server, 'publish_message', { token: accessToken, params: { topic_id }, body: { order_id: 'A' } });
     expect((await publish(allowed)).status).toBe(201);
     const wrongTopic = await publish(other);
-    expect([wrongTopic.status, wrongTopic.body.error.details.code]).toEqual([403, 'FORBIDDEN']);
+    expect([wrongTopic.status, errorOf(wrongTopic).details.code]).toEqual([403, 'FORBIDDEN']);
     const noConsume = await call(server, 'consume_messages', {
       token: accessToken,
       params: { topic_id: allowed },
       body: {},
     });
-    expect([noConsume.status, noConsume.body.error.details.code]).toEqual([403, 'FORBIDDEN']);
+    expect([noConsume.status, errorOf(noConsume).details.code]).toEqual([403, 'FORBIDDEN']);
     const noManage = await call(server, 'create_topic', {
       token: accessToken,
       body: { name: 'x', schema: [{ name: 'a', type: 'string' }] },
@@ -187,7 +205,7 @@ describe('API keys and rights', () => {
 
     const refreshed = await call(server, 'refresh_api_key_secret', { token: admin, params: keyParams });
     expect(refreshed.status).toBe(200);
-    expect(refreshed.body.client_secret).not.toBe(key.client_secret);
+    expect(refreshed.body.data.auth_token).not.toBe(key.auth_token);
     const revoked = await call(server, 'list_topics', { token: accessToken });
     expect(revoked.status).toBe(401);
     const oldSecret = await tokenRequest(server, {
@@ -195,29 +213,31 @@ describe('API keys and rights', () => {
       body: JSON.stringify({
         grant_type: 'client_credentials',
         client_id: key.client_id,
-        client_secret: key.client_secret,
+        client_secret: key.auth_token,
       }),
     });
-    expect([oldSecret.status, oldSecret.body.error]).toEqual([400, 'invalid_client']);
-    const fresh = await token(server, key.client_id, refreshed.body.client_secret);
+    expect([oldSecret.status, oauthErrorOf(oldSecret).error]).toEqual([400, 'invalid_client']);
+    const fresh = await token(server, key.client_id, refreshed.body.data.auth_token);
 
     const disabled = await call(server, 'disable_api_key', { token: admin, params: keyParams });
-    expect(disabled.body).toMatchObject({ active: false, active_since: null });
+    expect(disabled.body).toEqual({ success: true });
+    const disabledKey = await call(server, 'list_api_keys', { token: admin, params: { api_client_id: clientId } });
+    expect(disabledKey.body.data[0]).toMatchObject({ active: false, active_since: null });
     expect((await call(server, 'list_topics', { token: fresh })).status).toBe(401);
     const refused = await tokenRequest(server, {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
         grant_type: 'client_credentials',
         client_id: key.client_id,
-        client_secret: refreshed.body.client_secret,
+        client_secret: refreshed.body.data.auth_token,
       }),
     });
-    expect(refused.body.error).toBe('invalid_client');
+    expect(oauthErrorOf(refused).error).toBe('invalid_client');
 
     const enabled = await call(server, 'enable_api_key', { token: admin, params: keyParams });
-    expect(enabled.body.active).toBe(true);
+    expect(enabled.body).toEqual({ success: true });
     expect(
-      (await call(server, 'list_topics', { token: await token(server, key.client_id, refreshed.body.client_secret) }))
+      (await call(server, 'list_topics', { token: await token(server, key.client_id, refreshed.body.data.auth_token) }))
         .status,
     ).toBe(200);
   });
@@ -232,20 +252,21 @@ describe('API keys and rights', () => {
       params: { api_client_id: clientId },
       body: { name: 'renamed' },
     });
-    expect(updated.body.name).toBe('renamed');
+    expect(updated.body.data.name).toBe('renamed');
     expect(
-      (await call(server, 'get_api_client', { token: admin, params: { api_client_id: clientId } })).body.name,
+      (await call(server, 'get_api_client', { token: admin, params: { api_client_id: clientId } })).body.data.name,
     ).toBe('renamed');
     const keys = await call(server, 'list_api_keys', { token: admin, params: { api_client_id: clientId } });
-    expect(keys.body).toMatchObject({ count: 1, data: [{ id: key.id, topic_ids: [1] }] });
-    expect(keys.body.data[0].client_secret).toBeUndefined();
+    expect(keys.body).toMatchObject({ count: 1, page: 1, per_page: 100, data: [{ id: key.id, topic_ids: [1] }] });
+    const listedKey: Record<string, unknown> | undefined = keys.body.data[0];
+    expect(listedKey?.auth_token).toBeUndefined();
     const keyParams = { api_client_id: clientId, api_key_id: key.id };
     const changed = await call(server, 'update_api_key', {
       token: admin,
       params: keyParams,
       body: { scopes: ['event_streams:consume'] },
     });
-    expect(changed.body.scopes).toEqual(['event_streams:consume']);
+    expect(changed.body.data.scopes).toEqual(['event_streams:consume']);
     const invalid = await call(server, 'update_api_key', {
       token: admin,
       params: keyParams,
@@ -274,7 +295,7 @@ describe('rate limit', () => {
     expect((await publish()).status).toBe(201);
     expect((await publish()).status).toBe(201);
     const limited = await publish();
-    expect([limited.status, limited.body.error.details.code]).toEqual([429, 'RATE_LIMITED']);
+    expect([limited.status, errorOf(limited).details.code]).toEqual([429, 'RATE_LIMITED']);
     expect(limited.headers.get('retry-after')).toBe('50');
     now += 50_000;
     expect((await publish()).status).toBe(201);

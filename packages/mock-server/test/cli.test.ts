@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { defined } from './defined.js';
 import { assertConforms, toAnswer } from './helpers.js';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
@@ -10,8 +11,8 @@ function runCli(args: string[]): { child: ChildProcess; output: () => string; ex
     cwd: fileURLToPath(new URL('..', import.meta.url)),
   });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, output: () => output, exited };
 }
@@ -55,7 +56,7 @@ describe('platform-api-mock CLI', () => {
     const cli = runCli(['--port', '0', '--log-level', 'debug']);
     try {
       await expect.poll(() => cli.output(), { timeout: 15_000 }).toContain('Try it:');
-      const url = /listening on (http:\/\/\S+)/.exec(cli.output())![1]!;
+      const url = defined(/listening on (http:\/\/\S+)/.exec(cli.output())?.[1], 'URL in the banner');
       await (await fetch(`${url}/oauth2/token`, { method: 'POST', body: 'grant_type=client_credentials' })).text();
       await (await fetch(`${url}/nowhere`)).text();
       const requestLines = () =>
@@ -87,7 +88,7 @@ describe('platform-api-mock CLI', () => {
     ]);
     try {
       await expect.poll(() => cli.output(), { timeout: 15_000 }).toContain('Try it:');
-      const url = /listening on (http:\/\/\S+)/.exec(cli.output())![1]!;
+      const url = defined(/listening on (http:\/\/\S+)/.exec(cli.output())?.[1], 'URL in the banner');
       expect(cli.output()).toContain(
         `curl -s -u 'ci-client:ci-secret' -d grant_type=client_credentials ${url}/oauth2/token`,
       );

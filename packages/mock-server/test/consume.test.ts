@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../src/index.js';
-import { call, createTopic, start, token, withTopic } from './helpers.js';
+import { call, createTopic, errorOf, start, token, withTopic } from './helpers.js';
 
 describe('consume offsets', () => {
   it('starts at the oldest message without an offset, and after_message_id is exclusive', async () => {
@@ -11,11 +11,11 @@ describe('consume offsets', () => {
 
     const all = await consume();
     expect(all.status).toBe(200);
-    expect(all.body.messages.map((m: any) => m.payload.order_id)).toEqual(['A', 'B', 'C']);
-    expect(all.body.messages.map((m: any) => m.message_id)).toEqual(ids);
+    expect(all.body.messages.map((m) => m.payload.order_id)).toEqual(['A', 'B', 'C']);
+    expect(all.body.messages.map((m) => m.message_id)).toEqual(ids);
 
     const after = await consume({ after_message_id: ids[0] });
-    expect(after.body.messages.map((m: any) => m.message_id)).toEqual(ids.slice(1));
+    expect(after.body.messages.map((m) => m.message_id)).toEqual(ids.slice(1));
   });
 
   it('since_time is inclusive, and a time in the future means now', async () => {
@@ -28,8 +28,8 @@ describe('consume offsets', () => {
     await publish({ order_id: 'C' });
 
     const since = await consume({ since_time: '2026-11-22T09:00:01.000Z' });
-    expect(since.body.messages.map((m: any) => m.payload.order_id)).toEqual(['B', 'C']);
-    expect(since.body.messages[0].time).toBe('2026-11-22T09:00:01.000Z');
+    expect(since.body.messages.map((m) => m.payload.order_id)).toEqual(['B', 'C']);
+    expect(since.body.messages[0]?.time).toBe('2026-11-22T09:00:01.000Z');
 
     now += 1000;
     const future = await consume({ since_time: '2030-01-01T00:00:00Z' });
@@ -37,7 +37,7 @@ describe('consume offsets', () => {
     const waiting = consume({ since_time: '2030-01-01T00:00:00Z', timeout_secs: 2 });
     await new Promise((resolve) => setTimeout(resolve, 100));
     await publish({ order_id: 'D' });
-    expect((await waiting).body.messages.map((m: any) => m.payload.order_id)).toEqual(['D']);
+    expect((await waiting).body.messages.map((m) => m.payload.order_id)).toEqual(['D']);
   });
 
   it('rejects an unknown after_message_id and sending both offsets', async () => {
@@ -46,11 +46,11 @@ describe('consume offsets', () => {
     for (const unknown of ['zzzzzzzzzzz', 'not-an-id', message_id.replace(/.$/, '9')]) {
       const answer = await consume({ after_message_id: unknown });
       expect(answer.status).toBe(400);
-      expect(answer.body.error.details.code).toBe('UNKNOWN_MESSAGE_ID');
+      expect(errorOf(answer).details.code).toBe('UNKNOWN_MESSAGE_ID');
     }
     const both = await consume({ after_message_id: message_id, since_time: '2026-01-01T00:00:00Z' });
     expect(both.status).toBe(400);
-    expect(both.body.error.details.code).toBe('CONFLICTING_OFFSETS');
+    expect(errorOf(both).details.code).toBe('CONFLICTING_OFFSETS');
   });
 
   it('reduces batch_size to the configured maximum, which is also the default', async () => {
@@ -69,7 +69,7 @@ describe('consume offsets', () => {
     expect((await consume({ batch_size: 3 })).body.has_more).toBe(true);
     const rest = await consume({ batch_size: 3, after_message_id: ids[2] });
     expect(rest.body).toMatchObject({ has_more: false });
-    expect(rest.body.messages.map((m: any) => m.message_id)).toEqual([ids[3]]);
+    expect(rest.body.messages.map((m) => m.message_id)).toEqual([ids[3]]);
     expect((await consume({ after_message_id: ids[3] })).body).toEqual({ messages: [], has_more: false });
   });
 
@@ -77,8 +77,8 @@ describe('consume offsets', () => {
     const { consume } = await withTopic();
     const answer = await consume({ timeout_secs: 61, extra: true });
     expect(answer.status).toBe(400);
-    expect(answer.body.error.details.code).toBe('INVALID_REQUEST');
-    expect(answer.body.error.details.errors).toEqual(
+    expect(errorOf(answer).details.code).toBe('INVALID_REQUEST');
+    expect(errorOf(answer).details.errors).toEqual(
       expect.arrayContaining([
         { pointer: '/timeout_secs', message: 'must be <= 60' },
         { pointer: '/extra', message: 'is not allowed' },
@@ -95,7 +95,7 @@ describe('long polling', () => {
     const published = await publish({ order_id: 'late' });
     const publishedAt = performance.now();
     const { answer, at } = await waiting;
-    expect(answer.body.messages.map((m: any) => m.message_id)).toEqual([published.body.message_id]);
+    expect(answer.body.messages.map((m) => m.message_id)).toEqual([published.body.message_id]);
     expect(at - publishedAt).toBeLessThan(250);
   });
 
@@ -146,7 +146,7 @@ describe('long polling', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     await call(server, 'delete_topic', { token: accessToken, params: { topic_id: topicId } });
     const deleted = await waiting;
-    expect([deleted.status, deleted.body.error.details.code]).toEqual([404, 'TOPIC_NOT_FOUND']);
+    expect([deleted.status, errorOf(deleted).details.code]).toEqual([404, 'TOPIC_NOT_FOUND']);
 
     const other = await createTopic(server, accessToken);
     const pending = call(server, 'consume_messages', {
@@ -176,9 +176,9 @@ describe('retention and purge', () => {
     now += 30_000;
     await publish('recent');
     now += 30_000; // `old` is now exactly 60 s old
-    expect((await consume()).body.messages.map((m: any) => m.payload.order_id)).toEqual(['recent']);
+    expect((await consume()).body.messages.map((m) => m.payload.order_id)).toEqual(['recent']);
     const expired = await consume({ after_message_id: old });
-    expect(expired.body.error.details.code).toBe('UNKNOWN_MESSAGE_ID');
+    expect(errorOf(expired).details.code).toBe('UNKNOWN_MESSAGE_ID');
     now += 30_000;
     expect((await consume()).body.messages).toEqual([]);
   });
@@ -190,9 +190,9 @@ describe('retention and purge', () => {
     const purged = await call(server, 'purge_topic', { token: accessToken, params: { topic_id: topicId } });
     expect(purged.body).toEqual({ success: true });
     expect((await consume()).body.messages).toEqual([]);
-    expect((await consume({ after_message_id: first })).body.error.details.code).toBe('UNKNOWN_MESSAGE_ID');
+    expect(errorOf(await consume({ after_message_id: first })).details.code).toBe('UNKNOWN_MESSAGE_ID');
     const next = (await publish({ order_id: 'C' })).body.message_id;
     expect(next > first).toBe(true);
-    expect((await consume()).body.messages.map((m: any) => m.payload.order_id)).toEqual(['C']);
+    expect((await consume()).body.messages.map((m) => m.payload.order_id)).toEqual(['C']);
   });
 });

@@ -2,9 +2,20 @@
 // against the bundled spec's schema for that operation and status.
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { afterEach, expect } from 'vitest';
+import type { operations as AuthOperations } from '../src/generated/auth.js';
+import type {
+  components as EventStreamsComponents,
+  operations as EventStreamsOperations,
+} from '../src/generated/event-streams.js';
+import type {
+  components as ManagementComponents,
+  operations as ManagementOperations,
+} from '../src/generated/management.js';
 import { type MockServer, type MockServerOptions, startMockServer } from '../src/index.js';
-import { deref, loadSpecs, type Operation } from '../src/spec.js';
-import { anchorRefs, createAjv } from '../src/validation.js';
+import { deref, loadSpecs, type Operation } from '../src/spec/bundles.js';
+
+import { anchorRefs, createAjv } from '../src/spec/validators.js';
+import { defined } from './defined.js';
 
 export const specs = loadSpecs();
 const ajv: Ajv2020 = createAjv(specs);
@@ -23,20 +34,67 @@ export async function start(options: MockServerOptions = {}): Promise<MockServer
   return server;
 }
 
-export function operation(operationId: string): Operation {
+export function operation(operationId: OperationId): Operation {
   const op = operations.get(operationId);
   if (!op) throw new Error(`No operation ${operationId} in the specs`);
   return op;
 }
 
-export interface Answer {
+type Operations = EventStreamsOperations & AuthOperations & ManagementOperations;
+export type OperationId = keyof Operations;
+
+type BodyOf<Response> = Response extends { content: infer Content } ? Content[keyof Content] : undefined;
+type Responses<Id extends OperationId> = Operations[Id]['responses'];
+/** The body the spec declares for the operation's 2xx answer (of each, for a union of operations). */
+export type SuccessBody<Id extends OperationId> = Id extends OperationId
+  ? {
+      [Status in keyof Responses<Id>]: Status extends 200 | 201 | 204 ? BodyOf<Responses<Id>[Status]> : never;
+    }[keyof Responses<Id>]
+  : never;
+
+/**
+ * An answer as received. call() types `body` as the operation's success body, after checking it
+ * against the spec; an error answer's body is read through errorOf, oauthErrorOf, managementErrorOf
+ * or sizeLimitOf, which check its shape.
+ */
+export interface Answer<Body = unknown> {
   status: number;
   headers: Headers;
-  body: any;
+  body: Body;
+}
+
+type EventStreamsError = EventStreamsComponents['schemas']['ErrorResponse']['error'];
+
+/** The `error` of an event-streams ErrorResponse (or InternalServerErrorResponse). */
+export function errorOf(answer: Answer): EventStreamsError {
+  const { body } = answer;
+  expect(body, `${answer.status} has no ErrorResponse body`).toMatchObject({ error: { details: {} } });
+  return (body as EventStreamsComponents['schemas']['ErrorResponse']).error;
+}
+
+/** The body of a 413 (SizeLimitErrorResponse). */
+export function sizeLimitOf(answer: Answer): EventStreamsComponents['schemas']['SizeLimitErrorResponse'] {
+  const { body } = answer;
+  expect(body, `${answer.status} has no SizeLimitErrorResponse body`).toMatchObject({ max_size: expect.any(Number) });
+  return body as EventStreamsComponents['schemas']['SizeLimitErrorResponse'];
+}
+
+/** The RFC 6749 error body of the token endpoint. */
+export function oauthErrorOf(answer: Answer): { error: string; error_description?: string } {
+  const { body } = answer;
+  expect(body, `${answer.status} has no RFC 6749 error body`).toMatchObject({ error: expect.any(String) });
+  return body as { error: string; error_description?: string };
+}
+
+/** A ManagementError body. */
+export function managementErrorOf(answer: Answer): ManagementComponents['schemas']['ManagementError'] {
+  const { body } = answer;
+  expect(body, `${answer.status} has no ManagementError body`).toMatchObject({ message: expect.any(String) });
+  return body as ManagementComponents['schemas']['ManagementError'];
 }
 
 /** Asserts that the response is one the spec declares for the operation, with a conforming body. */
-export function assertConforms(operationId: string, answer: Answer): void {
+export function assertConforms(operationId: OperationId, answer: Answer): void {
   const op = operation(operationId);
   const document = specs.documents[op.api];
   const declared = op.responses[String(answer.status)];
@@ -44,9 +102,9 @@ export function assertConforms(operationId: string, answer: Answer): void {
     declared,
     `${operationId} declares no ${answer.status} response (body ${JSON.stringify(answer.body)})`,
   ).toBeDefined();
-  const content: Record<string, { schema: object }> | undefined = deref(document, declared).content;
+  const content = declared ? deref(document, declared).content : undefined;
   if (!content) return;
-  const [mediaType, media] = Object.entries(content)[0]!;
+  const [mediaType, media] = defined(Object.entries(content)[0], 'media type');
   expect(answer.headers.get('content-type')?.split(';')[0]).toBe(mediaType.split(';')[0]);
   if (!mediaType.includes('json')) return;
   const key = `${operationId} ${answer.status}`;
@@ -81,7 +139,11 @@ export interface CallOptions {
 }
 
 /** Calls an operation of the specs by operationId and validates the answer against the spec. */
-export async function call(server: MockServer, operationId: string, options: CallOptions = {}): Promise<Answer> {
+export async function call<Id extends OperationId>(
+  server: MockServer,
+  operationId: Id,
+  options: CallOptions = {},
+): Promise<Answer<SuccessBody<Id>>> {
   const op = operation(operationId);
   const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(options.params?.[name])));
   const query = options.query
@@ -92,12 +154,13 @@ export async function call(server: MockServer, operationId: string, options: Cal
   if (options.body !== undefined) headers['content-type'] ??= 'application/json';
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const response = await fetch(`${server.url}${path}${query}`, { method: op.method, headers, body });
-  const answer = await toAnswer(response);
+  const answer = await toAnswer<SuccessBody<Id>>(response);
   assertConforms(operationId, answer);
   return answer;
 }
 
-export async function toAnswer(response: Response): Promise<Answer> {
+/** The response as an Answer; `Body` is what the caller checks it against (assertConforms). */
+export async function toAnswer<Body = unknown>(response: Response): Promise<Answer<Body>> {
   const text = await response.text();
   const json = /json/.test(response.headers.get('content-type') ?? '');
   return {

@@ -3,14 +3,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EMITTED_ERROR_CODES } from '../src/index.js';
-import { deref } from '../src/spec.js';
-import { assertSchema, call, ORDER_SCHEMA, specs, start, token } from './helpers.js';
+import { deref, type ParameterObject } from '../src/spec/bundles.js';
+import {
+  assertSchema,
+  call,
+  errorOf,
+  managementErrorOf,
+  type OperationId,
+  ORDER_SCHEMA,
+  specs,
+  start,
+  token,
+} from './helpers.js';
 
 describe('topic management', () => {
   it('creates, lists, gets, updates and deletes topics, in both the current and the legacy form', async () => {
     const server = await start();
     const admin = await token(server);
-    for (const prefix of ['', 'legacy_']) {
+    for (const prefix of ['', 'legacy_'] as const) {
       const created = await call(server, `${prefix}create_topic`, {
         token: admin,
         body: { name: `${prefix}orders`, schema: ORDER_SCHEMA },
@@ -39,7 +49,7 @@ describe('topic management', () => {
         params: { topic_id: id },
         body: { order_id: 'A' },
       });
-      expect(publish.body.error.details.code).toBe('TOPIC_NOT_FOUND');
+      expect(errorOf(publish).details.code).toBe('TOPIC_NOT_FOUND');
       await call(server, `${prefix}create_topic`, {
         token: admin,
         body: { name: `${prefix}kept`, schema: ORDER_SCHEMA },
@@ -55,7 +65,7 @@ describe('topic management', () => {
       body: { name: 'x', schema: [{ name: 'a', type: 'uuid' }] },
     });
     expect(invalid.status).toBe(400);
-    expect(invalid.body.errors[0].field).toBe('/schema/0/type');
+    expect(Object.keys(managementErrorOf(invalid).errors ?? {})).toEqual(['schema.0.type']);
     for (let i = 0; i < 20; i++) {
       expect(
         (await call(server, 'create_topic', { token: admin, body: { name: `t${i}`, schema: ORDER_SCHEMA } })).status,
@@ -63,9 +73,9 @@ describe('topic management', () => {
     }
     const taken = await call(server, 'create_topic', { token: admin, body: { name: 't0', schema: ORDER_SCHEMA } });
     expect(taken.status).toBe(422);
-    expect(taken.body.message).toMatch(/at most 20/);
+    expect(managementErrorOf(taken).message).toMatch(/at most 20/);
     const renamed = await call(server, 'update_topic', { token: admin, params: { topic_id: 2 }, body: { name: 't0' } });
-    expect([renamed.status, renamed.body.message]).toEqual([422, "A topic named 't0' already exists"]);
+    expect([renamed.status, managementErrorOf(renamed).message]).toEqual([422, "A topic named 't0' already exists"]);
     const unauthorized = await call(server, 'list_topics', {});
     expect(unauthorized.status).toBe(401);
   });
@@ -85,7 +95,7 @@ describe('topic management', () => {
       params: { topic_id: id },
       body: { order_id: 'A' },
     });
-    expect(old.body.error.details).toEqual({ code: 'SCHEMA_MISMATCH', field: 'sku' });
+    expect(errorOf(old).details).toEqual({ code: 'SCHEMA_MISMATCH', field: 'sku' });
   });
 });
 
@@ -100,29 +110,36 @@ describe('other management operations', () => {
     expect(unauthorized.status).toBe(401);
   }, 30_000);
 
-  it('every management operation answers, with its example request, a status and body its spec declares', async () => {
-    const server = await start();
-    const admin = await token(server);
-    const document = specs.documents.management;
-    const statuses: number[] = [];
-    for (const op of specs.operations.filter((o) => o.api === 'management')) {
-      const example = (p: { example?: unknown; schema?: { example?: unknown; default?: unknown } }) =>
-        p.example ?? p.schema?.example ?? p.schema?.default ?? 1;
-      const params = Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, example(p)]));
-      const query = Object.fromEntries(
-        op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, example(p)]),
-      );
-      const examples = op.requestBody?.content?.['application/json']?.examples as Record<string, object> | undefined;
-      const firstExample = Object.values(examples ?? {})[0];
-      const body = op.requestBody ? (firstExample ? deref(document, firstExample).value : {}) : undefined;
-      // call() fails the test when the status or body is not one the operation declares.
-      const answer = await call(server, op.operationId, { token: admin, params, query, body });
-      expect(answer.status, op.operationId).toBeLessThan(500);
-      statuses.push(answer.status);
-    }
-    // Most operations succeed with their examples (the rest are 404s of stateful resources that do not exist).
-    expect(statuses.filter((status) => status < 300).length / statuses.length).toBeGreaterThan(0.8);
-  }, 60_000);
+  it.each(['engine', 'prism'] as const)(
+    'every management operation answers, with its example request, a status and body its spec declares (--mode %s)',
+    async (mode) => {
+      const server = await start({ mode });
+      const admin = await token(server);
+      const document = specs.documents.management;
+      const statuses: number[] = [];
+      for (const op of specs.operations.filter((o) => o.api === 'management')) {
+        const example = (p: ParameterObject) => String(p.example ?? p.schema?.example ?? p.schema?.default ?? 1);
+        const params = Object.fromEntries(
+          op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, example(p)]),
+        );
+        const query = Object.fromEntries(
+          op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, example(p)]),
+        );
+        const examples = op.requestBody?.content?.['application/json']?.examples;
+        const firstExample = Object.values(examples ?? {})[0];
+        const body = op.requestBody ? (firstExample ? deref(document, firstExample).value : {}) : undefined;
+        // call() fails the test when the status or body is not one the operation declares.
+        const answer = await call(server, op.operationId as OperationId, { token: admin, params, query, body });
+        expect(answer.status, op.operationId).toBeLessThan(500);
+        statuses.push(answer.status);
+      }
+      // Prism answers most operations with success examples (the rest are 404s of hand-written stateful
+      // resources that do not exist); the engine answers 404 for the example ids of an empty workspace.
+      const succeeded = statuses.filter((status) => status < 300).length / statuses.length;
+      if (mode === 'prism') expect(succeeded).toBeGreaterThan(0.8);
+    },
+    60_000,
+  );
 });
 
 describe('routes outside the specs', () => {
@@ -160,7 +177,7 @@ describe('routes outside the specs', () => {
 
 describe('error codes', () => {
   it('are exactly the documented x-error-codes of the event-streams spec', () => {
-    const documented = Object.keys(specs.documents['event-streams'].info['x-error-codes']);
+    const documented = Object.keys(specs.documents['event-streams'].info['x-error-codes'] ?? {});
     expect([...EMITTED_ERROR_CODES].sort()).toEqual([...documented].sort());
   });
 });

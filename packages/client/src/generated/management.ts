@@ -4922,8 +4922,8 @@ export interface components {
          *     that are exchanged for short-lived access tokens at the token endpoint (client credentials grant).
          *     `token`: each key is a static token sent as the bearer credential. `jwt`: callers sign a JWT with
          *     the client's `jwt_method` and `jwt_secret`. `oidc`: callers present a token of the identity provider
-         *     named by `oidc_issuer` / `oidc_jwks_uri`. The local emulator issues tokens for `oauth2` and `token`
-         *     keys; it stores the JWT and OIDC settings and returns them.
+         *     named by `oidc_issuer` / `oidc_jwks_uri`. The local emulator records the kind and gives the keys of
+         *     every kind tokens at the token endpoint; it does not check JWTs against an identity provider.
          * @enum {string}
          */
         ApiClientAuthType: "token" | "jwt" | "oauth2" | "oidc";

@@ -1,8 +1,16 @@
 // The success answer of an operation, built from its documented 2xx schema: the item (or the page of
 // items) goes where the schema refers to the resource's schema, counts and page numbers where the
 // wrapper has them, and every other required field gets a value valid for its schema.
-import { deref, type JsonObject, type Operation } from '../spec.js';
-import { placeholder, typesOf, type ValueContext } from './values.js';
+import {
+  deref,
+  type OpenApiDocument,
+  type Operation,
+  type ResponseObject,
+  type SchemaObject,
+} from '../spec/bundles.js';
+import { itemsOf, partsOf, propertiesOf, requiredOf, resolve, type SchemaNode, typesOf } from './schema.js';
+import type { JsonObject } from './store.js';
+import { placeholder, type ValueContext } from './values.js';
 import type { ResourceType } from './vocabulary.js';
 
 /** A path into an answer: property names, and ITEMS for the elements of an array. */
@@ -12,7 +20,7 @@ const ITEMS = '[]';
 export interface AnswerShape {
   status: number;
   /** The JSON schema of the body; none for a 204 or an answer without content. */
-  schema?: JsonObject;
+  schema?: SchemaNode;
   /** Where the item sits (item operations), or where the array of items sits (lists). */
   item?: Path;
   list?: Path;
@@ -28,33 +36,33 @@ const TOTAL_NAMES = new Set(['count', 'total', 'total_count']);
 const PAGE_NAMES = new Set(['page', 'number', 'page_number', 'current_page']);
 const SIZE_NAMES = new Set(['per_page', 'size', 'page_size']);
 
-export function answerShape(document: JsonObject, operation: Operation, type: ResourceType): AnswerShape {
+export function answerShape(document: OpenApiDocument, operation: Operation, type: ResourceType): AnswerShape {
   const [status, response] = Object.entries(operation.responses).find(([code]) => code.startsWith('2')) ?? [];
   if (!status || !response) throw new Error(`operation ${operation.operationId} documents no 2xx answer`);
-  const content: JsonObject | undefined = deref(document, response).content;
-  const schema: JsonObject | undefined = content?.['application/json']?.schema;
+  const schema = deref<ResponseObject>(document, response).content?.['application/json']?.schema;
   if (!schema) return { status: Number(status) };
   const found = locate(document, schema, type.ref, [], 0);
   return { status: Number(status), schema, ...found };
 }
 
 function locate(
-  document: JsonObject,
-  node: JsonObject,
+  document: OpenApiDocument,
+  node: SchemaNode,
   ref: string,
   path: Path,
   depth: number,
 ): Pick<AnswerShape, 'item' | 'list'> | undefined {
   if (node.$ref === ref) return path.at(-1) === ITEMS ? { list: path.slice(0, -1) } : { item: path };
   if (depth > 4) return undefined;
-  const schema = deref(document, node);
-  if (schema.items) return locate(document, schema.items, ref, [...path, ITEMS], depth + 1);
+  const schema = resolve(document, node);
+  const items = itemsOf(schema);
+  if (items) return locate(document, items, ref, [...path, ITEMS], depth + 1);
   // allOf parts and oneOf/anyOf branches (`oneOf: [Recipe, null]`) sit at the same place.
-  for (const part of [...(schema.allOf ?? []), ...(schema.oneOf ?? []), ...(schema.anyOf ?? [])]) {
+  for (const part of [...partsOf(schema, 'allOf'), ...partsOf(schema, 'oneOf'), ...partsOf(schema, 'anyOf')]) {
     const found = locate(document, part, ref, path, depth + 1);
     if (found) return found;
   }
-  for (const [name, property] of Object.entries<JsonObject>(schema.properties ?? {})) {
+  for (const [name, property] of Object.entries(propertiesOf(schema))) {
     const found = locate(document, property, ref, [...path, name], depth + 1);
     if (found) return found;
   }
@@ -73,24 +81,23 @@ function build(
   context: ValueContext,
   shape: AnswerShape,
   data: AnswerData,
-  node: JsonObject,
+  node: SchemaNode,
   path: Path,
   projected: JsonObject | undefined,
 ): unknown {
   if (shape.item && samePath(path, shape.item)) return data.item;
   if (shape.list && samePath(path, shape.list)) return data.items;
-  const schema = deref(context.document, node);
-  if (schema.allOf) {
-    return Object.assign(
-      {},
-      ...schema.allOf.map((part: JsonObject) => build(context, shape, data, part, path, projected)),
-    );
+  const schema = resolve(context.document, node);
+  const allOf = partsOf(schema, 'allOf');
+  if (allOf.length > 0) {
+    return Object.assign({}, ...allOf.map((part) => build(context, shape, data, part, path, projected)));
   }
   if (!schema.properties) return placeholder(context, schema);
   const result: JsonObject = {};
-  for (const [name, property] of Object.entries<JsonObject>(schema.properties)) {
+  const required = requiredOf(schema);
+  for (const [name, property] of Object.entries(propertiesOf(schema))) {
     const value = fieldValue(context, shape, data, name, property, [...path, name], projected);
-    if (value !== undefined || schema.required?.includes(name))
+    if (value !== undefined || required.includes(name))
       result[name] = value === undefined ? placeholder(context, property) : value;
   }
   return result;
@@ -101,7 +108,7 @@ function fieldValue(
   shape: AnswerShape,
   data: AnswerData,
   name: string,
-  node: JsonObject,
+  node: SchemaNode,
   path: Path,
   projected: JsonObject | undefined,
 ): unknown {
@@ -109,7 +116,7 @@ function fieldValue(
   if (location && startsWith(location, path)) return build(context, shape, data, node, path, undefined);
   if (name === 'success') return true;
   if (projected && projected[name] !== undefined) return projected[name];
-  const schema = objectBranch(context, deref(context.document, node));
+  const schema = objectBranch(context, resolve(context.document, node));
   const types = typesOf(schema);
   if (data.page && (types.includes('integer') || types.includes('number'))) {
     if (TOTAL_NAMES.has(name)) return data.page.total;
@@ -125,9 +132,9 @@ function fieldValue(
 }
 
 /** The object branch of a `oneOf`/`anyOf` (`page: oneOf [PageInfo, null]`), else the schema itself. */
-function objectBranch(context: ValueContext, schema: JsonObject): JsonObject {
-  const branches: JsonObject[] = [...(schema.oneOf ?? []), ...(schema.anyOf ?? [])];
-  return branches.map((branch) => deref(context.document, branch)).find((branch) => branch.properties) ?? schema;
+function objectBranch(context: ValueContext, schema: SchemaObject): SchemaObject {
+  const branches = [...partsOf(schema, 'oneOf'), ...partsOf(schema, 'anyOf')];
+  return branches.map((branch) => resolve(context.document, branch)).find((branch) => branch.properties) ?? schema;
 }
 
 function samePath(a: Path, b: Path): boolean {

@@ -2,16 +2,18 @@
 // (spec/management/EXTENSIONS.md) from its own store, with generic code for list, find, create, get,
 // update, delete and actions, and the few hand-written handlers the vocabulary names.
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
-import { deref, type JsonObject, type Specs } from '../spec.js';
-import { isoTime } from '../time.js';
-import { createAjv, RequestValidators, violations } from '../validation.js';
+import { InvalidRequest, NotFound } from '../errors.js';
+import type { OpenApiDocument, Specs } from '../spec/bundles.js';
+import { IsoTimeFormatter } from '../spec/date-time.js';
+import { createAjv, RequestValidators, violations } from '../spec/validators.js';
 import { type AnswerShape, answerShape, buildAnswer } from './answers.js';
-import { EngineRefusal, invalidRequest, missingReference, notFound, renderRefusal } from './errors.js';
+import { conflict, missingReference, notFound } from './errors.js';
 import { customHandlers, type Handler, type HandlerResult } from './handlers.js';
 import { listPage, matchesFilters } from './listing.js';
 import { type CheckedRequest, checkRequest, type EngineRequest } from './request.js';
-import { MemoryResourceStore, type ResourceStore, type StoredItem } from './store.js';
-import { coerce, complete, isPlainObject, uuidFrom, type ValueContext } from './values.js';
+import { isObject, propertiesOf, resolve, type SchemaNode } from './schema.js';
+import { type JsonObject, MemoryResourceStore, type ResourceStore, type StoredItem } from './store.js';
+import { coerce, complete, uuidFrom, type ValueContext } from './values.js';
 import {
   type EngineOperation,
   type OnDelete,
@@ -44,7 +46,10 @@ export interface EngineAnswer {
 export interface ResourceEngine {
   /** True for the operations the engine serves (those with `x-resource`). */
   handles(operationId: string): boolean;
-  /** Answers one request; a refused request is an answer too (4xx in the documented body). */
+  /**
+   * Answers one request, or throws the refusal (an EmulatorError: errors.ts renders it with the
+   * status and body the operation documents).
+   */
   handle(operationId: string, request: EngineRequest): Promise<EngineAnswer>;
   readonly operationIds: readonly string[];
   readonly store: ResourceStore;
@@ -63,9 +68,9 @@ export function createResourceEngine(specs: Specs, options: EngineOptions = {}):
 export interface Workspace {
   readonly store: ResourceStore;
   readonly values: ValueContext;
-  itemOf(op: EngineOperation, params: JsonObject): Promise<StoredItem>;
+  itemOf(op: EngineOperation, params: Readonly<JsonObject>): Promise<StoredItem>;
   /** The parent item named in the path (404 when it does not exist), for a sub-collection's operation. */
-  parentOf(op: EngineOperation, params: JsonObject): Promise<StoredItem>;
+  parentOf(op: EngineOperation, params: Readonly<JsonObject>): Promise<StoredItem>;
   create(op: EngineOperation, fields: JsonObject, parent: StoredItem | undefined): Promise<JsonObject>;
   update(op: EngineOperation, item: StoredItem, fields: JsonObject): Promise<JsonObject>;
   /** Deletes the item with its sub-collections and what `on_delete` ties to it. */
@@ -87,7 +92,7 @@ interface Referrer {
 class Engine implements ResourceEngine {
   readonly types: Map<string, ResourceType>;
   readonly store: ResourceStore;
-  private readonly document: JsonObject;
+  private readonly document: OpenApiDocument;
   private readonly served = new Map<string, Served>();
   private readonly children = new Map<string, ResourceType[]>();
   private readonly referrers = new Map<string, Referrer[]>();
@@ -96,6 +101,7 @@ class Engine implements ResourceEngine {
   private readonly itemValidators = new Map<string, ValidateFunction>();
   private readonly clock: () => number;
   private readonly random: () => number;
+  private readonly times = new IsoTimeFormatter();
 
   constructor(specs: Specs, options: EngineOptions) {
     this.document = specs.documents.management;
@@ -134,14 +140,8 @@ class Engine implements ResourceEngine {
     if (!served) throw new Error(`The resource engine does not serve ${operationId}`);
     const { op, shape } = served;
     const values = this.valueContext();
-    try {
-      const result = await this.run(served, checkRequest(this.validators, op.operation, request), values);
-      const body = 'body' in result ? result.body : buildAnswer(values, shape, result);
-      return { status: shape.status, body };
-    } catch (error) {
-      if (error instanceof EngineRefusal) return renderRefusal(error);
-      throw error;
-    }
+    const result = await this.run(served, checkRequest(this.validators, op.operation, request), values);
+    return { status: shape.status, body: 'body' in result ? result.body : buildAnswer(values, shape, result) };
   }
 
   completeItem(typeName: string, fields: JsonObject, id: string | number): JsonObject {
@@ -168,7 +168,7 @@ class Engine implements ResourceEngine {
         const matching = all.filter((value) => matchesFilters(op.filters, params, value));
         if (op.type.order === 'newest_first') matching.reverse();
         if (op.op === 'list') return listPage(op.operation, params, matching);
-        if (!matching[0]) throw new EngineRefusal(404, `No ${label(op.type)} matches the query`);
+        if (!matching[0]) throw new NotFound(`No ${label(op.type)} matches the query`);
         return { item: matching[0] };
       }
       case 'create':
@@ -226,7 +226,7 @@ class Engine implements ResourceEngine {
     const initial: JsonObject = { ...fields, ...op.set, [type.id.field]: id };
     if (type.states && initial[type.states.field] === undefined) initial[type.states.field] = type.states.initial;
     if (type.parent?.field && parent)
-      initial[type.parent.field] = coerce(values, type.schema.properties[type.parent.field], parent.id);
+      initial[type.parent.field] = coerce(values, fieldSchema(type, type.parent.field), parent.id);
     if (type.versions) initial[type.versions.number] = 1;
     const value = this.newValue(type, initial, values);
     this.assertValid(type, value);
@@ -243,7 +243,7 @@ class Engine implements ResourceEngine {
     const changed = Object.entries(changes).some(([name, value]) => !sameJson(item.value[name], value));
     const value = complete(values, type.schema, { ...item.value, ...changes });
     if (changed) touch(type, value, values);
-    if (changed && type.versions) value[type.versions.number] = (item.value[type.versions.number] ?? 0) + 1;
+    if (changed && type.versions) value[type.versions.number] = Number(item.value[type.versions.number] ?? 0) + 1;
     this.assertValid(type, value);
     const updated = { ...item, value };
     await this.store.put(type.name, updated);
@@ -251,16 +251,24 @@ class Engine implements ResourceEngine {
     return value;
   }
 
-  private async act(op: EngineOperation, item: StoredItem, body: unknown, params: JsonObject, values: ValueContext) {
+  private async act(
+    op: EngineOperation,
+    item: StoredItem,
+    body: unknown,
+    params: Readonly<JsonObject>,
+    values: ValueContext,
+  ) {
     const value: JsonObject = { ...item.value, ...this.fieldsFrom(op, undefined, params, values), ...op.set };
     for (const [change, sign] of [
       [op.add, 1],
       [op.remove, -1],
     ] as const) {
       if (!change) continue;
-      const ids: unknown[] = isPlainObject(body) && Array.isArray(body[change.from]) ? body[change.from] : [];
+      const sent = isObject(body) ? body[change.from] : undefined;
+      const ids: unknown[] = Array.isArray(sent) ? sent : [];
       if (sign > 0) await this.checkReferences(op, { [change.field]: ids });
-      const current: unknown[] = value[change.field] ?? [];
+      const held = value[change.field];
+      const current: unknown[] = Array.isArray(held) ? held : [];
       value[change.field] =
         sign > 0
           ? [...current, ...ids.filter((id) => !current.some((c) => sameJson(c, id)))]
@@ -276,17 +284,22 @@ class Engine implements ResourceEngine {
   }
 
   /** The fields a request gives the item: its body (unwrapped), then the parameters `params` maps. */
-  private fieldsFrom(op: EngineOperation, body: unknown, params: JsonObject, values: ValueContext): JsonObject {
-    const source = op.body && isPlainObject(body) ? body[op.body] : body;
-    const properties: JsonObject = op.type.schema.properties ?? {};
+  private fieldsFrom(
+    op: EngineOperation,
+    body: unknown,
+    params: Readonly<JsonObject>,
+    values: ValueContext,
+  ): JsonObject {
+    const source = op.body && isObject(body) ? body[op.body] : body;
+    const properties = propertiesOf(op.type.schema);
     const fields: JsonObject = {};
     const take = (name: string, value: unknown) => {
       const property = properties[name];
       if (property && value !== undefined) fields[name] = coerce(values, property, value);
     };
-    if (isPlainObject(source)) {
+    if (isObject(source)) {
       for (const [name, value] of Object.entries(source)) {
-        const readOnly = this.deref(properties[name] ?? {}).readOnly;
+        const readOnly = resolve(this.document, properties[name] ?? {}).readOnly === true;
         if (!readOnly && name !== op.type.id.field) take(name, value);
       }
     }
@@ -301,16 +314,17 @@ class Engine implements ResourceEngine {
     if (!machine || !move) return {};
     const current = value[machine.field] ?? null;
     if (!move.from.some((state) => sameJson(state, current))) {
-      throw new EngineRefusal(
+      throw conflict(
         op.conflict,
         `${label(op.type)} ${value[op.type.id.field]} is ${JSON.stringify(current)}: ${op.operation.operationId} needs ${move.from.map((s) => JSON.stringify(s)).join(' or ')}`,
-        { [machine.field]: [`is ${JSON.stringify(current)}`] },
+        machine.field,
+        `is ${JSON.stringify(current)}`,
       );
     }
     return { [machine.field]: move.to };
   }
 
-  async itemOf(op: EngineOperation, params: JsonObject): Promise<StoredItem> {
+  async itemOf(op: EngineOperation, params: Readonly<JsonObject>): Promise<StoredItem> {
     const parent = await this.parentOf(op, params);
     const id = pathParam(params, op.param);
     const item = await this.store.get(op.type.name, id);
@@ -318,7 +332,7 @@ class Engine implements ResourceEngine {
     return item;
   }
 
-  async parentOf(op: EngineOperation, params: JsonObject): Promise<StoredItem | undefined> {
+  async parentOf(op: EngineOperation, params: Readonly<JsonObject>): Promise<StoredItem | undefined> {
     const parentType = op.type.parent && this.typeNamed(op.type.parent.type);
     if (!parentType) return undefined;
     const id = pathParam(params, op.parentParam);
@@ -328,7 +342,11 @@ class Engine implements ResourceEngine {
   }
 
   /** A singleton's id is its parent's (one per parent), or `workspace` for one per workspace. */
-  private async singletonOrItem(op: EngineOperation, params: JsonObject, values: ValueContext): Promise<StoredItem> {
+  private async singletonOrItem(
+    op: EngineOperation,
+    params: Readonly<JsonObject>,
+    values: ValueContext,
+  ): Promise<StoredItem> {
     if (!op.type.singleton) return this.itemOf(op, params);
     const parent = await this.parentOf(op, params);
     const id = parent?.id ?? 'workspace';
@@ -341,13 +359,17 @@ class Engine implements ResourceEngine {
     );
   }
 
-  private async singletonValue(op: EngineOperation, params: JsonObject, values: ValueContext): Promise<JsonObject> {
+  private async singletonValue(
+    op: EngineOperation,
+    params: Readonly<JsonObject>,
+    values: ValueContext,
+  ): Promise<JsonObject> {
     const parent = await this.parentOf(op, params);
     const stored = await this.store.get(op.type.name, parent?.id ?? 'workspace');
     if (stored) return stored.value;
     const fields: JsonObject =
       op.type.parent?.field && parent
-        ? { [op.type.parent.field]: coerce(values, op.type.schema.properties[op.type.parent.field], parent.id) }
+        ? { [op.type.parent.field]: coerce(values, fieldSchema(op.type, op.type.parent.field), parent.id) }
         : {};
     return this.newValue(op.type, fields, values);
   }
@@ -386,7 +408,7 @@ class Engine implements ResourceEngine {
       if (onDelete === 'keep') continue;
       const users = (await this.store.list(referrer.name)).filter((other) => refersTo(other.value[field], item.id));
       if (users.length > 0 && onDelete === 'restrict' && !force) {
-        throw new EngineRefusal(
+        throw conflict(
           op.conflict,
           `${label(type)} ${item.id} still holds ${users.length} ${label(referrer)}(s)${op.force ? `; send ${op.force}=true to delete them too` : ''}`,
         );
@@ -398,7 +420,7 @@ class Engine implements ResourceEngine {
   private async recordVersion(typeName: string, item: StoredItem, values: ValueContext): Promise<void> {
     const versionType = this.typeNamed(typeName);
     const fields: JsonObject = {};
-    for (const name of Object.keys(versionType.schema.properties ?? {})) {
+    for (const name of Object.keys(propertiesOf(versionType.schema))) {
       if (item.value[name] !== undefined && name !== versionType.id.field) fields[name] = item.value[name];
     }
     const id = await this.newId(versionType, values);
@@ -416,14 +438,18 @@ class Engine implements ResourceEngine {
   private newValue(type: ResourceType, fields: JsonObject, values: ValueContext): JsonObject {
     const value = { ...fields };
     for (const name of ['created_at', 'updated_at']) {
-      if (type.schema.properties?.[name] && value[name] === undefined) value[name] = values.now;
+      if (propertiesOf(type.schema)[name] && value[name] === undefined) value[name] = values.now;
     }
     return complete(values, type.schema, value);
   }
 
   private assertValid(type: ResourceType, value: JsonObject): void {
     const validate = this.itemValidator(type);
-    if (!validate(value)) throw invalidRequest(`The ${label(type)}`, violations(validate.errors));
+    if (!validate(value)) {
+      const list = violations(validate.errors);
+      const problems = list.map((v) => `${v.pointer} ${v.message}`).join('; ');
+      throw new InvalidRequest('INVALID_REQUEST', `The ${label(type)} is invalid: ${problems}`, { errors: list });
+    }
   }
 
   private itemValidator(type: ResourceType): ValidateFunction {
@@ -452,25 +478,24 @@ class Engine implements ResourceEngine {
     return type;
   }
 
-  private deref(node: JsonObject): JsonObject {
-    return deref(this.document, node);
-  }
-
   private valueContext(): ValueContext {
-    return { document: this.document, now: isoTime(this.clock()), uuid: () => uuidFrom(this.random) };
+    return { document: this.document, now: this.times.format(this.clock()), uuid: () => uuidFrom(this.random) };
   }
 }
 
 const label = (type: ResourceType) => type.name.replace(/_/g, ' ');
 
+/** The schema of one of the resource's fields. */
+const fieldSchema = (type: ResourceType, name: string): SchemaNode => propertiesOf(type.schema)[name] ?? {};
+
 /** The value of a path parameter the vocabulary guarantees the operation has. */
-function pathParam(params: JsonObject, name: string | undefined): string {
+function pathParam(params: Readonly<JsonObject>, name: string | undefined): string {
   if (name === undefined) throw new Error('The operation has no such path parameter');
   return String(params[name]);
 }
 
 function touch(type: ResourceType, value: JsonObject, values: ValueContext): void {
-  if (type.schema.properties?.updated_at) value.updated_at = values.now;
+  if (propertiesOf(type.schema).updated_at) value.updated_at = values.now;
 }
 
 function refersTo(value: unknown, id: string): boolean {

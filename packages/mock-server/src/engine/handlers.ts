@@ -1,14 +1,14 @@
 // The engine's hand-written handlers (`op: custom`): data-table records, whose values are keyed by
 // column name or `$<field_id>` and checked against the table's columns, and the record query language;
 // lookup-table rows, keyed by the column labels of a schema kept as JSON text; batch deletes.
-import type { JsonObject } from '../spec.js';
+
 import type { AnswerData } from './answers.js';
 import type { Workspace } from './engine.js';
-import { EngineRefusal, type FieldErrors } from './errors.js';
+import { invalidFields } from './errors.js';
 import { compare } from './listing.js';
 import type { CheckedRequest } from './request.js';
-import type { StoredItem } from './store.js';
-import { isPlainObject } from './values.js';
+import { isObject } from './schema.js';
+import type { JsonObject, StoredItem } from './store.js';
 import type { EngineOperation } from './vocabulary.js';
 
 export type HandlerResult = AnswerData | { body: unknown };
@@ -21,6 +21,14 @@ interface Column {
   optional: boolean;
   multivalue: boolean;
   default_value?: unknown;
+}
+
+interface RecordQuery {
+  select?: string[];
+  where?: JsonObject;
+  order?: string | { by: string; order?: 'asc' | 'desc'; case_sensitive?: boolean };
+  limit?: number;
+  continuation_token?: string;
 }
 
 interface FieldValue {
@@ -41,7 +49,7 @@ export const customHandlers: Record<string, Handler> = {
         values.set(column.field_id, column.default_value);
     }
     const missing = columns.filter((c) => !c.optional && (values.get(c.field_id) ?? null) === null);
-    if (missing.length > 0) throw refusal(Object.fromEntries(missing.map((c) => [c.name, ['is required']])));
+    if (missing.length > 0) throw invalidFields(Object.fromEntries(missing.map((c) => [c.name, 'is required'])));
     return { item: await workspace.create(op, { document: documentOf(columns, values) }, table) };
   },
 
@@ -52,20 +60,22 @@ export const customHandlers: Record<string, Handler> = {
     const values = new Map((record.value.document as FieldValue[]).map((entry) => [entry.field_id, entry.value]));
     for (const [fieldId, value] of valuesByField(columns, body as JsonObject)) values.set(fieldId, value);
     const cleared = columns.filter((c) => !c.optional && (values.get(c.field_id) ?? null) === null);
-    if (cleared.length > 0) throw refusal(Object.fromEntries(cleared.map((c) => [c.name, ['is required']])));
+    if (cleared.length > 0) throw invalidFields(Object.fromEntries(cleared.map((c) => [c.name, 'is required'])));
     return { item: await workspace.update(op, record, { document: documentOf(columns, values) }) };
   },
 
   'data_table_records.query': async (workspace, op, { params, body }) => {
     const table = await workspace.parentOf(op, params);
-    const query = (body ?? {}) as JsonObject;
+    // The body matched DataTableRecordQueryRequest, which RecordQuery follows.
+    const query = (body ?? {}) as RecordQuery;
     const columns = columnsOf(table);
     const field = (name: string) => fieldReader(columns, name);
     const records = (await workspace.store.list(op.type.name, table.id)).map((item) => item.value);
-    const matching = query.where ? records.filter((record) => filterMatches(field, query.where, record)) : records;
+    const { where } = query;
+    const matching = where ? records.filter((record) => filterMatches(field, where, record)) : records;
     if (query.order) sortRecords(field, query.order, matching);
     const offset = offsetOf(query.continuation_token);
-    const limit: number = query.limit ?? DEFAULT_QUERY_LIMIT;
+    const limit = query.limit ?? DEFAULT_QUERY_LIMIT;
     const page = matching.slice(offset, offset + limit).map((record) => selected(columns, query.select, record));
     const next = offset + limit < matching.length ? tokenFor(offset + limit) : null;
     return { body: { data: page, continuation_token: next } };
@@ -80,7 +90,8 @@ export const customHandlers: Record<string, Handler> = {
   'lookup_table_rows.update': async (workspace, op, { params, body }) => {
     const table = await workspace.parentOf(op, params);
     const row = await workspace.itemOf(op, params);
-    const data = { ...row.value.data, ...rowValues(table, (body as JsonObject).data) };
+    const held = isObject(row.value.data) ? row.value.data : {};
+    const data = { ...held, ...rowValues(table, (body as JsonObject).data) };
     return { item: await workspace.update(op, row, { data }) };
   },
 
@@ -100,11 +111,13 @@ export const customHandlers: Record<string, Handler> = {
 };
 
 /** The row's values keyed by the table's column labels (its schema is JSON text); an unknown label is refused. */
-function rowValues(table: StoredItem, data: JsonObject): JsonObject {
-  const labels = new Set((JSON.parse(table.value.schema) as { label: string }[]).map((column) => column.label));
+function rowValues(table: StoredItem, sent: unknown): JsonObject {
+  const data = isObject(sent) ? sent : {};
+  const columns = JSON.parse(String(table.value.schema)) as { label: string }[];
+  const labels = new Set(columns.map((column) => column.label));
   const unknown = Object.keys(data).filter((label) => !labels.has(label));
   if (unknown.length > 0)
-    throw refusal(Object.fromEntries(unknown.map((label) => [label, ['is not a column of the table']])));
+    throw invalidFields(Object.fromEntries(unknown.map((label) => [label, 'is not a column of the table'])));
   return data;
 }
 
@@ -119,14 +132,14 @@ function columnNamed(columns: Column[], name: string): Column | undefined {
 /** The body's values by field id, each checked against its column; unknown columns and wrong types are refused. */
 function valuesByField(columns: Column[], body: JsonObject): Map<string, unknown> {
   const values = new Map<string, unknown>();
-  const errors: FieldErrors = {};
+  const errors: Record<string, string> = {};
   for (const [name, value] of Object.entries(body)) {
     const column = columnNamed(columns, name);
     const problem = column ? valueProblem(column, value) : 'is not a column of the table';
-    if (problem) errors[name] = [problem];
+    if (problem) errors[name] = problem;
     else if (column) values.set(column.field_id, value);
   }
-  if (Object.keys(errors).length > 0) throw refusal(errors);
+  if (Object.keys(errors).length > 0) throw invalidFields(errors);
   return values;
 }
 
@@ -163,7 +176,7 @@ type FieldReader = (record: JsonObject) => unknown;
 function fieldReader(columns: Column[], name: string): FieldReader {
   if (META_FIELDS.includes(name)) return (record) => record[name.slice(1)];
   const column = columnNamed(columns, name);
-  if (!column) throw refusal({ [name]: ['is not a field of the table'] });
+  if (!column) throw invalidFields({ [name]: 'is not a field of the table' });
   return (record) =>
     (record.document as FieldValue[]).find((entry) => entry.field_id === column.field_id)?.value ?? null;
 }
@@ -178,7 +191,7 @@ function filterMatches(field: (name: string) => FieldReader, filter: JsonObject,
 }
 
 function holds(operator: string, actual: unknown, operand: unknown): boolean {
-  const { value, case_sensitive: caseSensitive = true } = isPlainObject(operand) ? operand : { value: operand };
+  const { value, case_sensitive: caseSensitive = true } = isObject(operand) ? operand : { value: operand };
   const fold = (v: unknown) => (!caseSensitive && typeof v === 'string' ? v.toLowerCase() : v);
   const [a, b] = [fold(actual), Array.isArray(value) ? value.map(fold) : fold(value)];
   const values = Array.isArray(a) ? a : [a];
@@ -203,7 +216,9 @@ function comparisonHolds(operator: string, order: number): boolean {
   return order <= 0;
 }
 
-function sortRecords(field: (name: string) => FieldReader, order: string | JsonObject, records: JsonObject[]): void {
+type RecordOrder = NonNullable<RecordQuery['order']>;
+
+function sortRecords(field: (name: string) => FieldReader, order: RecordOrder, records: JsonObject[]): void {
   const {
     by,
     order: direction = 'asc',
@@ -230,7 +245,7 @@ function selected(columns: Column[], select: string[] | undefined, record: JsonO
       .filter((name) => !META_FIELDS.includes(name))
       .map((name) => {
         const column = columnNamed(columns, name);
-        if (!column) throw refusal({ select: [`${name} is not a field of the table`] });
+        if (!column) throw invalidFields({ select: `${name} is not a field of the table` });
         return column.field_id;
       }),
   );
@@ -250,10 +265,5 @@ function offsetOf(token: unknown): number {
   } catch {
     // Answered below: a token this emulator did not give out.
   }
-  throw refusal({ continuation_token: ['is not a token of a previous page'] });
-}
-
-function refusal(errors: FieldErrors): EngineRefusal {
-  const fields = Object.entries(errors).map(([field, messages]) => `${field} ${messages.join(', ')}`);
-  return new EngineRefusal(400, `The request is invalid: ${fields.join('; ')}`, errors);
+  throw invalidFields({ continuation_token: 'is not a token of a previous page' });
 }

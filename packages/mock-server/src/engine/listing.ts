@@ -1,7 +1,8 @@
 // List filters (`filters` of EXTENSIONS.md) and pagination, inferred from a list's query parameters:
 // `page`/`per_page` or `page[number]`/`page[size]`, with the defaults of their schemas.
-import type { JsonObject, Operation } from '../spec.js';
+import type { Operation } from '../spec/bundles.js';
 import type { AnswerData } from './answers.js';
+import type { JsonObject } from './store.js';
 import type { Filter } from './vocabulary.js';
 
 const PAGING_PARAMS = [
@@ -9,7 +10,7 @@ const PAGING_PARAMS = [
   ['page[number]', 'page[size]'],
 ] as const;
 
-export function matchesFilters(filters: Filter[], params: JsonObject, value: JsonObject): boolean {
+export function matchesFilters(filters: Filter[], params: Readonly<JsonObject>, value: JsonObject): boolean {
   return filters.every(
     (filter) => params[filter.param] === undefined || matches(filter, value[filter.field], params[filter.param]),
   );
@@ -40,14 +41,15 @@ export function compare(a: unknown, b: unknown): number {
 }
 
 /** One page of the items, with the numbers the list's wrapper may show. */
-export function listPage(operation: Operation, params: JsonObject, items: JsonObject[]): AnswerData {
-  const names = operation.parameters.map((p) => p.name as string);
+export function listPage(operation: Operation, params: Readonly<JsonObject>, items: JsonObject[]): AnswerData {
+  const names = operation.parameters.map((p) => p.name);
   const paging = PAGING_PARAMS.find(([page, size]) => names.includes(page) && names.includes(size));
   if (!paging) return { items, page: { number: 1, size: items.length, total: items.length } };
   const [pageParam, sizeParam] = paging;
-  const defaultOf = (name: string) => operation.parameters.find((p) => p.name === name)?.schema?.default;
-  const number: number = params[pageParam] ?? defaultOf(pageParam) ?? 1;
-  const size: number = params[sizeParam] ?? defaultOf(sizeParam) ?? items.length;
-  const start = (number - 1) * size;
-  return { items: items.slice(start, start + size), page: { number, size, total: items.length } };
+  // Both are integers: the parameters were coerced to their schemas, whose defaults are integers.
+  const given = (name: string) => params[name] ?? operation.parameters.find((p) => p.name === name)?.schema?.default;
+  const pageNumber = Number(given(pageParam) ?? 1);
+  const size = Number(given(sizeParam) ?? items.length);
+  const start = (pageNumber - 1) * size;
+  return { items: items.slice(start, start + size), page: { number: pageNumber, size, total: items.length } };
 }

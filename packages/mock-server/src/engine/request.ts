@@ -1,8 +1,10 @@
 // A request to an engine operation, checked against the spec: path and query parameters (deepObject
 // `by[code]=DE` and repeated array parameters included) coerced to their schema types, and the JSON body.
-import type { JsonObject, Operation } from '../spec.js';
-import { type RequestValidators, violations } from '../validation.js';
-import { EngineRefusal, invalidRequest } from './errors.js';
+import { InvalidRequest } from '../errors.js';
+import { isJsonContentType } from '../http/body.js';
+import type { Operation } from '../spec/bundles.js';
+import type { RequestValidators } from '../spec/validators.js';
+import type { JsonObject } from './store.js';
 
 export interface EngineRequest {
   /** Path parameters as the router decoded them. */
@@ -15,22 +17,20 @@ export interface EngineRequest {
 }
 
 export interface CheckedRequest {
-  params: JsonObject;
+  params: Readonly<JsonObject>;
   body: unknown;
 }
 
+/** The request's parameters and body, checked against the spec (InvalidRequest otherwise). */
 export function checkRequest(
   validators: RequestValidators,
   operation: Operation,
   request: EngineRequest,
 ): CheckedRequest {
-  const checks = validators.for(operation);
-  const params: JsonObject = { ...queryParams(operation, request.query ?? ''), ...request.pathParams };
-  if (checks.params && !checks.params(params)) throw invalidRequest('Parameters', violations(checks.params.errors));
+  const gathered = { ...queryParams(operation, request.query ?? ''), ...request.pathParams };
+  const params = validators.checkParamValues(operation, gathered);
   const body = parseBody(operation, request);
-  if (body !== undefined && checks.body && !checks.body(body)) {
-    throw invalidRequest('Request body', violations(checks.body.errors));
-  }
+  if (body !== undefined) validators.checkBody(operation, body);
   return { params, body };
 }
 
@@ -39,7 +39,7 @@ function queryParams(operation: Operation, query: string): JsonObject {
   const params: JsonObject = {};
   for (const parameter of operation.parameters) {
     if (parameter.in !== 'query') continue;
-    const name: string = parameter.name;
+    const { name } = parameter;
     if (parameter.style === 'deepObject') {
       const members = [...search].filter(([key]) => key.startsWith(`${name}[`) && key.endsWith(']'));
       if (members.length > 0)
@@ -60,18 +60,20 @@ function parseBody(operation: Operation, request: EngineRequest): unknown {
   );
   if (!takesJson) return undefined;
   if (request.body === undefined || request.body.trim() === '') {
-    if (operation.requestBody?.required) throw new EngineRefusal(400, 'A JSON request body is required');
+    if (operation.requestBody?.required) throw new InvalidRequest('INVALID_REQUEST', 'A JSON request body is required');
     return undefined;
   }
-  const mediaType = request.contentType?.split(';', 1)[0]?.trim().toLowerCase();
-  if (mediaType !== 'application/json') {
-    throw new EngineRefusal(400, `Content-Type must be application/json, not ${request.contentType ?? 'absent'}`);
+  if (!isJsonContentType(request.contentType)) {
+    throw new InvalidRequest(
+      'UNSUPPORTED_CONTENT_TYPE',
+      `Content-Type must be application/json, not ${request.contentType ?? 'absent'}`,
+    );
   }
   try {
     return JSON.parse(request.body);
   } catch (error) {
-    throw new EngineRefusal(400, `The body is not valid JSON: ${(error as Error).message}`, {
-      body: ['is not valid JSON'],
+    throw new InvalidRequest('INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`, {
+      errors: [{ pointer: '/body', message: 'is not valid JSON' }],
     });
   }
 }

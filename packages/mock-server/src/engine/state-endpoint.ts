@@ -2,9 +2,9 @@
 // started from the command line. GET answers JSON, or YAML when asked (`?format=yaml` or an Accept
 // naming yaml); PUT takes either.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { bodyOf } from '../body.js';
-import { SizeLimitError } from '../errors.js';
-import { answer } from '../handlers/faults-endpoint.js';
+import { PayloadTooLarge } from '../errors.js';
+import { respond } from '../handlers/faults-endpoint.js';
+import type { BodyReader } from '../http/body.js';
 import { parseState, StateError, stringifyState, type WorkspaceState } from './state.js';
 
 /** Seeds are small documents; a workspace of a few thousand items fits. */
@@ -14,6 +14,7 @@ export const STATE_PATHS = ['/_emulator/state', '/_emulator/reset'];
 
 export async function stateEndpoint(
   state: WorkspaceState,
+  bodies: BodyReader,
   pathname: string,
   query: URLSearchParams,
   req: IncomingMessage,
@@ -21,9 +22,9 @@ export async function stateEndpoint(
 ): Promise<void> {
   try {
     if (pathname === '/_emulator/reset') {
-      if (req.method !== 'POST') return answer(res, 405, 'Use POST to empty the state');
+      if (req.method !== 'POST') return respond(res, 405, 'Use POST to empty the state');
       await state.reset();
-      return answer(res, 204);
+      return respond(res, 204);
     }
     if (req.method === 'GET') {
       const yaml = query.get('format') === 'yaml' || /yaml/.test(req.headers.accept ?? '');
@@ -32,12 +33,14 @@ export async function stateEndpoint(
       res.end(text);
       return;
     }
-    if (req.method !== 'PUT') return answer(res, 405, 'Use GET to export the state or PUT to replace it');
-    await state.load(await parseState((await bodyOf(req, STATE_BODY_LIMIT, 'state document')).toString('utf8')));
-    answer(res, 204);
+    if (req.method !== 'PUT') return respond(res, 405, 'Use GET to export the state or PUT to replace it');
+    await state.load(
+      await parseState((await bodies.readAll(req, STATE_BODY_LIMIT, 'state document')).toString('utf8')),
+    );
+    respond(res, 204);
   } catch (error) {
-    if (error instanceof SizeLimitError) return answer(res, 413, `${error.message}: ${error.detail}`);
+    if (error instanceof PayloadTooLarge) return respond(res, 413, `${error.message}: ${error.detail}`);
     if (!(error instanceof StateError)) throw error;
-    answer(res, 400, error.message);
+    respond(res, 400, error.message);
   }
 }

@@ -8,10 +8,9 @@
 // Each part of the emulator that keeps state contributes a section (its top-level keys). The resource
 // engine's section is below; the hand-written state (topics, API clients and keys) joins by adding
 // sections of its own to the server's WorkspaceState.
-import type { JsonObject } from '../spec.js';
 import type { ResourceEngine } from './engine.js';
-import type { Awaitable, StoredItem, StoreSnapshot } from './store.js';
-import { isPlainObject } from './values.js';
+import { isObject } from './schema.js';
+import type { Awaitable, JsonObject, StoredItem, StoreSnapshot } from './store.js';
 
 export const STATE_FORMAT = 'platform-api-emulator-state';
 export const STATE_VERSION = 1;
@@ -42,7 +41,7 @@ export class WorkspaceState {
 
   /** Replaces the whole state with the document's; nothing changes when it is refused (StateError). */
   async load(document: unknown): Promise<void> {
-    if (!isPlainObject(document)) throw new StateError('The state document must be an object');
+    if (!isObject(document)) throw new StateError('The state document must be an object');
     if (document.format !== undefined && document.format !== STATE_FORMAT)
       throw new StateError(`format must be '${STATE_FORMAT}'`);
     if (document.version !== STATE_VERSION) throw new StateError(`version must be ${STATE_VERSION}`);
@@ -105,8 +104,8 @@ export function resourceSection(engine: ResourceEngine): StateSection {
 }
 
 function snapshotFrom(engine: ResourceEngine, resources: unknown, counters: unknown): StoreSnapshot {
-  if (!isPlainObject(resources)) throw new StateError('resources must map resource types to lists of items');
-  if (!isPlainObject(counters)) throw new StateError('counters must map resource types to integers');
+  if (!isObject(resources)) throw new StateError('resources must map resource types to lists of items');
+  if (!isObject(counters)) throw new StateError('counters must map resource types to integers');
   const snapshot: StoreSnapshot = { items: {}, counters: {} };
   for (const [typeName, entries] of Object.entries(resources)) {
     const type = engine.types.get(typeName);
@@ -117,11 +116,14 @@ function snapshotFrom(engine: ResourceEngine, resources: unknown, counters: unkn
     if (!Array.isArray(entries)) throw new StateError(`resources.${typeName} must be a list of items`);
     snapshot.items[typeName] = entries.map((entry, index) => {
       const where = `resources.${typeName}[${index}]`;
-      if (!isPlainObject(entry)) throw new StateError(`${where} must be an object`);
+      if (!isObject(entry)) throw new StateError(`${where} must be an object`);
       const { $parent: parent, ...fields } = entry;
       if (type.parent && parent === undefined)
         throw new StateError(`${where}: $parent (a ${type.parent.type} id) is required`);
-      const id = fields[type.id.field] ?? nextCounter(snapshot, typeName);
+      const given = fields[type.id.field];
+      if (given !== undefined && typeof given !== 'string' && typeof given !== 'number')
+        throw new StateError(`${where}: ${type.id.field} must be a string or a number`);
+      const id = given ?? nextCounter(snapshot, typeName);
       const value = engine.completeItem(typeName, fields, id);
       const problems = engine.itemProblems(typeName, value);
       if (problems) throw new StateError(`${where}: ${problems}`);

@@ -2,9 +2,10 @@
 // call, so an engine backed by SQLite or Redis can answer asynchronously; the memory store answers at
 // once. Items are plain JSON values, so any engine can keep them as text.
 
-import type { JsonObject } from '../spec.js';
-
 export type Awaitable<T> = T | Promise<T>;
+
+/** A JSON object: an item, a request body, a state document. */
+export type JsonObject = Record<string, unknown>;
 
 export interface StoredItem {
   /** The id as text (integer ids too), as it appears in paths. */

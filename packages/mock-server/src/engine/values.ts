@@ -1,9 +1,21 @@
 // Values made from schemas: what a required field the request did not give gets, and how a request's
 // field is converted to the type the resource stores (EXTENSIONS.md, "Create").
-import { deref, type JsonObject } from '../spec.js';
+import type { OpenApiDocument, SchemaObject } from '../spec/bundles.js';
+import {
+  isObject,
+  itemsOf,
+  numberOf,
+  partsOf,
+  propertiesOf,
+  requiredOf,
+  resolve,
+  type SchemaNode,
+  typesOf,
+} from './schema.js';
+import type { JsonObject } from './store.js';
 
 export interface ValueContext {
-  document: JsonObject;
+  document: OpenApiDocument;
   /** The clock's time, RFC 3339. */
   now: string;
   uuid(): string;
@@ -11,46 +23,42 @@ export interface ValueContext {
 
 const MAX_DEPTH = 8;
 
-export function typesOf(schema: JsonObject): string[] {
-  if (Array.isArray(schema.type)) return schema.type;
-  if (typeof schema.type === 'string') return [schema.type];
-  if (schema.properties) return ['object'];
-  return [];
-}
-
 /**
  * A value valid for the schema: its default, null when nullable, its const, an example, the first
  * enum value, else one made from its type (the minimum, false, "", [] or {} with its required fields).
  */
-export function placeholder(context: ValueContext, node: JsonObject, depth = 0): unknown {
-  const schema = deref(context.document, node);
+export function placeholder(context: ValueContext, node: SchemaNode, depth = 0): unknown {
+  const schema = resolve(context.document, node);
   if (schema.default !== undefined) return structuredClone(schema.default);
   const types = typesOf(schema);
   if (types.includes('null')) return null;
   if (schema.const !== undefined) return schema.const;
-  const example = schema.examples?.[0] ?? schema.example;
+  const example = Array.isArray(schema.examples) ? schema.examples[0] : schema.example;
   if (example !== undefined) return structuredClone(example);
-  if (schema.enum) return schema.enum[0];
-  if (schema.allOf)
-    return Object.assign({}, ...schema.allOf.map((part: JsonObject) => placeholder(context, part, depth)));
-  const branch = schema.oneOf?.[0] ?? schema.anyOf?.[0];
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  const allOf = partsOf(schema, 'allOf');
+  if (allOf.length > 0) return Object.assign({}, ...allOf.map((part) => placeholder(context, part, depth)));
+  const branch = partsOf(schema, 'oneOf')[0] ?? partsOf(schema, 'anyOf')[0];
   if (branch) return placeholder(context, branch, depth);
   return fromType(context, schema, types[0], depth);
 }
 
-function fromType(context: ValueContext, schema: JsonObject, type: string | undefined, depth: number): unknown {
+function fromType(context: ValueContext, schema: SchemaObject, type: string | undefined, depth: number): unknown {
   switch (type) {
     case 'string':
       return stringFor(context, schema);
     case 'integer':
-    case 'number':
-      return schema.minimum ?? (schema.exclusiveMinimum === undefined ? 0 : schema.exclusiveMinimum + 1);
+    case 'number': {
+      const exclusive = numberOf(schema, 'exclusiveMinimum');
+      return numberOf(schema, 'minimum') ?? (exclusive === undefined ? 0 : exclusive + 1);
+    }
     case 'boolean':
       return false;
-    case 'array':
-      return depth >= MAX_DEPTH || !schema.minItems
-        ? []
-        : Array.from({ length: schema.minItems }, () => placeholder(context, schema.items ?? {}, depth + 1));
+    case 'array': {
+      const count = numberOf(schema, 'minItems') ?? 0;
+      const items = itemsOf(schema) ?? {};
+      return depth >= MAX_DEPTH ? [] : Array.from({ length: count }, () => placeholder(context, items, depth + 1));
+    }
     case 'object':
       return complete(context, schema, {}, depth + 1);
     default:
@@ -58,7 +66,7 @@ function fromType(context: ValueContext, schema: JsonObject, type: string | unde
   }
 }
 
-function stringFor(context: ValueContext, schema: JsonObject): string {
+function stringFor(context: ValueContext, schema: SchemaObject): string {
   switch (schema.format) {
     case 'date-time':
       return context.now;
@@ -72,32 +80,32 @@ function stringFor(context: ValueContext, schema: JsonObject): string {
     case 'url':
       return 'https://example.com/';
     default:
-      return 'x'.repeat(schema.minLength ?? 0);
+      return 'x'.repeat(numberOf(schema, 'minLength') ?? 0);
   }
 }
 
 /** The object with each required property it lacks filled in, nested objects and arrays of objects too. */
-export function complete(context: ValueContext, node: JsonObject, value: JsonObject, depth = 0): JsonObject {
-  const schema = deref(context.document, node);
-  if (schema.allOf) {
-    return schema.allOf.reduce((acc: JsonObject, part: JsonObject) => complete(context, part, acc, depth), value);
-  }
+export function complete(context: ValueContext, node: SchemaNode, value: JsonObject, depth = 0): JsonObject {
+  const schema = resolve(context.document, node);
+  const allOf = partsOf(schema, 'allOf');
+  if (allOf.length > 0) return allOf.reduce((acc, part) => complete(context, part, acc, depth), value);
   // Built in the schema's property order, so answers read like the spec's examples.
   const result: JsonObject = {};
-  for (const [name, property] of Object.entries<JsonObject>(schema.properties ?? {})) {
+  const required = requiredOf(schema);
+  for (const [name, property] of Object.entries(propertiesOf(schema))) {
     if (value[name] !== undefined) result[name] = completeNested(context, property, value[name], depth + 1);
-    else if (schema.required?.includes(name) && depth < MAX_DEPTH) result[name] = placeholder(context, property, depth);
+    else if (required.includes(name) && depth < MAX_DEPTH) result[name] = placeholder(context, property, depth);
   }
   for (const [name, field] of Object.entries(value)) if (!(name in result)) result[name] = field;
   return result;
 }
 
-function completeNested(context: ValueContext, node: JsonObject, value: unknown, depth: number): unknown {
-  const schema = deref(context.document, node);
+function completeNested(context: ValueContext, node: SchemaNode, value: unknown, depth: number): unknown {
+  const schema = resolve(context.document, node);
+  const items = itemsOf(schema);
   if (depth >= MAX_DEPTH) return value;
-  if (Array.isArray(value) && schema.items)
-    return value.map((item) => completeNested(context, schema.items, item, depth + 1));
-  if (isPlainObject(value) && (schema.properties || schema.allOf)) return complete(context, schema, value, depth);
+  if (Array.isArray(value) && items) return value.map((item) => completeNested(context, items, item, depth + 1));
+  if (isObject(value) && (schema.properties || schema.allOf)) return complete(context, schema, value, depth);
   return value;
 }
 
@@ -106,8 +114,8 @@ function completeNested(context: ValueContext, node: JsonObject, value: unknown,
  * integers (and the other way round), and keeps some lists as JSON text (or takes them as JSON text).
  * Anything else stays as sent.
  */
-export function coerce(context: ValueContext, node: JsonObject, value: unknown): unknown {
-  const types = typesOf(deref(context.document, node));
+export function coerce(context: ValueContext, node: SchemaNode, value: unknown): unknown {
+  const types = typesOf(resolve(context.document, node));
   if (value === null || types.length === 0) return value;
   if (typeof value === 'string') {
     if (
@@ -130,10 +138,6 @@ function parseJsonText(text: string): unknown {
   } catch {
     return text;
   }
-}
-
-export function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A version 4 UUID from `random` (a float in [0, 1), like Math.random), so a seeded random repeats. */

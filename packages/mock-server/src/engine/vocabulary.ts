@@ -1,7 +1,9 @@
 // Reads the `x-resource` extensions of the management spec (spec/management/EXTENSIONS.md) into the
 // resource types and operations the engine serves. A mistake in an annotation stops the start with a
 // message naming the schema or operation, so annotators find it at once.
-import { deref, type JsonObject, type Operation } from '../spec.js';
+import { deref, type OpenApiDocument, type Operation, type SchemaObject } from '../spec/bundles.js';
+import { isObject, propertiesOf, resolve, stringOf } from './schema.js';
+import type { JsonObject } from './store.js';
 
 export type OpKind = 'list' | 'find' | 'create' | 'get' | 'update' | 'delete' | 'action' | 'custom';
 const OP_KINDS: readonly OpKind[] = ['list', 'find', 'create', 'get', 'update', 'delete', 'action', 'custom'];
@@ -27,7 +29,7 @@ export interface ResourceType {
   name: string;
   /** `#/components/schemas/<name>`: how answers refer to the resource's schema. */
   ref: string;
-  schema: JsonObject;
+  schema: SchemaObject;
   id: { field: string; kind: IdKind; prefix: string };
   parent?: { type: string; field?: string };
   refs: { field: string; type: string; onDelete: OnDelete }[];
@@ -63,6 +65,35 @@ export interface EngineOperation {
   handler?: string;
 }
 
+/** `x-resource` on a resource schema, as written (EXTENSIONS.md). */
+interface TypeAnnotation {
+  type?: unknown;
+  id?: string | { field?: string; prefix?: string };
+  parent?: { type: string; field?: string };
+  refs?: Record<string, string | { type: string; on_delete?: OnDelete }>;
+  order?: string;
+  versions?: { type: string; number: string };
+  singleton?: boolean;
+}
+
+/** `x-resource` on an operation, as written (EXTENSIONS.md). */
+interface OperationAnnotation {
+  type: string;
+  op: OpKind;
+  param?: string;
+  parent_param?: string;
+  body?: string;
+  params?: Record<string, string>;
+  filters?: Record<string, string | { field: string; match?: Match }>;
+  set?: JsonObject;
+  add?: { field: string; from: string };
+  remove?: { field: string; from: string };
+  clear?: string;
+  conflict?: number;
+  force?: string;
+  handler?: string;
+}
+
 const TYPE_KEYS = ['type', 'id', 'parent', 'refs', 'order', 'versions', 'singleton'];
 const OPERATION_KEYS = [
   'type',
@@ -81,14 +112,15 @@ const OPERATION_KEYS = [
   'handler',
 ];
 
-export function readResourceTypes(document: JsonObject): Map<string, ResourceType> {
+export function readResourceTypes(document: OpenApiDocument): Map<string, ResourceType> {
   const types = new Map<string, ResourceType>();
-  for (const [name, schema] of Object.entries<JsonObject>(document.components?.schemas ?? {})) {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaObject>;
+  for (const [name, schema] of Object.entries(schemas)) {
     const annotation = schema['x-resource'];
     if (!annotation) continue;
     const where = `schema ${name}`;
     checkKeys(where, annotation, TYPE_KEYS);
-    const type = readType(document, where, name, schema, annotation);
+    const type = readType(document, where, name, schema, annotation as TypeAnnotation);
     if (types.has(type.name)) throw new Error(`${where}: resource type '${type.name}' is declared twice`);
     types.set(type.name, type);
   }
@@ -102,11 +134,11 @@ export function readResourceTypes(document: JsonObject): Map<string, ResourceTyp
 }
 
 function readType(
-  document: JsonObject,
+  document: OpenApiDocument,
   where: string,
   schemaName: string,
-  schema: JsonObject,
-  annotation: JsonObject,
+  schema: SchemaObject,
+  annotation: TypeAnnotation,
 ): ResourceType {
   if (typeof annotation.type !== 'string') throw new Error(`${where}: x-resource.type must be a string`);
   const order = annotation.order ?? 'creation';
@@ -118,7 +150,7 @@ function readType(
     schema,
     id: readId(document, where, schema, annotation.id),
     parent: annotation.parent,
-    refs: Object.entries<string | JsonObject>(annotation.refs ?? {}).map(([field, ref]) => {
+    refs: Object.entries(annotation.refs ?? {}).map(([field, ref]) => {
       const { type, on_delete: onDelete = 'keep' } = typeof ref === 'string' ? { type: ref } : ref;
       if (!['keep', 'cascade', 'restrict'].includes(onDelete))
         throw new Error(`${where}: unknown on_delete '${onDelete}'`);
@@ -131,47 +163,59 @@ function readType(
   };
 }
 
-function readId(document: JsonObject, where: string, schema: JsonObject, given: unknown): ResourceType['id'] {
-  const { field = 'id', prefix } = (typeof given === 'string' ? { field: given } : (given ?? {})) as JsonObject;
-  const fieldSchema = schema.properties?.[field] ? deref(document, schema.properties[field]) : undefined;
-  if (!fieldSchema) throw new Error(`${where}: the id field '${field}' is not a property`);
+function readId(
+  document: OpenApiDocument,
+  where: string,
+  schema: SchemaObject,
+  given: TypeAnnotation['id'],
+): ResourceType['id'] {
+  const { field = 'id', prefix } = typeof given === 'string' ? { field: given } : (given ?? {});
+  const property = propertiesOf(schema)[field];
+  if (!property) throw new Error(`${where}: the id field '${field}' is not a property`);
+  const fieldSchema = resolve(document, property);
   if (fieldSchema.type === 'integer') return { field, kind: 'integer', prefix: '' };
   if (fieldSchema.format === 'uuid') return { field, kind: 'uuid', prefix: '' };
   // The literal start of a pattern such as ^gin-[A-Za-z0-9_-]+$ is the prefix the platform's ids carry.
-  const patternPrefix = /^\^([A-Za-z0-9_-]+)/.exec(fieldSchema.pattern ?? '')?.[1] ?? '';
+  const patternPrefix = /^\^([A-Za-z0-9_-]+)/.exec(stringOf(fieldSchema, 'pattern') ?? '')?.[1] ?? '';
   return { field, kind: 'string', prefix: prefix ?? patternPrefix };
 }
 
 export function readEngineOperations(
-  document: JsonObject,
+  document: OpenApiDocument,
   operations: Operation[],
   types: Map<string, ResourceType>,
 ): Map<string, EngineOperation> {
   const result = new Map<string, EngineOperation>();
   for (const operation of operations) {
-    const pathItem = deref(document, document.paths[operation.path]);
-    const annotation = pathItem[operation.method.toLowerCase()]['x-resource'] as JsonObject | undefined;
+    const annotation = operationExtension(document, operation, 'x-resource');
     if (!annotation) continue;
     const where = `operation ${operation.operationId}`;
     checkKeys(where, annotation, OPERATION_KEYS);
-    result.set(operation.operationId, readOperation(where, operation, annotation, types));
+    result.set(operation.operationId, readOperation(where, operation, annotation as OperationAnnotation, types));
   }
   return result;
+}
+
+/** An `x-` extension of an operation, as the bundle has it. */
+export function operationExtension(document: OpenApiDocument, operation: Operation, name: string): unknown {
+  const pathItem: unknown = document.paths[operation.path] && deref(document, document.paths[operation.path] ?? {});
+  const item = isObject(pathItem) ? pathItem[operation.method.toLowerCase()] : undefined;
+  return isObject(item) ? item[name] : undefined;
 }
 
 function readOperation(
   where: string,
   operation: Operation,
-  annotation: JsonObject,
+  annotation: OperationAnnotation,
   types: Map<string, ResourceType>,
 ): EngineOperation {
   const type = types.get(annotation.type);
   if (!type) throw new Error(`${where}: unknown resource type '${annotation.type}'`);
-  const op = annotation.op as OpKind;
+  const { op } = annotation;
   if (!OP_KINDS.includes(op)) throw new Error(`${where}: unknown op '${op}'`);
   if (op === 'custom' && typeof annotation.handler !== 'string')
     throw new Error(`${where}: a custom op needs a handler`);
-  const pathParams = operation.parameters.filter((p) => p.in === 'path').map((p) => p.name as string);
+  const pathParams = operation.parameters.filter((p) => p.in === 'path').map((p) => p.name);
   const pathOrder = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
   const ordered = pathOrder.filter((name) => pathParams.includes(name));
   // A custom operation acts on an item when the path names one beyond the parent.
@@ -193,7 +237,7 @@ function readOperation(
     parentParam,
     body: annotation.body,
     params: annotation.params ?? {},
-    filters: Object.entries<string | JsonObject>(annotation.filters ?? {}).map(([param, filter]) => {
+    filters: Object.entries(annotation.filters ?? {}).map(([param, filter]) => {
       const { field, match = 'equals' } = typeof filter === 'string' ? { field: filter } : filter;
       if (!MATCHES.includes(match)) throw new Error(`${where}: unknown match '${match}'`);
       return { param, field, match };
@@ -213,8 +257,8 @@ export function firstDocumented(operation: Operation, statuses: [...number[], nu
   return statuses.find((status) => operation.responses[String(status)]) ?? statuses[statuses.length - 1] ?? 400;
 }
 
-function checkKeys(where: string, annotation: JsonObject, allowed: string[]): void {
-  if (typeof annotation !== 'object' || annotation === null) throw new Error(`${where}: x-resource must be an object`);
+function checkKeys(where: string, annotation: unknown, allowed: string[]): asserts annotation is object {
+  if (!isObject(annotation)) throw new Error(`${where}: x-resource must be an object`);
   const unknown = Object.keys(annotation).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) throw new Error(`${where}: unknown x-resource keys ${unknown.join(', ')}`);
 }

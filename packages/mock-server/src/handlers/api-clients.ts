@@ -1,60 +1,89 @@
 // API clients (v2) and their API keys: create, list, update, delete, enable, disable, refresh_secret.
-
-import { type Context, type EmulatorState, type RouteHandler, withValidJson } from '../context.js';
-import type { ApiClient, ApiKey } from '../credentials.js';
-import { ManagementFailure, reply } from '../reply.js';
+import type { ApiClient, ApiKey } from '../domain/credentials.js';
+import type { EmulatorState } from '../domain/state.js';
+import { jsonReply } from '../http/replies.js';
+import type { Handler, Handlers } from './handler.js';
 import { page } from './paging.js';
 
-export function apiClientHandlers(state: EmulatorState): Record<string, RouteHandler> {
-  const { credentials } = state;
-  const clientOr404 = (ctx: Context): ApiClient => {
-    const client = credentials.getClient(ctx.params.api_client_id);
-    if (!client) throw new ManagementFailure(404, `API client ${ctx.params.api_client_id} was not found`);
-    return client;
-  };
-  const keyOr404 = (ctx: Context): ApiKey => {
-    const key = credentials.getKey(clientOr404(ctx).id, ctx.params.api_key_id);
-    if (!key) throw new ManagementFailure(404, `API key ${ctx.params.api_key_id} was not found`);
-    return key;
-  };
-  const withSecret = (key: ApiKey, secret: string) => reply(200, { ...key, client_secret: secret });
+type ApiClientOperationId =
+  | 'list_api_clients'
+  | 'create_api_client'
+  | 'get_api_client'
+  | 'update_api_client'
+  | 'delete_api_client'
+  | 'list_api_keys'
+  | 'create_api_key'
+  | 'update_api_key'
+  | 'delete_api_key'
+  | 'enable_api_key'
+  | 'disable_api_key'
+  | 'refresh_api_key_secret';
 
-  const handlers: Record<string, RouteHandler['handle']> = {
-    list_api_clients: (ctx) => reply(200, page(credentials.listClients(), ctx)),
-    create_api_client: (ctx) => withValidJson(state, ctx, (input) => reply(200, credentials.createClient(input))),
-    get_api_client: (ctx) => reply(200, clientOr404(ctx)),
-    update_api_client: (ctx) => {
-      const client = clientOr404(ctx);
-      return withValidJson(state, ctx, (input) => reply(200, credentials.updateClient(client, input)));
-    },
-    delete_api_client: (ctx) => {
-      credentials.deleteClient(clientOr404(ctx));
-      return reply(200, { success: true });
-    },
-    list_api_keys: (ctx) => reply(200, page(credentials.listKeys(clientOr404(ctx).id), ctx)),
-    create_api_key: (ctx) => {
-      const client = clientOr404(ctx);
-      return withValidJson(state, ctx, (input) => {
+export function apiClientHandlers({ credentials }: EmulatorState): Pick<Handlers, ApiClientOperationId> {
+  const manage = <Id extends ApiClientOperationId>(handle: Handler<Id>['handle']): Handler<Id> => ({
+    scope: 'api_clients:manage',
+    handle,
+  });
+  // The v2 operations answer one item in `{data}`; a key's secret is `auth_token`, shown on create and refresh only.
+  const data = (item: object) => jsonReply(200, { data: item });
+  const withSecret = (key: ApiKey, secret: string) => data({ ...key, auth_token: secret });
+  const success = () => jsonReply(200, { success: true });
+  const keyOf = (params: { api_client_id: number; api_key_id: number }) =>
+    credentials.requireKey(params.api_client_id, params.api_key_id);
+
+  return {
+    list_api_clients: manage(({ params }) =>
+      jsonReply(200, page(clientsMatching(credentials.listClients(), params), params)),
+    ),
+    create_api_client: manage((request) => request.readJson({}, (input) => data(credentials.createClient(input)))),
+    get_api_client: manage(({ params }) => data(credentials.requireClient(params.api_client_id))),
+    update_api_client: manage((request) => {
+      const client = credentials.requireClient(request.params.api_client_id);
+      return request.readJson({}, (input) => data(credentials.updateClient(client, input)));
+    }),
+    delete_api_client: manage(({ params }) => {
+      credentials.deleteClient(credentials.requireClient(params.api_client_id));
+      return success();
+    }),
+    list_api_keys: manage(({ params }) =>
+      jsonReply(200, page(credentials.listKeys(credentials.requireClient(params.api_client_id).id), params)),
+    ),
+    create_api_key: manage((request) => {
+      const client = credentials.requireClient(request.params.api_client_id);
+      return request.readJson({}, (input) => {
         const { key, secret } = credentials.createKey(client, input);
         return withSecret(key, secret);
       });
-    },
-    update_api_key: (ctx) => {
-      const key = keyOr404(ctx);
-      return withValidJson(state, ctx, (input) => reply(200, credentials.updateKey(key, input)));
-    },
-    delete_api_key: (ctx) => {
-      credentials.deleteKey(keyOr404(ctx));
-      return reply(200, { success: true });
-    },
-    enable_api_key: (ctx) => reply(200, credentials.setActive(keyOr404(ctx), true)),
-    disable_api_key: (ctx) => reply(200, credentials.setActive(keyOr404(ctx), false)),
-    refresh_api_key_secret: (ctx) => {
-      const key = keyOr404(ctx);
+    }),
+    update_api_key: manage((request) => {
+      const key = keyOf(request.params);
+      return request.readJson({}, (input) => data(credentials.updateKey(key, input)));
+    }),
+    delete_api_key: manage(({ params }) => {
+      credentials.deleteKey(keyOf(params));
+      return success();
+    }),
+    enable_api_key: manage(({ params }) => {
+      credentials.setActive(keyOf(params), true);
+      return success();
+    }),
+    disable_api_key: manage(({ params }) => {
+      credentials.setActive(keyOf(params), false);
+      return success();
+    }),
+    refresh_api_key_secret: manage(({ params }) => {
+      const key = keyOf(params);
       return withSecret(key, credentials.refreshSecret(key));
-    },
+    }),
   };
-  return Object.fromEntries(
-    Object.entries(handlers).map(([operationId, handle]) => [operationId, { scope: 'api_clients:manage', handle }]),
+}
+
+/** The list's filters: a project, and certificate bundles (a client matches when it checks against one of them). */
+function clientsMatching(clients: ApiClient[], filters: { project_id?: number; cert_bundle_ids?: number[] }) {
+  const { project_id, cert_bundle_ids } = filters;
+  return clients.filter(
+    (client) =>
+      (project_id === undefined || client.project_id === project_id) &&
+      (cert_bundle_ids === undefined || cert_bundle_ids.some((id) => client.cert_bundle_ids?.includes(id))),
   );
 }

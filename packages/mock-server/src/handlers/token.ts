@@ -1,54 +1,51 @@
 // POST /oauth2/token: the client credentials grant in its four request formats (RFC 6749 errors).
-import { bodyOf } from '../body.js';
-import { type Context, type EmulatorState, mediaType, type RouteHandler, SMALL_BODY_LIMIT } from '../context.js';
+import type { EmulatorState } from '../domain/state.js';
 import { OAuthError } from '../errors.js';
-import { reply } from '../reply.js';
+import type { components as AuthComponents } from '../generated/auth.js';
+import { mediaType } from '../http/body.js';
+import { jsonReply, type Reply } from '../http/replies.js';
+import type { HandlerRequest, Handlers } from './handler.js';
 
-interface TokenParameters {
-  grant_type?: string;
-  client_id?: string;
-  client_secret?: string;
+/** The token request's parameters as sent, before they are checked. */
+type TokenParameters = { [Name in keyof AuthComponents['schemas']['TokenRequestWithCredentials']]?: string };
+
+export function tokenHandlers(state: EmulatorState): Pick<Handlers, 'request_access_token'> {
+  return { request_access_token: { handle: (request) => requestToken(state, request) } };
 }
 
-export function tokenHandlers(state: EmulatorState): Record<string, RouteHandler> {
-  return { request_access_token: { handle: (ctx) => requestToken(state, ctx) } };
-}
-
-async function requestToken(state: EmulatorState, ctx: Context) {
-  const body = await bodyOf(ctx.req, SMALL_BODY_LIMIT, 'request body');
-  const form = await parseTokenBody(ctx.req.headers['content-type'], body);
-  const basic = basicCredentials(ctx.req.headers.authorization);
-  if (form.grant_type === undefined) throw new OAuthError(400, 'invalid_request', 'grant_type is required');
+async function requestToken(state: EmulatorState, request: HandlerRequest<'request_access_token'>): Promise<Reply> {
+  const body = await request.readBytes();
+  const form = await parseTokenBody(request.headers['content-type'], body);
+  const basic = basicCredentials(request.headers.authorization);
+  if (form.grant_type === undefined) throw new OAuthError('invalid_request', 'grant_type is required');
   if (form.grant_type !== 'client_credentials') {
-    throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
+    throw new OAuthError('unsupported_grant_type', 'grant_type must be client_credentials');
   }
   if (basic && (form.client_id !== undefined || form.client_secret !== undefined)) {
     throw new OAuthError(
-      400,
       'invalid_request',
       'Send the client credentials in the Authorization header or in the body, not both',
     );
   }
   const clientId = basic?.clientId ?? form.client_id;
   const secret = basic?.secret ?? form.client_secret;
-  if (!clientId || !secret) throw new OAuthError(400, 'invalid_request', 'client_id and client_secret are required');
+  if (!clientId || !secret) throw new OAuthError('invalid_request', 'client_id and client_secret are required');
   const key = state.credentials.authenticateClient(clientId, secret);
   // RFC 6749 5.2: 401 when the client authenticated with the Authorization header, 400 otherwise.
-  if (!key) throw new OAuthError(basic ? 401 : 400, 'invalid_client', 'Client authentication failed');
+  if (!key) throw new OAuthError('invalid_client', 'Client authentication failed', basic !== undefined);
   const { token, expiresIn } = state.credentials.issueToken(key);
-  return reply(
+  return jsonReply(
     200,
     { access_token: token, token_type: 'bearer', expires_in: expiresIn },
     { 'cache-control': 'no-store' },
   );
 }
 
-const mismatch = () =>
-  new OAuthError(400, 'invalid_request', 'The Content-Type header does not match the request body');
+const mismatch = () => new OAuthError('invalid_request', 'The Content-Type header does not match the request body');
 
 /** The body's parameters by its Content-Type; a body that is not in that format is rejected. */
 async function parseTokenBody(contentType: string | undefined, body: Buffer): Promise<TokenParameters> {
-  if (!contentType) throw new OAuthError(400, 'invalid_request', 'The Content-Type header is required');
+  if (!contentType) throw new OAuthError('invalid_request', 'The Content-Type header is required');
   const text = body.toString('utf8');
   const essence = mediaType(contentType);
   if (essence === 'application/json') return parseJsonParameters(text);
@@ -71,7 +68,6 @@ async function parseTokenBody(contentType: string | undefined, body: Buffer): Pr
     }
   }
   throw new OAuthError(
-    400,
     'invalid_request',
     `Content-Type ${essence} is not accepted; use application/x-www-form-urlencoded, application/json or multipart/form-data`,
   );
@@ -91,20 +87,19 @@ function parseJsonParameters(text: string): TokenParameters {
 function stringFields(fields: Record<string, unknown>): TokenParameters {
   const pick = (name: keyof TokenParameters) => {
     const v = fields[name];
-    if (v !== undefined && typeof v !== 'string')
-      throw new OAuthError(400, 'invalid_request', `${name} must be a string`);
+    if (v !== undefined && typeof v !== 'string') throw new OAuthError('invalid_request', `${name} must be a string`);
     return v;
   };
   return { grant_type: pick('grant_type'), client_id: pick('client_id'), client_secret: pick('client_secret') };
 }
 
 function basicCredentials(authorization: string | undefined): { clientId: string; secret: string } | undefined {
-  const match = authorization ? /^Basic +(\S+) *$/i.exec(authorization) : null;
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const encoded = authorization ? /^Basic +(\S+) *$/i.exec(authorization)?.[1] : undefined;
+  if (encoded === undefined) return undefined;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0)
-    throw new OAuthError(400, 'invalid_request', 'The Basic credentials must be base64(client_id:client_secret)');
+    throw new OAuthError('invalid_request', 'The Basic credentials must be base64(client_id:client_secret)');
   // RFC 6749 2.3.1: both parts are form-urlencoded before base64.
   return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
 }
@@ -113,6 +108,6 @@ function formDecode(value: string): string {
   try {
     return decodeURIComponent(value.replace(/\+/g, ' '));
   } catch {
-    throw new OAuthError(400, 'invalid_request', 'The Basic credentials are not validly form-encoded');
+    throw new OAuthError('invalid_request', 'The Basic credentials are not validly form-encoded');
   }
 }

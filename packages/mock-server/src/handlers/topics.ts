@@ -1,55 +1,44 @@
 // Topic management (/api/event_streams/topics and the legacy /pubsub/topics forms, same behaviour).
-import { type Context, type EmulatorState, type RouteHandler, topicOr404, withValidJson } from '../context.js';
-import { ManagementFailure, reply } from '../reply.js';
-import { TopicConflict, type TopicInput } from '../topics.js';
+import type { EmulatorState } from '../domain/state.js';
+import { jsonReply } from '../http/replies.js';
+import { after } from '../store/message-store.js';
+import type { Handler, Handlers } from './handler.js';
 import { page } from './paging.js';
 
-export function topicHandlers(state: EmulatorState): Record<string, RouteHandler> {
-  const handlers: Record<string, RouteHandler['handle']> = {
-    list_topics: (ctx) => reply(200, page(state.topics.list(), ctx)),
-    create_topic: (ctx) =>
-      withValidJson(state, ctx, (input: Parameters<typeof state.topics.create>[0]) =>
-        reply(
-          200,
-          conflictsAs422(() => state.topics.create(input)),
-        ),
-      ),
-    get_topic: (ctx) => reply(200, topicOr404(state, ctx).topic),
-    update_topic: (ctx) => {
-      const entry = topicOr404(state, ctx);
-      return withValidJson(state, ctx, (input: TopicInput) =>
-        reply(
-          200,
-          conflictsAs422(() => state.topics.update(entry, input)),
-        ),
-      );
-    },
-    delete_topic: (ctx) => {
-      state.topics.delete(topicOr404(state, ctx));
-      return reply(200, { success: true });
-    },
-    purge_topic: (ctx: Context) => {
-      state.store.purge(topicOr404(state, ctx).topic.id);
-      return reply(200, { success: true });
-    },
+type TopicOperationId = 'list_topics' | 'create_topic' | 'get_topic' | 'update_topic' | 'delete_topic' | 'purge_topic';
+type LegacyTopicOperationId = `legacy_${TopicOperationId}`;
+
+const succeeded = () => jsonReply(200, { success: true });
+
+export function topicHandlers({
+  topics,
+  store,
+}: EmulatorState): Pick<Handlers, TopicOperationId | LegacyTopicOperationId> {
+  const manage = <Id extends TopicOperationId>(handle: Handler<Id>['handle']): Handler<Id> => ({
+    scope: 'topics:manage',
+    handle,
+  });
+  const current: Pick<Handlers, TopicOperationId> = {
+    list_topics: manage(({ params }) => jsonReply(200, page(topics.list(), params))),
+    create_topic: manage((request) =>
+      request.readJson({}, (input) => after(topics.create(input), (topic) => jsonReply(200, topic))),
+    ),
+    get_topic: manage(({ params }) => jsonReply(200, topics.require(params.topic_id).topic)),
+    update_topic: manage((request) => {
+      const entry = topics.require(request.params.topic_id);
+      return request.readJson({}, (input) => after(topics.update(entry, input), (topic) => jsonReply(200, topic)));
+    }),
+    delete_topic: manage(({ params }) => after(topics.delete(topics.require(params.topic_id)), succeeded)),
+    purge_topic: manage(({ params }) => after(store.purge(topics.require(params.topic_id).topic.id), succeeded)),
   };
   // The legacy operations behave exactly like the current ones.
-  return Object.fromEntries(
-    Object.entries(handlers).flatMap(([operationId, handle]) => {
-      const route: RouteHandler = { scope: 'topics:manage', handle };
-      return [
-        [operationId, route],
-        [`legacy_${operationId}`, route],
-      ];
-    }),
-  );
-}
-
-function conflictsAs422<T>(action: () => T): T {
-  try {
-    return action();
-  } catch (error) {
-    if (error instanceof TopicConflict) throw new ManagementFailure(422, error.message);
-    throw error;
-  }
+  return {
+    ...current,
+    legacy_list_topics: current.list_topics,
+    legacy_create_topic: current.create_topic,
+    legacy_get_topic: current.get_topic,
+    legacy_update_topic: current.update_topic,
+    legacy_delete_topic: current.delete_topic,
+    legacy_purge_topic: current.purge_topic,
+  };
 }

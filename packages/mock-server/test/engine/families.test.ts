@@ -1,13 +1,23 @@
 // The resource engine end to end over HTTP, family by family. call() checks every answer against the
 // spec's schema for its operation and status.
 import { describe, expect, it } from 'vitest';
-import { type Answer, type CallOptions, call, start, token } from '../helpers.js';
+import {
+  type Answer,
+  type CallOptions,
+  call,
+  managementErrorOf,
+  type OperationId,
+  type SuccessBody,
+  start,
+  token,
+} from '../helpers.js';
+
+type Run = <Id extends OperationId>(operationId: Id, options?: CallOptions) => Promise<Answer<SuccessBody<Id>>>;
 
 async function session(options: Parameters<typeof start>[0] = {}) {
   const server = await start(options);
   const admin = await token(server);
-  const run = (operationId: string, options: CallOptions = {}) =>
-    call(server, operationId, { token: admin, ...options });
+  const run: Run = (operationId, options = {}) => call(server, operationId, { token: admin, ...options });
   return { server, run };
 }
 
@@ -45,7 +55,11 @@ describe('recipes', () => {
       ['start_recipe', undefined],
     ] as const) {
       const gone = await run(operationId, { params: { id: 1 }, body });
-      expect([operationId, gone.status, gone.body.message]).toEqual([operationId, 404, 'recipe 1 was not found']);
+      expect([operationId, gone.status, managementErrorOf(gone).message]).toEqual([
+        operationId,
+        404,
+        'recipe 1 was not found',
+      ]);
     }
     expect((await run('list_recipes')).body.items).toHaveLength(1);
   });
@@ -56,7 +70,7 @@ describe('recipes', () => {
     expect((await run('start_recipe', { params: { id: 1 } })).body.success).toBe(true);
     expect((await run('get_recipe', { params: { id: 1 } })).body.running).toBe(true);
     const again = await run('start_recipe', { params: { id: 1 } });
-    expect([again.status, again.body.errors]).toEqual([400, { running: ['is true'] }]);
+    expect([again.status, managementErrorOf(again).errors]).toEqual([400, { running: ['is true'] }]);
     const edit = await run('update_recipe', { params: { id: 1 }, body: { recipe: { name: 'x' } } });
     expect(edit.status).toBe(400);
     expect((await run('list_recipes', { query: { running: 'true' } })).body.items).toHaveLength(1);
@@ -71,7 +85,8 @@ describe('recipes', () => {
     await run('update_recipe', { params: { id: 1 }, body: { recipe: { code: '{"a":1}' } } });
     const versions = await run('list_recipe_versions', { params: { recipe_id: 1 } });
     expect(versions.body.data.map((v: { version_no: number }) => v.version_no)).toEqual([1, 2]);
-    const [, latest] = versions.body.data;
+    const latest = versions.body.data[1];
+    if (!latest) throw new Error('no second version');
     const commented = await run('update_recipe_version_comment', {
       params: { recipe_id: 1, id: latest.id },
       body: { comment: 'Adds the field' },
@@ -88,7 +103,7 @@ describe('recipes', () => {
   it('refuses a folder that does not exist, and stores nothing', async () => {
     const { run } = await session();
     const refused = await run('create_recipe', { body: { recipe: { name: 'Orders', code: '{}', folder_id: '7' } } });
-    expect([refused.status, refused.body.errors]).toEqual([400, { folder_id: ['no folder 7'] }]);
+    expect([refused.status, managementErrorOf(refused).errors]).toEqual([400, { folder_id: ['no folder 7'] }]);
     expect((await run('list_recipes')).body.items).toEqual([]);
   });
 
@@ -98,12 +113,12 @@ describe('recipes', () => {
       rawBody: '{"recipe":',
       headers: { 'content-type': 'application/json' },
     });
-    expect([malformed.status, malformed.body.errors]).toEqual([400, { body: ['is not valid JSON'] }]);
+    expect([malformed.status, managementErrorOf(malformed).errors]).toEqual([400, { body: ['is not valid JSON'] }]);
     const invalid = await run('create_recipe', { body: { recipe: { name: '' } } });
     expect(invalid.status).toBe(400);
-    expect(Object.keys(invalid.body.errors).sort()).toEqual(['recipe.code', 'recipe.name']);
+    expect(Object.keys(managementErrorOf(invalid).errors ?? {}).sort()).toEqual(['recipe.code', 'recipe.name']);
     const badId = await run('get_recipe', { params: { id: 'abc' } });
-    expect([badId.status, Object.keys(badId.body.errors)]).toEqual([400, ['id']]);
+    expect([badId.status, Object.keys(managementErrorOf(badId).errors ?? {})]).toEqual([400, ['id']]);
   });
 });
 
@@ -116,7 +131,7 @@ describe('folders', () => {
     await run('create_recipe', { body: { recipe: { name: 'Orders', code: '{}', folder_id: '2' } } });
     expect((await run('list_folders', { query: { parent_id: 1 } })).body.map((f: { id: number }) => f.id)).toEqual([2]);
     const refused = await run('delete_folder', { params: { folder_id: 1 } });
-    expect([refused.status, refused.body.message]).toEqual([
+    expect([refused.status, managementErrorOf(refused).message]).toEqual([
       422,
       'folder 1 still holds 1 folder(s); send force=true to delete them too',
     ]);
@@ -126,7 +141,7 @@ describe('folders', () => {
   });
 });
 
-async function countriesTable(run: (operationId: string, options?: CallOptions) => Promise<Answer>) {
+async function countriesTable(run: Run) {
   const table = await run('create_data_table', {
     body: {
       name: 'Countries',
@@ -147,8 +162,8 @@ describe('data tables and their records', () => {
     const { run } = await session({ seed: FOLDER_SEED });
     const table = await countriesTable(run);
     expect(table.schema[0]).toMatchObject({ name: 'code', multivalue: false, hint: null, metadata: {} });
-    expect(table.schema[0].field_id).toMatch(/^[0-9a-f-]{36}$/);
-    const [code, population, eu] = table.schema.map((c: { field_id: string }) => c.field_id);
+    const [code, population, eu] = table.schema.map((c) => c.field_id);
+    expect(code).toMatch(/^[0-9a-f-]{36}$/);
     const params = { data_table_id: table.id };
     const de = await run('create_data_table_record', { params, body: { code: 'DE', [`$${population}`]: 84 } });
     expect(de.body.data.document).toEqual([
@@ -157,12 +172,12 @@ describe('data tables and their records', () => {
       { field_id: eu, value: false },
     ]);
     const wrong = await run('create_data_table_record', { params, body: { code: 'FR', population: 'many', moon: 1 } });
-    expect([wrong.status, wrong.body.errors]).toEqual([
+    expect([wrong.status, managementErrorOf(wrong).errors]).toEqual([
       400,
       { population: ['must be a integer'], moon: ['is not a column of the table'] },
     ]);
     const missing = await run('create_data_table_record', { params, body: { population: 1 } });
-    expect(missing.body.errors).toEqual({ code: ['is required'] });
+    expect(managementErrorOf(missing).errors).toEqual({ code: ['is required'] });
     const recordParams = { ...params, record_id: de.body.data.record_id };
     const updated = await run('update_data_table_record', { params: recordParams, body: { eu: true } });
     expect(updated.body.data.document).toEqual([
@@ -190,8 +205,8 @@ describe('data tables and their records', () => {
     ] as const) {
       await run('create_data_table_record', { params, body: { code, population, eu } });
     }
-    const codes = (answer: Answer) =>
-      answer.body.data.map((r: { document: { value: unknown }[] }) => r.document[0]?.value);
+    const codes = (answer: Answer<SuccessBody<'query_data_table_records'>>) =>
+      answer.body.data.map((r) => r.document[0]?.value);
     const query = (body: object) => run('query_data_table_records', { params, body });
     expect(codes(await query({ where: { eu: { $eq: true } }, order: 'code' }))).toEqual(['DE', 'fr']);
     expect(codes(await query({ where: { code: { $eq: { value: 'FR', case_sensitive: false } } } }))).toEqual(['fr']);
@@ -207,9 +222,12 @@ describe('data tables and their records', () => {
     const rest = await query({ order: 'population', limit: 3, continuation_token: first.body.continuation_token });
     expect([codes(rest), rest.body.continuation_token]).toEqual([['DE'], null]);
     const selected = await query({ select: ['population'], where: { code: { $eq: 'DE' } } });
-    expect(selected.body.data[0].document).toEqual([{ field_id: table.schema[1].field_id, value: 84 }]);
+    expect(selected.body.data[0]?.document).toEqual([{ field_id: table.schema[1]?.field_id, value: 84 }]);
     const unknown = await query({ where: { moon: { $eq: 1 } } });
-    expect([unknown.status, unknown.body.errors]).toEqual([400, { moon: ['is not a field of the table'] }]);
+    expect([unknown.status, managementErrorOf(unknown).errors]).toEqual([
+      400,
+      { moon: ['is not a field of the table'] },
+    ]);
     expect((await query({ continuation_token: 'nope' })).status).toBe(400);
 
     expect((await run('truncate_data_table', { params })).body).toEqual({ success: true });
@@ -225,12 +243,12 @@ describe('data tables and their records', () => {
     const refused = await run('create_data_table', {
       body: { name: 'T', folder_id: 3, schema: [{ name: 'a', type: 'string', optional: true }] },
     });
-    expect([refused.status, refused.body.errors]).toEqual([400, { folder_id: ['no folder 3'] }]);
+    expect([refused.status, managementErrorOf(refused).errors]).toEqual([400, { folder_id: ['no folder 3'] }]);
   });
 });
 
 describe('lookup tables and their rows', () => {
-  async function countries(run: (operationId: string, options?: CallOptions) => Promise<Answer>) {
+  async function countries(run: Run) {
     const table = await run('create_lookup_table', {
       body: { lookup_table: { name: 'Countries', schema: [{ label: 'code' }, { label: 'country' }] } },
     });
@@ -256,10 +274,10 @@ describe('lookup tables and their rows', () => {
     expect((await byQuery('country')).body.id).toBe(1);
     expect((await byQuery('code')).status).toBe(404);
     const rows = await run('list_lookup_table_rows', { params, query: { 'by[country]': 'Germany' } });
-    expect(rows.body.map((r: { data: { code: string } }) => r.data.code)).toEqual(['DE', 'AT']);
+    expect(rows.body.map((r) => r.data.code)).toEqual(['DE', 'AT']);
     expect((await run('list_lookup_table_rows', { params, query: { per_page: 2, page: 2 } })).body).toHaveLength(1);
     const missingBy = await run('find_lookup_table_row', { params });
-    expect([missingBy.status, missingBy.body.errors]).toEqual([400, { by: ['is required'] }]);
+    expect([missingBy.status, managementErrorOf(missingBy).errors]).toEqual([400, { by: ['is required'] }]);
   });
 
   it('updates only the columns sent, refuses unknown labels, and deletes rows with their table', async () => {
@@ -269,7 +287,10 @@ describe('lookup tables and their rows', () => {
     const updated = await run('update_lookup_table_row', { params: row, body: { data: { country: 'République' } } });
     expect(updated.body.data).toEqual({ code: 'FR', country: 'République' });
     const unknown = await run('create_lookup_table_row', { params, body: { data: { capital: 'Paris' } } });
-    expect([unknown.status, unknown.body.errors]).toEqual([400, { capital: ['is not a column of the table'] }]);
+    expect([unknown.status, managementErrorOf(unknown).errors]).toEqual([
+      400,
+      { capital: ['is not a column of the table'] },
+    ]);
     expect((await run('delete_lookup_table_row', { params: row })).body).toEqual({ success: true });
     expect((await run('get_lookup_table_row', { params: row })).status).toBe(404);
     const deleted = await run('batch_delete_lookup_tables', { body: { ids: [params.lookup_table_id, 99] } });
@@ -289,7 +310,7 @@ describe('deployments', () => {
     expect(deployment.body).toMatchObject({ id: 1, project_id: '4123', environment_type: 'prod', state: 'pending' });
     const params = { id: 1 };
     const early = await run('approve_deployment', { params, body: {} });
-    expect([early.status, early.body.errors]).toEqual([422, { state: ['is "pending"'] }]);
+    expect([early.status, managementErrorOf(early).errors]).toEqual([422, { state: ['is "pending"'] }]);
     const states = [];
     for (const operationId of [
       'submit_deployment_for_review',
@@ -297,7 +318,7 @@ describe('deployments', () => {
       'reopen_deployment',
       'approve_deployment',
       'deploy_deployment',
-    ]) {
+    ] as const) {
       const body = operationId.endsWith('review') || operationId.startsWith('deploy') ? undefined : {};
       states.push((await run(operationId, { params, body })).body.state);
     }
@@ -305,7 +326,10 @@ describe('deployments', () => {
     expect((await run('list_deployments', { query: { state: 'success' } })).body.items).toHaveLength(1);
     expect((await run('list_deployments', { query: { environment_type: 'test' } })).body.items).toHaveLength(0);
     const unknownProject = await run('deploy_project', { params: { id: '77' }, query: { environment_type: 'test' } });
-    expect([unknownProject.status, unknownProject.body.errors]).toEqual([422, { project_id: ['no project 77'] }]);
+    expect([unknownProject.status, managementErrorOf(unknownProject).errors]).toEqual([
+      422,
+      { project_id: ['no project 77'] },
+    ]);
   });
 });
 
@@ -330,7 +354,7 @@ describe('modes', () => {
       rawBody: '{"name":',
       headers: { 'content-type': 'application/json' },
     });
-    expect([malformed.status, malformed.body.message]).toEqual([
+    expect([malformed.status, managementErrorOf(malformed).message]).toEqual([
       400,
       expect.stringMatching(/^The body is not valid JSON/),
     ]);

@@ -5,9 +5,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createResourceEngine, type ResourceEngine } from '../../src/engine/engine.js';
-import type { JsonObject } from '../../src/spec.js';
-import { deref } from '../../src/spec.js';
-import { assertConforms, operation, specs } from '../helpers.js';
+import type { JsonObject } from '../../src/engine/store.js';
+import { operationExtension } from '../../src/engine/vocabulary.js';
+import { errorReply } from '../../src/errors.js';
+import { deref } from '../../src/spec/bundles.js';
+import { assertConforms, type OperationId, operation as specOperation, specs } from '../helpers.js';
 
 const document = specs.documents.management;
 const RUNS = 30;
@@ -23,21 +25,41 @@ interface Family {
   actions: string[];
 }
 
+/** An operation's x-resource, as the spec writes it (EXTENSIONS.md): what this suite reads of it. */
+interface Annotation {
+  type: string;
+  op: string;
+  handler?: string;
+  body?: string;
+  param?: string;
+  parent_param?: string;
+  params?: Record<string, string>;
+}
+
+const operation = (operationId: string) => specOperation(operationId as OperationId);
+
+function annotationOf(operationId: string): Annotation | undefined {
+  return operationExtension(document, operation(operationId), 'x-resource') as Annotation | undefined;
+}
+
+function annotation(operationId: string): Annotation {
+  const found = annotationOf(operationId);
+  if (!found) throw new Error(`${operationId} has no x-resource`);
+  return found;
+}
+
 /** The operations of each type, from the spec's x-resource annotations. */
 function families(): Family[] {
-  const byType = new Map<string, JsonObject[]>();
+  const byType = new Map<string, (Annotation & { operationId: string })[]>();
   for (const op of specs.operations.filter((o) => o.api === 'management')) {
-    const annotation = rawOperation(op.operationId)['x-resource'];
-    if (annotation)
-      byType.set(annotation.type, [
-        ...(byType.get(annotation.type) ?? []),
-        { ...annotation, operationId: op.operationId },
-      ]);
+    const found = annotationOf(op.operationId);
+    if (found) byType.set(found.type, [...(byType.get(found.type) ?? []), { ...found, operationId: op.operationId }]);
   }
   return [...byType]
     .map(([type, ops]) => {
-      const named = (kind: string) => ops.find((o) => o.op === kind)?.operationId as string | undefined;
-      const create = named('create') ?? ops.find((o) => o.op === 'custom' && /create/.test(o.handler))?.operationId;
+      const named = (kind: string) => ops.find((o) => o.op === kind)?.operationId;
+      const create =
+        named('create') ?? ops.find((o) => o.op === 'custom' && /create/.test(o.handler ?? ''))?.operationId;
       return {
         type,
         create,
@@ -45,20 +67,15 @@ function families(): Family[] {
         list: named('list'),
         update: named('update'),
         delete: named('delete'),
-        actions: ops.filter((o) => o.op === 'action').map((o) => o.operationId as string),
+        actions: ops.filter((o) => o.op === 'action').map((o) => o.operationId),
       };
     })
     .filter((family): family is Family => family.create !== undefined);
 }
 
-function rawOperation(operationId: string): JsonObject {
-  const op = operation(operationId);
-  return deref(document, document.paths[op.path])[op.method.toLowerCase()];
-}
-
 function firstExample(operationId: string): unknown {
   const examples = operation(operationId).requestBody?.content?.['application/json']?.examples;
-  const first = Object.values<JsonObject>(examples ?? {})[0];
+  const first = Object.values(examples ?? {})[0];
   return first ? structuredClone(deref(document, first).value) : undefined;
 }
 
@@ -76,18 +93,29 @@ class Client {
   constructor(readonly engine: ResourceEngine) {}
 
   async call(operationId: string, pathParams: Record<string, string> = {}, body?: unknown) {
-    const answer = await this.engine.handle(operationId, {
+    const answer = await this.answer(operationId, pathParams, body);
+    assertConforms(operationId as OperationId, {
+      ...answer,
+      headers: new Headers({ 'content-type': 'application/json' }),
+    });
+    return answer;
+  }
+
+  /** The engine's answer, or its refusal rendered as the server renders it. */
+  private async answer(operationId: string, pathParams: Record<string, string>, body: unknown) {
+    const request = {
       pathParams,
       query: requiredQuery(operationId),
       body: body === undefined ? undefined : JSON.stringify(body),
       contentType: 'application/json',
-    });
-    assertConforms(operationId, {
-      ...answer,
-      body: answer.body,
-      headers: new Headers({ 'content-type': 'application/json' }),
-    });
-    return answer;
+    };
+    try {
+      const { status, body: answered } = await this.engine.handle(operationId, request);
+      return { status, body: answered };
+    } catch (error) {
+      const reply = errorReply('management', error);
+      return { status: reply.status, body: JSON.parse(reply.json) as unknown };
+    }
   }
 
   /** One item of the type, made through its create operation (parents and references first), or seeded. */
@@ -121,9 +149,9 @@ class Client {
   /** The operation's first request example, its references pointed at items that exist. */
   async bodyFor(operationId: string): Promise<unknown> {
     const body = firstExample(operationId);
-    const annotation = rawOperation(operationId)['x-resource'];
-    const type = this.engine.types.get(annotation.type);
-    const target = (annotation.body ? (body as JsonObject)?.[annotation.body] : body) as JsonObject | undefined;
+    const annotated = annotation(operationId);
+    const type = this.engine.types.get(annotated.type);
+    const target = (annotated.body ? (body as JsonObject)?.[annotated.body] : body) as JsonObject | undefined;
     for (const ref of type?.refs ?? []) {
       const sent = target?.[ref.field];
       if (target && sent !== undefined && sent !== null) {
@@ -140,15 +168,15 @@ class Client {
   }
 
   async pathFor(operationId: string, parent: string | undefined, item?: string): Promise<Record<string, string>> {
-    const annotation = rawOperation(operationId)['x-resource'];
+    const annotated = annotation(operationId);
     const names = [...operation(operationId).path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
     const params: Record<string, string> = {};
-    if (item !== undefined) params[annotation.param ?? names.at(-1) ?? ''] = item;
-    const parentName = annotation.parent_param ?? names[names.length - (item === undefined ? 1 : 2)];
+    if (item !== undefined) params[annotated.param ?? names.at(-1) ?? ''] = item;
+    const parentName = annotated.parent_param ?? names[names.length - (item === undefined ? 1 : 2)];
     if (parent !== undefined && parentName) params[parentName] = parent;
     // A create that stores a path parameter in a reference field (deploy_project's project) needs that item.
-    const type = this.engine.types.get(annotation.type);
-    for (const [param, field] of Object.entries<string>(annotation.params ?? {})) {
+    const type = this.engine.types.get(annotated.type);
+    for (const [param, field] of Object.entries(annotated.params ?? {})) {
       const ref = type?.refs.find((r) => r.field === field);
       if (ref && names.includes(param) && params[param] === undefined) params[param] = await this.ensure(ref.type);
     }
@@ -187,7 +215,7 @@ interface Modelled {
 }
 
 function sentFields(operationId: string, body: unknown): JsonObject {
-  const wrapper = rawOperation(operationId)['x-resource'].body;
+  const wrapper = annotation(operationId).body;
   const fields = (wrapper ? (body as JsonObject)[wrapper] : body) as JsonObject;
   return Object.fromEntries(
     Object.entries(fields).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v)),
@@ -280,7 +308,7 @@ function itemsOf(body: unknown): JsonObject[] {
 /** The item in an item answer: bare, or in `data` or `result`. */
 function itemOf(body: unknown): JsonObject {
   const wrapper = body as JsonObject;
-  return wrapper.data ?? wrapper.result ?? wrapper;
+  return (wrapper.data ?? wrapper.result ?? wrapper) as JsonObject;
 }
 
 /** A small deterministic generator (mulberry32), so UUIDs repeat from run to run. */

@@ -42,7 +42,7 @@ describe('the state document', () => {
     await call(server, 'delete_recipe', { token: admin, params: { id: 1 } });
     const saved = await server.state.export();
     expect(saved).toMatchObject({ format: 'platform-api-emulator-state', version: 1, counters: { recipe: 100 } });
-    expect(saved.resources.lookup_table_row[0]).toMatchObject({ $parent: '1', id: 1 });
+    expect(saved).toMatchObject({ resources: { lookup_table_row: [{ $parent: '1', id: 1 }] } });
     await server.state.reset();
     expect((await call(server, 'list_folders', { token: admin })).body).toEqual([]);
     expect(await server.state.export()).toEqual({

@@ -63,20 +63,26 @@ const EXPECTED: Record<string, string> = {
 
 function mismatch(error: ErrorObject | undefined): SchemaMismatch {
   if (!error) return { field: '', message: 'The message does not match the topic schema' };
-  const params = error.params as Record<string, string>;
+  const params: { missingProperty?: string; format?: string; type?: string } = error.params;
   const segments = error.instancePath
     .split('/')
     .slice(1)
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (error.keyword === 'required') segments.push(params.missingProperty!);
+  if (error.keyword === 'required') segments.push(String(params.missingProperty));
   const field = segments.reduce((path, s) => (/^\d+$/.test(s) ? `${path}[${s}]` : path ? `${path}.${s}` : s), '');
   const label = field || 'message';
   if (error.keyword === 'required') return { field, message: `Field '${label}' is required` };
   if (error.keyword === 'format')
-    return { field, message: `Field '${label}' must be ${EXPECTED[params.format!] ?? params.format}` };
+    return { field, message: `Field '${label}' must be ${EXPECTED[String(params.format)] ?? params.format}` };
   if (error.keyword === 'type')
-    return { field, message: `Field '${label}' must be ${article(String(params.type).split(',')[0]!)}` };
+    return { field, message: `Field '${label}' must be ${article(firstType(String(params.type)))}` };
   return { field, message: `Field '${label}' ${error.message ?? 'is invalid'}` };
+}
+
+/** ajv names a type list ('string,null') for a field that may be null: the first is the one to name. */
+function firstType(types: string): string {
+  const comma = types.indexOf(',');
+  return comma < 0 ? types : types.slice(0, comma);
 }
 
 function article(type: string): string {

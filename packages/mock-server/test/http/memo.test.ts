@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedMemo } from '../src/memo.js';
+import { BoundedMemo } from '../../src/http/memo.js';
 
 describe('BoundedMemo', () => {
   it('computes a key once and answers repeats from memory', () => {
     const memo = new BoundedMemo<number>();
     let computed = 0;
-    const square = (n: number) => memo.get(String(n), () => (computed++, n * n));
+    const square = (n: number) =>
+      memo.get(String(n), () => {
+        computed++;
+        return n * n;
+      });
     expect([square(3), square(3), square(4), square(3)]).toEqual([9, 9, 16, 9]);
     expect(computed).toBe(2);
   });
@@ -26,7 +30,11 @@ describe('BoundedMemo', () => {
   it('starts afresh past its capacity, so endless distinct keys cannot grow it', () => {
     const memo = new BoundedMemo<string>(2);
     let computed = 0;
-    const get = (key: string) => memo.get(key, () => (computed++, key));
+    const get = (key: string) =>
+      memo.get(key, () => {
+        computed++;
+        return key;
+      });
     get('a');
     get('b');
     get('c'); // over capacity: a and b are forgotten

@@ -1,10 +1,10 @@
 // Topics of the workspace: their fields (spec schema Topic), compiled message validators and the
 // consumers waiting for their next message.
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { definedOnly } from './objects.js';
-import type { MessageStore } from './store.js';
-import { isoTime } from './time.js';
-import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from './topic-schema.js';
+import { NotFound, Unprocessable } from '../errors.js';
+import { IsoTimeFormatter } from '../spec/date-time.js';
+import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from '../spec/topic-schema.js';
+import { type Awaitable, after, type MessageStore } from '../store/message-store.js';
 
 export interface Topic {
   id: number;
@@ -23,9 +23,6 @@ export interface TopicInput {
   retention?: number;
 }
 
-/** A limit or uniqueness rule of the workspace was broken (422 in the management API). */
-export class TopicConflict extends Error {}
-
 interface TopicEntry {
   topic: Topic;
   validate: MessageValidator;
@@ -38,6 +35,7 @@ const DEFAULT_RETENTION_SECONDS = 604800;
 
 export class Topics {
   private readonly entries = new Map<number, TopicEntry>();
+  private readonly times = new IsoTimeFormatter();
   private nextId = 1;
 
   constructor(
@@ -54,10 +52,17 @@ export class Topics {
     return this.entries.get(id);
   }
 
-  create(input: Required<Pick<TopicInput, 'name' | 'schema'>> & TopicInput): Topic {
-    if (this.entries.size >= MAX_TOPICS) throw new TopicConflict(`A workspace holds at most ${MAX_TOPICS} topics`);
+  require(id: number): TopicEntry {
+    const entry = this.entries.get(id);
+    if (!entry) throw new NotFound(`Topic ${id} was not found`, 'TOPIC_NOT_FOUND');
+    return entry;
+  }
+
+  /** The topic is listed once the store has it. */
+  create(input: Required<Pick<TopicInput, 'name' | 'schema'>> & TopicInput): Awaitable<Topic> {
+    if (this.entries.size >= MAX_TOPICS) throw new Unprocessable(`A workspace holds at most ${MAX_TOPICS} topics`);
     this.assertNameFree(input.name);
-    const now = isoTime(this.clock());
+    const now = this.times.format(this.clock());
     const topic: Topic = {
       id: this.nextId++,
       name: input.name,
@@ -67,28 +72,37 @@ export class Topics {
       created_at: now,
       updated_at: now,
     };
-    this.store.addTopic(topic.id, topic.retention * 1000);
-    this.entries.set(topic.id, { topic, validate: compileTopicSchema(this.ajv, topic.schema), waiters: new Set() });
-    return topic;
+    const validate = compileTopicSchema(this.ajv, topic.schema);
+    return after(this.store.addTopic(topic.id, topic.retention * 1000), () => {
+      this.entries.set(topic.id, { topic, validate, waiters: new Set() });
+      return topic;
+    });
   }
 
-  update(entry: TopicEntry, input: TopicInput): Topic {
+  /** The change applies once the store has the new retention. */
+  update(entry: TopicEntry, input: TopicInput): Awaitable<Topic> {
     if (input.name !== undefined && input.name !== entry.topic.name) this.assertNameFree(input.name);
     const topic: Topic = {
       ...entry.topic,
-      ...definedOnly(input),
-      updated_at: isoTime(this.clock()),
+      ...input,
+      updated_at: this.times.format(this.clock()),
     };
-    if (input.schema) entry.validate = compileTopicSchema(this.ajv, topic.schema);
-    if (input.retention !== undefined) this.store.setRetention(topic.id, topic.retention * 1000);
-    entry.topic = topic;
-    return topic;
+    const validate = input.schema ? compileTopicSchema(this.ajv, topic.schema) : entry.validate;
+    const stored =
+      input.retention === undefined ? undefined : this.store.setRetention(topic.id, topic.retention * 1000);
+    return after(stored, () => {
+      entry.validate = validate;
+      entry.topic = topic;
+      return topic;
+    });
   }
 
-  delete(entry: TopicEntry): void {
+  /** Unlisted at once; its waiting consumers get a 404. */
+  delete(entry: TopicEntry): Awaitable<void> {
     this.entries.delete(entry.topic.id);
-    this.store.removeTopic(entry.topic.id);
+    const removed = this.store.removeTopic(entry.topic.id);
     this.wake(entry);
+    return removed;
   }
 
   /** Wakes every consumer waiting on the topic; each re-reads from its own offset. */
@@ -106,7 +120,7 @@ export class Topics {
 
   private assertNameFree(name: string): void {
     for (const { topic } of this.entries.values()) {
-      if (topic.name === name) throw new TopicConflict(`A topic named '${name}' already exists`);
+      if (topic.name === name) throw new Unprocessable(`A topic named '${name}' already exists`);
     }
   }
 }

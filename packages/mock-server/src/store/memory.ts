@@ -1,38 +1,5 @@
-// Message storage behind a small interface; the in-memory store is the default.
-
-export interface StoredMessage {
-  /** Opaque, increasing in publish order within a topic. */
-  id: string;
-  /** The message as JSON text (an object), returned unchanged by consume. */
-  payload: string;
-  /** Milliseconds since the epoch, from the store's clock. */
-  time: number;
-}
-
-export interface ReadResult {
-  messages: StoredMessage[];
-  /** True exactly when more retained messages follow the last one returned. */
-  hasMore: boolean;
-}
-
-export interface MessageStore {
-  addTopic(topicId: number, retentionMs: number): void;
-  setRetention(topicId: number, retentionMs: number): void;
-  removeTopic(topicId: number): void;
-  /**
-   * Stores one message stamped with the clock's time; returns its id. `utf8` is the payload's UTF-8
-   * encoding when the caller has it (a publish body as received), for a store that keeps bytes.
-   */
-  append(topicId: number, payload: string, utf8?: Uint8Array): string;
-  /** From the oldest retained message. */
-  readOldest(topicId: number, limit: number): ReadResult;
-  /** After `messageId` (exclusive); undefined when that id is not retained (unknown, purged or expired). */
-  readAfter(topicId: number, messageId: string, limit: number): ReadResult | undefined;
-  /** From the first message stored at or after `timeMs` (inclusive). */
-  readSince(topicId: number, timeMs: number, limit: number): ReadResult;
-  /** Removes every message of the topic; their ids stay unknown afterwards. */
-  purge(topicId: number): void;
-}
+// The default message store: each topic's messages in off-heap slabs, indexed by columns of numbers.
+import type { MessageStore, ReadResult, StoredMessage } from './message-store.js';
 
 // Fixed width, so ids of one topic sort in publish order as plain strings: 36^11 > 2^53.
 const ID_WIDTH = 11;
@@ -83,15 +50,21 @@ class NumberColumn {
   private chunks: (Float64Array | undefined)[] = [];
 
   push(value: number): void {
-    const chunk = this.length >>> CHUNK_BITS;
-    if (chunk === this.chunks.length) this.chunks.push(new Float64Array(CHUNK_SIZE));
-    this.chunks[chunk]![this.length & (CHUNK_SIZE - 1)] = value;
+    const chunkNumber = this.length >>> CHUNK_BITS;
+    let chunk = this.chunks[chunkNumber];
+    if (!chunk) {
+      chunk = new Float64Array(CHUNK_SIZE);
+      this.chunks[chunkNumber] = chunk;
+    }
+    chunk[this.length & (CHUNK_SIZE - 1)] = value;
     this.length++;
   }
 
   /** `index` must be below length and not dropped. */
   get(index: number): number {
-    return this.chunks[index >>> CHUNK_BITS]![index & (CHUNK_SIZE - 1)]!;
+    const value = this.chunks[index >>> CHUNK_BITS]?.[index & (CHUNK_SIZE - 1)];
+    if (value === undefined) throw new RangeError(`No entry ${index} in the column`);
+    return value;
   }
 
   /** Frees the chunks that hold only entries before `index`. */
@@ -132,9 +105,8 @@ class TopicLog {
 
   /** Copying `utf8` costs about 40 ns for a 200-byte message, encoding `payload` again about 100 ns. */
   push(payload: string, utf8: Uint8Array | undefined, time: number): void {
-    if (!this.hasRoomFor(payload, utf8)) this.addSlab(utf8?.length ?? Buffer.byteLength(payload));
+    const slab = this.slabWithRoomFor(payload, utf8) ?? this.addSlab(utf8?.length ?? Buffer.byteLength(payload));
     const slabNumber = this.firstSlab + this.slabs.length - 1;
-    const slab = this.slabs.at(-1)!;
     let size: number;
     if (utf8) {
       slab.set(utf8, this.used);
@@ -151,7 +123,8 @@ class TopicLog {
 
   payload(index: number): string {
     const start = this.starts.get(index);
-    const slab = this.slabs[Math.floor(start / SLAB_STRIDE) - this.firstSlab]!;
+    const slab = this.slabs[Math.floor(start / SLAB_STRIDE) - this.firstSlab];
+    if (!slab) throw new RangeError(`Message ${index} is not retained`);
     const offset = start % SLAB_STRIDE;
     return slab.toString('utf8', offset, offset + this.ends.get(index) - start);
   }
@@ -200,22 +173,24 @@ class TopicLog {
   }
 
   /**
-   * Whether the current slab has room for the payload's UTF-8 bytes. Without `utf8`, they are only
+   * The current slab when it has room for the payload's UTF-8 bytes. Without `utf8`, they are only
    * counted near the slab's end (a UTF-16 code unit takes at most 3): push then learns the size from
    * writing them (counting first costs about as much as writing).
    */
-  private hasRoomFor(payload: string, utf8: Uint8Array | undefined): boolean {
+  private slabWithRoomFor(payload: string, utf8: Uint8Array | undefined): Buffer | undefined {
     const slab = this.slabs.at(-1);
-    if (!slab) return false;
+    if (!slab) return undefined;
     const room = slab.length - this.used;
-    if (utf8) return utf8.length <= room;
-    return payload.length * 3 <= room || Buffer.byteLength(payload) <= room;
+    const fits = utf8 ? utf8.length <= room : payload.length * 3 <= room || Buffer.byteLength(payload) <= room;
+    return fits ? slab : undefined;
   }
 
-  private addSlab(atLeastBytes: number): void {
-    this.slabs.push(Buffer.allocUnsafeSlow(Math.max(this.nextSlabBytes, atLeastBytes)));
+  private addSlab(atLeastBytes: number): Buffer {
+    const slab = Buffer.allocUnsafeSlow(Math.max(this.nextSlabBytes, atLeastBytes));
+    this.slabs.push(slab);
     this.nextSlabBytes = Math.min(this.nextSlabBytes * 2, MAX_SLAB_BYTES);
     this.used = 0;
+    return slab;
   }
 
   /** Frees the slabs that hold only expired messages (the current slab stays for new ones). */

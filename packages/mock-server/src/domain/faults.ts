@@ -1,5 +1,18 @@
 // Fault injection for client tests: make the next calls of an operation fail with a chosen status,
-// or make chosen positions of the next batch publishes fail.
+// or make chosen positions of the next batch publishes fail; and the error each injected fault
+// becomes, in the shape the operation's spec declares for that status.
+import {
+  EMITTED_ERROR_CODES,
+  type EmulatorError,
+  type ErrorCode,
+  INTERNAL_ERROR_CODES,
+  InjectedFault,
+  InternalFault,
+  OAuthError,
+  PayloadTooLarge,
+} from '../errors.js';
+import type { Operation } from '../spec/bundles.js';
+import type { Limits } from './state.js';
 
 export interface FaultSpec {
   status: number;
@@ -75,4 +88,41 @@ function take<T>(queue: Queued<T>[]): T | undefined {
 function positiveTimes(times = 1): number {
   if (!Number.isInteger(times) || times < 1) throw new TypeError('times must be a positive integer');
   return times;
+}
+
+const DEFAULT_CODES: Record<number, ErrorCode> = {
+  400: 'INVALID_REQUEST',
+  401: 'INVALID_TOKEN',
+  403: 'FORBIDDEN',
+  404: 'TOPIC_NOT_FOUND',
+  429: 'RATE_LIMITED',
+};
+
+/** Why the fault cannot be answered as the operation's spec requires, or undefined when it can. */
+export function faultProblem(operation: Operation | undefined, fault: FaultSpec): string | undefined {
+  if (!operation) return 'Unknown operation: use an operationId of the specs';
+  if (fault.retryAfter !== undefined && !(Number.isSafeInteger(fault.retryAfter) && fault.retryAfter >= 0)) {
+    return `retryAfter must be a whole number of seconds, not ${JSON.stringify(fault.retryAfter)}`;
+  }
+  if (!operation.responses[String(fault.status)] || fault.status < 400) {
+    return `${operation.operationId} declares no ${fault.status} error response`;
+  }
+  if (operation.api !== 'event-streams' || fault.code === undefined) return undefined;
+  const allowed: readonly string[] = fault.status === 500 ? INTERNAL_ERROR_CODES : EMITTED_ERROR_CODES;
+  return allowed.includes(fault.code) ? undefined : `code must be one of ${allowed.join(', ')}`;
+}
+
+export function faultError(operation: Operation, fault: FaultSpec, limits: Limits): EmulatorError {
+  const message = `Injected fault (${fault.status})`;
+  if (operation.api === 'auth') {
+    return fault.status === 401
+      ? new OAuthError('invalid_client', message, true)
+      : new OAuthError('invalid_request', message);
+  }
+  if (fault.status === 500) {
+    return new InternalFault(INTERNAL_ERROR_CODES.find((c) => c === fault.code) ?? 'INTERNAL_SERVER_ERROR', message);
+  }
+  if (fault.status === 413) return new PayloadTooLarge(limits.maxMessageBytes, limits.maxMessageBytes + 1, message);
+  const code = EMITTED_ERROR_CODES.find((c) => c === fault.code) ?? DEFAULT_CODES[fault.status] ?? 'INVALID_REQUEST';
+  return new InjectedFault(fault.status, code, fault.status === 429 ? (fault.retryAfter ?? 1) : undefined);
 }

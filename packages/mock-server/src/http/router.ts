@@ -1,7 +1,7 @@
 // Matches a method and path to an operation of the specs. Built from the path templates, so a route
 // exists exactly when a spec declares it. A segment tree prefers literal segments over `{param}` ones,
 // which keeps `/api/packages/export/{manifest_id}` apart from `/api/packages/{id}/download`.
-import type { Operation } from './spec.js';
+import type { Operation } from '../spec/bundles.js';
 
 interface RouteNode {
   literal: Map<string, RouteNode>;
@@ -30,13 +30,17 @@ export class Router {
     const paramNames: string[] = [];
     let node = this.root;
     for (const segment of splitPath(operation.path)) {
-      const param = /^\{(.+)\}$/.exec(segment);
-      if (param) {
-        paramNames.push(param[1]!);
-        node = node.param ??= newNode();
+      const paramName = /^\{(.+)\}$/.exec(segment)?.[1];
+      if (paramName !== undefined) {
+        paramNames.push(paramName);
+        node.param ??= newNode();
+        node = node.param;
       } else {
         let next = node.literal.get(segment);
-        if (!next) node.literal.set(segment, (next = newNode()));
+        if (!next) {
+          next = newNode();
+          node.literal.set(segment, next);
+        }
         node = next;
       }
     }
@@ -47,21 +51,21 @@ export class Router {
   }
 
   /** `pathname` is the raw (still percent-encoded) path without the query string. */
-  match(method: string, pathname: string): RouteResult {
+  route(method: string, pathname: string): RouteResult {
     const values: string[] = [];
     const node = find(this.root, splitPath(pathname), 0, values);
     if (!node) return undefined;
     const entry = node.operations.get(method);
     if (!entry) return 'method-not-allowed';
-    const params: Record<string, string> = {};
-    for (let i = 0; i < values.length; i++) params[entry.paramNames[i]!] = safeDecode(values[i]!);
+    // One value per parameter segment, in path order.
+    const params = Object.fromEntries(entry.paramNames.map((name, i) => [name, safeDecode(values[i] ?? '')]));
     return { operation: entry.operation, params };
   }
 }
 
 function find(node: RouteNode, segments: string[], index: number, values: string[]): RouteNode | undefined {
-  if (index === segments.length) return node.operations.size > 0 ? node : undefined;
-  const segment = segments[index]!;
+  const segment = segments[index];
+  if (segment === undefined) return node.operations.size > 0 ? node : undefined;
   const literal = node.literal.get(segment);
   if (literal) {
     const found = find(literal, segments, index + 1, values);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../src/index.js';
+import { MemoryStore } from '../../src/index.js';
+import { defined } from '../defined.js';
 
 const message = (i: number, size = 100) => JSON.stringify({ i, pad: 'é'.repeat(size) });
 
@@ -9,7 +10,7 @@ function readAll(store: MemoryStore, topicId: number): string[] {
   for (;;) {
     payloads.push(...result.messages.map((m) => m.payload));
     if (!result.hasMore) return payloads;
-    result = store.readAfter(topicId, result.messages.at(-1)!.id, 1000)!;
+    result = defined(store.readAfter(topicId, defined(result.messages.at(-1)).id, 1000));
   }
 }
 
@@ -28,7 +29,10 @@ describe('MemoryStore', () => {
     store.addTopic(1, 60_000);
     const sent = Array.from({ length: 3000 }, (_, i) => message(i, 2000));
     sent.splice(1500, 0, message(-1, 5 * 1024 * 1024));
-    sent.forEach((payload, i) => (i % 2 ? store.append(1, payload) : store.append(1, payload, Buffer.from(payload))));
+    for (const [i, payload] of sent.entries()) {
+      if (i % 2) store.append(1, payload);
+      else store.append(1, payload, Buffer.from(payload));
+    }
     expect(readAll(store, 1)).toEqual(sent);
   });
 
@@ -42,16 +46,16 @@ describe('MemoryStore', () => {
       if (i === 4999) now += 5_000;
     }
     now += 5_000; // the first 5000 are now 10 s old
-    expect(store.readOldest(1, 1).messages[0]!.id).toBe(ids[5000]);
-    expect(store.readAfter(1, ids[4999]!, 1)).toBeUndefined();
-    expect(store.readAfter(1, ids[5000]!, 1)!.messages[0]!.payload).toBe(message(5001));
-    expect(store.readSince(1, 0, 1).messages[0]!.id).toBe(ids[5000]);
+    expect(defined(store.readOldest(1, 1).messages[0]).id).toBe(ids[5000]);
+    expect(store.readAfter(1, defined(ids[4999]), 1)).toBeUndefined();
+    expect(defined(store.readAfter(1, defined(ids[5000]), 1)).messages[0]?.payload).toBe(message(5001));
+    expect(defined(store.readSince(1, 0, 1).messages[0]).id).toBe(ids[5000]);
     expect(readAll(store, 1)).toHaveLength(5000);
     now += 5_000;
     expect(store.readOldest(1, 10)).toEqual({ messages: [], hasMore: false });
-    expect(store.readAfter(1, ids[9999]!, 1)).toBeUndefined();
+    expect(store.readAfter(1, defined(ids[9999]), 1)).toBeUndefined();
     const next = store.append(1, message(10_000));
-    expect(next > ids[9999]!).toBe(true);
+    expect(next > defined(ids[9999])).toBe(true);
     expect(readAll(store, 1)).toEqual([message(10_000)]);
   });
 
@@ -64,13 +68,15 @@ describe('MemoryStore', () => {
       return store.append(1, `{"i":${i}}`);
     });
     now = 1_200; // the first 20000 are 1.2 s old, past the 1 s retention
-    expect(store.readAfter(1, ids[19_999]!, 1)).toBeUndefined();
-    const rest = store.readAfter(1, ids[20_000]!, 20_000)!;
+    expect(store.readAfter(1, defined(ids[19_999]), 1)).toBeUndefined();
+    const rest = defined(store.readAfter(1, defined(ids[20_000]), 20_000));
     expect(rest.messages.map((m) => m.id)).toEqual(ids.slice(20_001));
-    expect(rest.messages.at(-1)!.payload).toBe('{"i":29999}');
-    expect(store.readSince(1, 0, 1).messages[0]!.id).toBe(ids[20_000]);
+    expect(rest.messages.at(-1)?.payload).toBe('{"i":29999}');
+    expect(defined(store.readSince(1, 0, 1).messages[0]).id).toBe(ids[20_000]);
     const next = store.append(1, '{"i":30000}');
-    expect(store.readAfter(1, ids[29_999]!, 1)!.messages).toEqual([{ id: next, payload: '{"i":30000}', time: 1_200 }]);
+    expect(defined(store.readAfter(1, defined(ids[29_999]), 1)).messages).toEqual([
+      { id: next, payload: '{"i":30000}', time: 1_200 },
+    ]);
   });
 
   it('issues fixed-width ids that sort in publish order as strings, and reads give the same ids', () => {
@@ -78,9 +84,9 @@ describe('MemoryStore', () => {
     store.addTopic(1, 60_000);
     const ids = Array.from({ length: 1400 }, (_, i) => store.append(1, `{"i":${i}}`));
     expect(ids.every((id) => /^[0-9a-z]{11}$/.test(id))).toBe(true);
-    expect(ids.every((id, i) => i === 0 || id > ids[i - 1]!)).toBe(true);
+    expect(ids.every((id, i) => i === 0 || id > defined(ids[i - 1]))).toBe(true);
     expect(store.readOldest(1, 1400).messages.map((m) => m.id)).toEqual(ids);
-    expect(store.readAfter(1, ids[34]!, 3)!.messages.map((m) => m.payload)).toEqual([
+    expect(defined(store.readAfter(1, defined(ids[34]), 3)).messages.map((m) => m.payload)).toEqual([
       '{"i":35}',
       '{"i":36}',
       '{"i":37}',

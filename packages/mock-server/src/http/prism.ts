@@ -18,7 +18,7 @@ export class PrismBackend {
   ) {}
 
   /**
-   * Forwards the request and streams Prism's answer back. The body is streamed, or sent as `body`
+   * Forwards the request and streams Prism's response back. The body is streamed, or sent as `body`
    * when the caller has read it already (to check its JSON, which Prism would refuse in its own shape).
    */
   async forward(req: IncomingMessage, res: ServerResponse, body?: Buffer): Promise<void> {
@@ -27,11 +27,11 @@ export class PrismBackend {
     await new Promise<void>((resolve, reject) => {
       const upstream = httpRequest(
         { host: '127.0.0.1', port, method: req.method, path: req.url, headers },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-          answer.on('end', resolve);
-          answer.on('error', reject);
+        (fromPrism) => {
+          res.writeHead(fromPrism.statusCode ?? 502, fromPrism.headers);
+          fromPrism.pipe(res);
+          fromPrism.on('end', resolve);
+          fromPrism.on('error', reject);
         },
       );
       upstream.on('error', reject);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Credentials } from '../src/credentials.js';
+import { Credentials } from '../../src/domain/credentials.js';
 
 describe('Credentials.authenticateBearer', () => {
   function keyWithToken() {

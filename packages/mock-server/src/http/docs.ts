@@ -25,7 +25,7 @@ export function findDocsDir(preferred?: string): string | undefined {
   } catch {
     // Not resolvable (no such package, or it does not export package.json).
   }
-  candidates.push(fileURLToPath(new URL('../../docs/dist', import.meta.url)));
+  candidates.push(fileURLToPath(new URL('../../../docs/dist', import.meta.url)));
   return candidates.find((dir) => existsSync(join(dir, 'index.html')));
 }
 
@@ -36,9 +36,9 @@ export async function serveDocs(
   req: IncomingMessage,
 ) {
   if (req.method !== 'GET' && req.method !== 'HEAD')
-    return sendText(res, 405, 'Only GET and HEAD are served under /docs/');
+    return respondText(res, 405, 'Only GET and HEAD are served under /docs/');
   if (!docsDir) {
-    return sendText(
+    return respondText(
       res,
       404,
       'The API documentation is not built. Run `npm run build` at the repository root (or in packages/docs) and restart.',
@@ -52,11 +52,11 @@ export async function serveDocs(
   try {
     relative = decodeURIComponent(pathname.slice('/docs/'.length)) || 'index.html';
   } catch {
-    return sendText(res, 400, 'Malformed path');
+    return respondText(res, 400, 'Malformed path');
   }
   const root = resolve(docsDir);
   const file = resolve(root, relative);
-  if (!file.startsWith(root + sep)) return sendText(res, 404, 'Not found');
+  if (!file.startsWith(root + sep)) return respondText(res, 404, 'Not found');
   try {
     const content = await readFile(existsSync(file) || extname(file) ? file : `${file}.html`);
     res.writeHead(200, {
@@ -65,11 +65,11 @@ export async function serveDocs(
     });
     res.end(req.method === 'HEAD' ? undefined : content);
   } catch {
-    sendText(res, 404, `No documentation page at ${pathname}`);
+    respondText(res, 404, `No documentation page at ${pathname}`);
   }
 }
 
-function sendText(res: ServerResponse, status: number, text: string) {
+function respondText(res: ServerResponse, status: number, text: string) {
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }

@@ -1,12 +1,13 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { isDateTime } from '../src/date-time.js';
+import { IsoTimeFormatter, isDateTime } from '../../src/spec/date-time.js';
+import { defined } from '../defined.js';
 
 // The reference: ajv-formats' full "date-time", which isDateTime replaces for speed.
 const { fullFormats } = createRequire(import.meta.url)('ajv-formats/dist/formats.js') as {
   fullFormats: Record<string, { validate: (value: string) => boolean }>;
 };
-const reference = fullFormats['date-time']!.validate;
+const reference = defined(fullFormats['date-time']).validate;
 
 const EDGE_CASES = [
   '2026-11-22T12:00:00Z',
@@ -75,5 +76,16 @@ describe('isDateTime', () => {
     // The cases exercise both answers, leap seconds and days past a month's end included.
     expect(cases.filter(reference).length).toBeGreaterThan(50);
     expect(cases.filter((value) => !reference(value)).length).toBeGreaterThan(500);
+  });
+});
+
+describe('IsoTimeFormatter', () => {
+  it('formats times exactly as Date#toISOString does', () => {
+    const samples = [
+      0, 1, 999, 1000, 1_795_350_512_000, 1_795_350_512_099, 1_795_350_512_522, 1_795_350_513_001, 253_402_300_799_999,
+    ];
+    for (let i = 0; i < 10_000; i++) samples.push(Math.floor(Math.random() * 4e12), 1_795_350_512_000 + i);
+    const times = new IsoTimeFormatter();
+    for (const ms of samples) expect(times.format(ms)).toBe(new Date(ms).toISOString());
   });
 });

@@ -1,9 +1,9 @@
 // Request validators compiled with ajv from the operations' parameter and request-body schemas.
 import { createRequire } from 'node:module';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { InvalidRequest, type Violation } from '../errors.js';
+import type { ApiName, Operation, SchemaObject, Specs } from './bundles.js';
 import { isDateTime } from './date-time.js';
-import type { Violation } from './errors.js';
-import type { ApiName, JsonObject, Operation, Specs } from './spec.js';
 
 const require = createRequire(import.meta.url);
 // ajv-formats is CommonJS with a `default` property; createRequire sidesteps the interop typing.
@@ -47,14 +47,14 @@ export function anchorRefs(api: ApiName, schema: unknown): unknown {
   );
 }
 
-export interface OperationValidators {
+interface OperationValidators {
   /** Path and query parameters, coerced from strings in place. */
   params?: ValidateFunction;
   /** The JSON request body, when the operation takes one. */
   body?: ValidateFunction;
 }
 
-/** Compiles each operation's validators on first use and keeps them. */
+/** Checks requests against their operation's schemas; compiles each operation's validators on first use. */
 export class RequestValidators {
   private readonly cache = new Map<string, OperationValidators>();
 
@@ -62,10 +62,51 @@ export class RequestValidators {
     private readonly paramsAjv: Ajv2020,
     private readonly bodyAjv: Ajv2020,
     /** Adjusts a body schema copy before compiling, e.g. to apply a configured limit. */
-    private readonly adjustBodySchema: (operationId: string, schema: JsonObject) => JsonObject = (_, s) => s,
+    private readonly adjustBodySchema: (operationId: string, schema: SchemaObject) => SchemaObject = (_, s) => s,
   ) {}
 
-  for(operation: Operation): OperationValidators {
+  /**
+   * Path and query parameters, coerced to their schema types and frozen (requests to the same target
+   * share them); InvalidRequest when they do not match.
+   */
+  checkParams(
+    operation: Operation,
+    pathParams: Readonly<Record<string, string>>,
+    query: string,
+  ): Readonly<Record<string, unknown>> {
+    const params: Record<string, unknown> = query
+      ? { ...Object.fromEntries(new URLSearchParams(query)), ...pathParams }
+      : { ...pathParams };
+    return this.checkParamValues(operation, params);
+  }
+
+  /**
+   * checkParams for parameters already gathered by their style (an object for a `deepObject`, a list
+   * for a repeated array parameter): coerced in place and frozen.
+   */
+  checkParamValues(operation: Operation, params: Record<string, unknown>): Readonly<Record<string, unknown>> {
+    const validate = this.for(operation).params;
+    const topicId = params.topic_id;
+    if (validate && !validate(params)) {
+      const list = violations(validate.errors);
+      if (list.some((v) => v.pointer.startsWith('/topic_id'))) {
+        throw new InvalidRequest('INVALID_TOPIC_ID', `topic_id must be an unsigned 32-bit integer, not '${topicId}'`);
+      }
+      throw new InvalidRequest('INVALID_REQUEST', describeViolations('Parameters', list), { errors: list });
+    }
+    return Object.freeze(params);
+  }
+
+  /** InvalidRequest unless the parsed body matches the operation's request-body schema. */
+  checkBody(operation: Operation, value: unknown): void {
+    const validate = this.for(operation).body;
+    if (validate && !validate(value)) {
+      const list = violations(validate.errors);
+      throw new InvalidRequest('INVALID_REQUEST', describeViolations('Request body', list), { errors: list });
+    }
+  }
+
+  private for(operation: Operation): OperationValidators {
     let validators = this.cache.get(operation.operationId);
     if (!validators) {
       validators = this.compile(operation);
@@ -96,8 +137,8 @@ export class RequestValidators {
 }
 
 /** The schema of the operation's JSON request body (any `application/json` media type). */
-function jsonBodySchema(operation: Operation): JsonObject | undefined {
-  const content: Record<string, JsonObject> = operation.requestBody?.content ?? {};
+function jsonBodySchema(operation: Operation): SchemaObject | undefined {
+  const content = operation.requestBody?.content ?? {};
   const entry = Object.entries(content).find(([mediaType]) => mediaType.startsWith('application/json'));
   return entry?.[1].schema;
 }
@@ -116,6 +157,6 @@ export function violations(errors: ErrorObject[] | null | undefined): Violation[
   });
 }
 
-export function describeViolations(what: string, list: Violation[]): string {
+function describeViolations(what: string, list: Violation[]): string {
   return `${what} is invalid: ${list.map((v) => `${v.pointer} ${v.message}`).join('; ')}`;
 }

@@ -1,11 +1,10 @@
 // API clients (v2), their API keys, and the access tokens issued for the keys.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { ApiError } from './errors.js';
-import { definedOnly } from './objects.js';
-import { isoTime } from './time.js';
+import { Forbidden, NotFound, Unauthorized } from '../errors.js';
+import { IsoTimeFormatter } from '../spec/date-time.js';
 
 export type Scope = 'event_streams:publish' | 'event_streams:consume' | 'topics:manage' | 'api_clients:manage';
-export const ALL_SCOPES: Scope[] = [
+export const ALL_SCOPES: readonly Scope[] = [
   'event_streams:publish',
   'event_streams:consume',
   'topics:manage',
@@ -17,10 +16,24 @@ export interface ApiClient {
   name: string;
   description: string | null;
   project_id: number | null;
-  auth_type: 'token' | 'oauth2';
+  /** Every kind's keys get tokens at the token endpoint here: the emulator does not check JWTs or OIDC. */
+  auth_type: 'token' | 'jwt' | 'oauth2' | 'oidc';
+  email: string | null;
+  mtls_enabled: boolean | null;
+  validation_formula: string | null;
+  cert_bundle_ids: number[] | null;
   created_at: string;
   updated_at: string;
 }
+
+/** What a create may set; the rest of an API client is the emulator's. */
+export type ApiClientInput = Pick<ApiClient, 'name'> &
+  Partial<
+    Pick<
+      ApiClient,
+      'description' | 'project_id' | 'auth_type' | 'email' | 'mtls_enabled' | 'validation_formula' | 'cert_bundle_ids'
+    >
+  >;
 
 export interface ApiKey {
   id: number;
@@ -52,6 +65,7 @@ const randomToken = (bytes: number) => randomBytes(bytes).toString('base64url');
 
 export class Credentials {
   private readonly clients = new Map<number, ApiClient>();
+  private readonly times = new IsoTimeFormatter();
   private readonly keys = new Map<number, KeyEntry>();
   private readonly keysByClientId = new Map<string, KeyEntry>();
   /** Bearer tokens: issued access tokens and, for `token` clients, the keys' static tokens. */
@@ -78,13 +92,13 @@ export class Credentials {
     return [...this.clients.values()];
   }
 
-  getClient(id: number): ApiClient | undefined {
-    return this.clients.get(id);
+  requireClient(id: number): ApiClient {
+    const client = this.clients.get(id);
+    if (!client) throw new NotFound(`API client ${id} was not found`);
+    return client;
   }
 
-  createClient(
-    input: Pick<ApiClient, 'name'> & Partial<Pick<ApiClient, 'description' | 'project_id' | 'auth_type'>>,
-  ): ApiClient {
+  createClient(input: ApiClientInput): ApiClient {
     const now = this.now();
     const client: ApiClient = {
       id: this.nextClientId++,
@@ -92,6 +106,10 @@ export class Credentials {
       description: input.description ?? null,
       project_id: input.project_id ?? null,
       auth_type: input.auth_type ?? 'oauth2',
+      email: input.email ?? null,
+      mtls_enabled: input.mtls_enabled ?? null,
+      validation_formula: input.validation_formula ?? null,
+      cert_bundle_ids: input.cert_bundle_ids ?? null,
       created_at: now,
       updated_at: now,
     };
@@ -100,7 +118,7 @@ export class Credentials {
   }
 
   updateClient(client: ApiClient, input: Partial<Pick<ApiClient, 'name' | 'description'>>): ApiClient {
-    Object.assign(client, definedOnly(input), { updated_at: this.now() });
+    Object.assign(client, input, { updated_at: this.now() });
     return client;
   }
 
@@ -115,9 +133,12 @@ export class Credentials {
     return [...this.keys.values()].map((e) => e.key).filter((k) => k.api_client_id === clientId);
   }
 
-  getKey(clientId: number, keyId: number): ApiKey | undefined {
+  /** The key `keyId` of the API client `clientId` (which must exist). */
+  requireKey(clientId: number, keyId: number): ApiKey {
+    const client = this.requireClient(clientId);
     const key = this.keys.get(keyId)?.key;
-    return key?.api_client_id === clientId ? key : undefined;
+    if (key?.api_client_id !== client.id) throw new NotFound(`API key ${keyId} was not found`);
+    return key;
   }
 
   /** Returns the key and its secret (the only time, with refreshSecret, that the secret is shown). */
@@ -148,7 +169,7 @@ export class Credentials {
   }
 
   updateKey(key: ApiKey, input: Partial<Pick<ApiKey, 'name' | 'scopes' | 'topic_ids' | 'ip_allow_list'>>): ApiKey {
-    Object.assign(key, definedOnly(input), { updated_at: this.now() });
+    Object.assign(key, input, { updated_at: this.now() });
     return key;
   }
 
@@ -187,7 +208,7 @@ export class Credentials {
   /** The key for a client ID and secret, or undefined when they do not authenticate an active key. */
   authenticateClient(clientId: string, secret: string): ApiKey | undefined {
     const entry = this.keysByClientId.get(clientId);
-    if (!entry || !entry.key.active || !sameSecret(entry.secret, secret)) return undefined;
+    if (!entry?.key.active || !sameSecret(entry.secret, secret)) return undefined;
     return entry.key;
   }
 
@@ -199,14 +220,22 @@ export class Credentials {
     return { token, expiresIn: this.tokenTtlSeconds };
   }
 
-  /** The key a bearer token belongs to; 401 ApiError when it is missing, unknown, revoked or expired. */
+  /** The key a bearer token belongs to; Unauthorized when it is missing, unknown, revoked or expired. */
   authenticateBearer(authorization: string | undefined): ApiKey {
     const { token, found } = this.findBearer(authorization);
     if (this.clock() >= found.expiresAt) {
       this.dropToken(token, found.entry);
-      throw new ApiError(401, 'TOKEN_EXPIRED', 'The access token has expired; request a new one');
+      throw new Unauthorized('TOKEN_EXPIRED', 'The access token has expired; request a new one');
     }
     return found.entry.key;
+  }
+
+  /** Forbidden unless the key has the right `scope`, and for an event-streams call `topicId` among its topics. */
+  authorize(key: ApiKey, scope: Scope, topicId?: number): void {
+    if (!key.scopes.includes(scope)) throw new Forbidden(`This API key has no ${scope} right`);
+    if (topicId !== undefined && key.topic_ids && !key.topic_ids.includes(topicId)) {
+      throw new Forbidden(`This API key has no right on topic ${topicId}`);
+    }
   }
 
   private findBearer(authorization: string | undefined): { token: string; found: TokenEntry } {
@@ -214,16 +243,18 @@ export class Credentials {
     if (recent && authorization === recent.header && recent.tokensVersion === this.tokensVersion) return recent;
     // "Bearer <token>" as clients send it is looked up without the regular expression: tokens hold no
     // whitespace, so a token found this way is the one the expression would have found.
-    const exact = authorization?.startsWith('Bearer ') ? authorization.slice(7) : undefined;
-    const quick = exact === undefined ? undefined : this.tokens.get(exact);
-    if (quick) {
-      this.recent = { header: authorization!, token: exact!, found: quick, tokensVersion: this.tokensVersion };
-      return this.recent;
+    if (authorization?.startsWith('Bearer ')) {
+      const token = authorization.slice(7);
+      const found = this.tokens.get(token);
+      if (found) {
+        this.recent = { header: authorization, token, found, tokensVersion: this.tokensVersion };
+        return this.recent;
+      }
     }
     const token = authorization ? BEARER.exec(authorization)?.[1] : undefined;
-    if (!token) throw new ApiError(401, 'UNAUTHORIZED', 'The Authorization header must be "Bearer <ACCESS_TOKEN>"');
+    if (!token) throw new Unauthorized('UNAUTHORIZED', 'The Authorization header must be "Bearer <ACCESS_TOKEN>"');
     const found = this.tokens.get(token);
-    if (!found) throw new ApiError(401, 'INVALID_TOKEN', 'The access token is invalid or was revoked');
+    if (!found) throw new Unauthorized('INVALID_TOKEN', 'The access token is invalid or was revoked');
     return { token, found };
   }
 
@@ -267,7 +298,7 @@ export class Credentials {
   }
 
   private now(): string {
-    return isoTime(this.clock());
+    return this.times.format(this.clock());
   }
 }
 

@@ -1,0 +1,25 @@
+// What one emulator holds: its limits, clock, store and domain state. Nothing here is shared between
+// two emulators in one process.
+import type { MessageStore } from '../store/message-store.js';
+import type { Credentials } from './credentials.js';
+import type { Faults } from './faults.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { Topics } from './topics.js';
+
+export interface Limits {
+  maxBatchSize: number;
+  defaultBatchSize: number;
+  maxMessageBytes: number;
+  maxBatchMessages: number;
+  rateLimitPerMinute: number | undefined;
+}
+
+export interface EmulatorState {
+  clock: () => number;
+  limits: Limits;
+  store: MessageStore;
+  topics: Topics;
+  credentials: Credentials;
+  faults: Faults;
+  rateLimiter: RateLimiter;
+}

@@ -1,0 +1,75 @@
+// Replies, and the queue that holds them until a turn of the event loop reads no new request.
+import type { ServerResponse } from 'node:http';
+import type { ApiName } from '../spec/bundles.js';
+
+export interface Reply {
+  status: number;
+  /** The body as JSON text. */
+  json: string;
+  headers?: Record<string, string>;
+}
+
+export const jsonReply = (status: number, value: unknown, headers?: Record<string, string>): Reply => ({
+  status,
+  json: JSON.stringify(value),
+  headers,
+});
+
+const CONTENT_TYPES: Record<ApiName, string> = {
+  'event-streams': 'application/json; charset=utf-8',
+  auth: 'application/json',
+  management: 'application/json',
+};
+
+/**
+ * One server's replies are held until a turn of the event loop reads no new request, then written
+ * together, the way Redis writes its replies before it sleeps: each reply written to a sleeping
+ * client costs a wake-up, so a burst wakes a client on this machine once rather than once per reply.
+ * The hold is short: one more turn (a non-blocking poll) per turn that brought new replies, at most
+ * MAX_HELD_TURNS.
+ */
+export class HeldReplies {
+  private held: { res: ServerResponse; api: ApiName; reply: Reply }[] = [];
+  private heldAtLastTurn = 0;
+  private heldTurns = 0;
+
+  respond(res: ServerResponse, api: ApiName, reply: Reply): void {
+    if (this.held.length === 0) {
+      this.heldAtLastTurn = 0;
+      this.heldTurns = 0;
+      setImmediate(this.writeWhenQuiet);
+    }
+    this.held.push({ res, api, reply });
+  }
+
+  private readonly writeWhenQuiet = (): void => {
+    if (this.held.length > this.heldAtLastTurn && this.heldTurns < MAX_HELD_TURNS) {
+      this.heldAtLastTurn = this.held.length;
+      this.heldTurns++;
+      setImmediate(this.writeWhenQuiet);
+      return;
+    }
+    const replies = this.held;
+    this.held = [];
+    for (const { res, api, reply } of replies) {
+      try {
+        write(res, api, reply);
+      } catch {
+        // A reply node refuses (a bad header value) costs its own connection, not the burst or the process.
+        res.destroy();
+      }
+    }
+  };
+}
+
+const MAX_HELD_TURNS = 2;
+
+function write(res: ServerResponse, api: ApiName, { status, json, headers }: Reply): void {
+  // A connection can be answered twice in one turn (a long poll woken as its client leaves): the first wins.
+  if (res.headersSent || res.destroyed) return;
+  // As a flat [name, value, ...] list, which node reads without enumerating an object's keys.
+  const fields: (string | number)[] = ['content-type', CONTENT_TYPES[api], 'content-length', Buffer.byteLength(json)];
+  if (headers) for (const [name, value] of Object.entries(headers)) fields.push(name, value);
+  res.writeHead(status, fields);
+  res.end(json);
+}

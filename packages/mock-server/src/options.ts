@@ -1,0 +1,66 @@
+// The options of startMockServer, and the limits they resolve to with the spec's defaults.
+import type { Limits } from './domain/state.js';
+import { platformLimits, type Specs } from './spec/bundles.js';
+import type { MessageStore } from './store/message-store.js';
+
+export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
+
+export interface MockServerOptions {
+  /** Default '127.0.0.1'. */
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+  /** Client ID of the bootstrap API key (every right); generated when absent. */
+  clientId?: string;
+  clientSecret?: string;
+  /** Lifetime of access tokens; default 3600. */
+  tokenTtlSeconds?: number;
+  limits?: {
+    /** Largest consume batch_size (larger requests are reduced to it); default 50. */
+    maxBatchSize?: number;
+    /** Largest message, in bytes of JSON; default 1048576. */
+    maxMessageBytes?: number;
+    /** Most messages in one batch publish; default 100. */
+    maxBatchMessages?: number;
+    /** Requests per minute per API key on the event-streams API; default off. */
+    rateLimitPerMinute?: number;
+  };
+  /** Milliseconds since the epoch; token expiry and retention use it. Default Date.now. */
+  clock?: () => number;
+  /** Default 'silent'. Per-request lines are logged at 'debug'. */
+  logLevel?: LogLevel;
+  /** Folder of the rendered docs served under /docs/; default the built @platform-api/docs package. */
+  docsDir?: string;
+  /** Where messages are kept; default a new in-memory store using `clock`. */
+  store?: MessageStore;
+  /**
+   * 'engine' (default): the resource engine answers every management operation the spec annotates with
+   * `x-resource`, Prism the rest; 'prism': Prism answers every management operation not hand-written.
+   */
+  mode?: 'engine' | 'prism';
+  /** A state document (see the README) loaded at start. */
+  seed?: unknown;
+  /** A float in [0, 1), like Math.random (the default); the resource engine's UUIDs come from it. */
+  random?: () => number;
+}
+
+export function resolveLimits(specs: Specs, given: NonNullable<MockServerOptions['limits']>): Limits {
+  const spec = platformLimits(specs);
+  const maxBatchSize = positiveInteger('limits.maxBatchSize', given.maxBatchSize ?? spec.consumeBatchSizeMax);
+  return {
+    maxBatchSize,
+    defaultBatchSize: Math.min(spec.consumeBatchSizeDefault, maxBatchSize),
+    maxMessageBytes: positiveInteger('limits.maxMessageBytes', given.maxMessageBytes ?? spec.maxMessageBytes),
+    maxBatchMessages: positiveInteger('limits.maxBatchMessages', given.maxBatchMessages ?? spec.maxBatchMessages),
+    rateLimitPerMinute:
+      given.rateLimitPerMinute === undefined
+        ? undefined
+        : positiveInteger('limits.rateLimitPerMinute', given.rateLimitPerMinute),
+  };
+}
+
+export function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new TypeError(`${name} must be a positive integer, not ${value}`);
+  return value;
+}

@@ -1,0 +1,178 @@
+// Loads the bundled OpenAPI documents of @platform-api/spec and lists their operations.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+export type ApiName = 'event-streams' | 'auth' | 'management';
+export const API_NAMES: readonly ApiName[] = ['event-streams', 'auth', 'management'];
+
+/** `{ "$ref": "#/..." }`: a reference to another place of the same document. */
+export interface Reference {
+  $ref: string;
+}
+
+/** A JSON Schema (2020-12) of the specs, as ajv compiles it. */
+export interface SchemaObject {
+  properties?: Record<string, SchemaObject | Reference>;
+  [keyword: string]: unknown;
+}
+
+// Below, only what the emulator reads of an OpenAPI document.
+
+export interface ParameterObject {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  schema?: SchemaObject;
+  example?: unknown;
+  style?: string;
+  explode?: boolean;
+}
+
+export interface MediaTypeObject {
+  schema?: SchemaObject;
+  examples?: Record<string, { value?: unknown } | Reference>;
+}
+
+export interface RequestBodyObject {
+  required?: boolean;
+  content?: Record<string, MediaTypeObject>;
+}
+
+export interface ResponseObject {
+  content?: Record<string, MediaTypeObject>;
+}
+
+type SecurityRequirement = Record<string, string[]>;
+
+interface OperationObject {
+  operationId?: string;
+  parameters?: (ParameterObject | Reference)[];
+  requestBody?: RequestBodyObject | Reference;
+  responses?: Record<string, ResponseObject | Reference>;
+  security?: SecurityRequirement[];
+}
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+type PathItemObject = { [Method in (typeof HTTP_METHODS)[number]]?: OperationObject } & {
+  parameters?: (ParameterObject | Reference)[];
+  /** Left when the bundle could not resolve a file reference. */
+  $ref?: string;
+};
+
+export interface OpenApiDocument {
+  info: {
+    /** The event-streams spec's limits. */
+    'x-platform-limits'?: PlatformLimits;
+    /** The event-streams spec's `details.code` values, each with its meaning. */
+    'x-error-codes'?: Record<string, string>;
+  };
+  paths: Record<string, PathItemObject | Reference>;
+  components?: Record<string, unknown>;
+  security?: SecurityRequirement[];
+}
+
+export interface Operation {
+  api: ApiName;
+  operationId: string;
+  method: string;
+  /** The path template, e.g. `/api/v1/topics/{topic_id}/publish`. */
+  path: string;
+  parameters: ParameterObject[];
+  requestBody?: RequestBodyObject;
+  responses: Record<string, ResponseObject | Reference>;
+  /** False when the operation declares `security: []`-style anonymous access only. */
+  needsBearer: boolean;
+}
+
+export interface Specs {
+  documents: Record<ApiName, OpenApiDocument>;
+  operations: Operation[];
+}
+
+const require = createRequire(import.meta.url);
+export function specFilePath(api: ApiName): string {
+  return require.resolve(`@platform-api/spec/${api}.json`);
+}
+
+export function loadSpecs(): Specs {
+  const documents = Object.fromEntries(
+    API_NAMES.map((api) => [api, JSON.parse(readFileSync(specFilePath(api), 'utf8')) as OpenApiDocument]),
+  ) as Record<ApiName, OpenApiDocument>;
+  return { documents, operations: API_NAMES.flatMap((api) => listOperations(api, documents[api])) };
+}
+
+/**
+ * Follows `#/...` references inside one document. The bundles are linted, so what a reference points
+ * at is what its place in the document expects.
+ */
+export function deref<T extends object>(document: OpenApiDocument, node: T | Reference): T {
+  let current: unknown = node;
+  while (isLocalReference(current)) {
+    current = current.$ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((parent, key) => childOf(parent, key.replace(/~1/g, '/').replace(/~0/g, '~')), document);
+  }
+  return current as T;
+}
+
+function isLocalReference(node: unknown): node is Reference {
+  return typeof node === 'object' && node !== null && '$ref' in node && String(node.$ref).startsWith('#/');
+}
+
+function childOf(parent: unknown, key: string): unknown {
+  return typeof parent === 'object' && parent !== null ? (parent as Record<string, unknown>)[key] : undefined;
+}
+
+function listOperations(api: ApiName, document: OpenApiDocument): Operation[] {
+  return Object.entries(document.paths).flatMap(([path, rawItem]) => {
+    const item = deref(document, rawItem);
+    // A path item left as an unresolved file reference has no operations to serve.
+    if (!item || typeof item.$ref === 'string') return [];
+    const shared = (item.parameters ?? []).map((p) => deref(document, p));
+    return HTTP_METHODS.flatMap((method): Operation[] => {
+      const op = item[method];
+      if (!op?.operationId) return [];
+      const own = (op.parameters ?? []).map((p) => deref(document, p));
+      const security = op.security ?? document.security ?? [];
+      return [
+        {
+          api,
+          operationId: op.operationId,
+          method: method.toUpperCase(),
+          path,
+          parameters: mergeParameters(shared, own),
+          requestBody: op.requestBody ? deref(document, op.requestBody) : undefined,
+          responses: op.responses ?? {},
+          needsBearer: security.some((requirement) => 'BearerAuth' in requirement),
+        },
+      ];
+    });
+  });
+}
+
+/** Operation-level parameters override path-level ones with the same name and location. */
+function mergeParameters(shared: ParameterObject[], own: ParameterObject[]): ParameterObject[] {
+  const key = (p: ParameterObject) => `${p.in}:${p.name}`;
+  const ownKeys = new Set(own.map(key));
+  return [...shared.filter((p) => !ownKeys.has(key(p))), ...own];
+}
+
+export interface PlatformLimits {
+  consumeBatchSizeDefault: number;
+  consumeBatchSizeMax: number;
+  consumeTimeoutSecsMax: number;
+  maxMessageBytes: number;
+  maxBatchMessages: number;
+}
+
+export function platformLimits(specs: Specs): PlatformLimits {
+  const limits = specs.documents['event-streams'].info['x-platform-limits'];
+  if (!limits) throw new Error('The event-streams spec declares no info.x-platform-limits');
+  return limits;
+}
+
+export function documentedErrorCodes(specs: Specs): string[] {
+  return Object.keys(specs.documents['event-streams'].info['x-error-codes'] ?? {});
+}
