@@ -6478,7 +6478,10 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-            /** @description ID of the project that holds the table, as a string of digits. */
+            /**
+             * @description ID of the project that holds the table, as a string of digits.
+             * @example 4123
+             */
             project_id: string;
         };
         /** @description One page of lookup tables, as a bare array. */
@@ -8095,7 +8098,7 @@ export interface components {
          */
         LookupTableId: number;
         /**
-         * @description The column values to match, one `by[<column label>]=<value>` pair each, as in `?by[code]=DE`. A row matches when every pair matches.
+         * @description The column values to match, one `by[<column label>]=<value>` pair each, as in `?by[code]=DE`; at least one pair (without any, the parameter is absent). A row matches when every pair matches.
          * @example {
          *       "code": "DE"
          *     }
@@ -13046,7 +13049,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The column values to match, one `by[<column label>]=<value>` pair each, as in `?by[code]=DE`. A row matches when every pair matches.
+                 * @description The column values to match, one `by[<column label>]=<value>` pair each, as in `?by[code]=DE`; at least one pair (without any, the parameter is absent). A row matches when every pair matches.
                  * @example {
                  *       "code": "DE"
                  *     }
