@@ -54,8 +54,8 @@ export interface ResourceEngine {
   readonly operationIds: readonly string[];
   readonly store: ResourceStore;
   readonly types: ReadonlyMap<string, ResourceType>;
-  /** A complete item of the type from the given fields (defaults, timestamps), checked against its schema. */
-  completeItem(typeName: string, fields: JsonObject, id: string | number): JsonObject;
+  /** A complete item of the type from the given fields (defaults, timestamps, its parent's id), as a create makes it. */
+  completeItem(typeName: string, fields: JsonObject, id: string | number, parent?: string): JsonObject;
   /** Why an item does not match its schema, or undefined when it does. */
   itemProblems(typeName: string, value: JsonObject): string | undefined;
 }
@@ -144,9 +144,17 @@ class Engine implements ResourceEngine {
     return { status: shape.status, body: 'body' in result ? result.body : buildAnswer(values, shape, result) };
   }
 
-  completeItem(typeName: string, fields: JsonObject, id: string | number): JsonObject {
+  completeItem(typeName: string, fields: JsonObject, id: string | number, parent?: string): JsonObject {
     const type = this.typeNamed(typeName);
-    return this.newValue(type, { ...fields, [type.id.field]: id }, this.valueContext());
+    const values = this.valueContext();
+    return this.newValue(type, this.withParent(type, { ...fields, [type.id.field]: id }, parent, values), values);
+  }
+
+  /** The fields with the parent's id in the type's parent field, when it declares one. */
+  private withParent(type: ResourceType, fields: JsonObject, parent: string | undefined, values: ValueContext) {
+    const field = type.parent?.field;
+    if (!field || parent === undefined) return fields;
+    return { ...fields, [field]: coerce(values, fieldSchema(type, field), parent) };
   }
 
   itemProblems(typeName: string, value: JsonObject): string | undefined {
@@ -225,10 +233,8 @@ class Engine implements ResourceEngine {
     const id = await this.newId(type, values);
     const initial: JsonObject = { ...fields, ...op.set, [type.id.field]: id };
     if (type.states && initial[type.states.field] === undefined) initial[type.states.field] = type.states.initial;
-    if (type.parent?.field && parent)
-      initial[type.parent.field] = coerce(values, fieldSchema(type, type.parent.field), parent.id);
     if (type.versions) initial[type.versions.number] = 1;
-    const value = this.newValue(type, initial, values);
+    const value = this.newValue(type, this.withParent(type, initial, parent?.id, values), values);
     this.assertValid(type, value);
     const item: StoredItem = { id: String(id), parent: parent?.id, value };
     await this.store.put(type.name, item);
@@ -367,11 +373,7 @@ class Engine implements ResourceEngine {
     const parent = await this.parentOf(op, params);
     const stored = await this.store.get(op.type.name, parent?.id ?? 'workspace');
     if (stored) return stored.value;
-    const fields: JsonObject =
-      op.type.parent?.field && parent
-        ? { [op.type.parent.field]: coerce(values, fieldSchema(op.type, op.type.parent.field), parent.id) }
-        : {};
-    return this.newValue(op.type, fields, values);
+    return this.newValue(op.type, this.withParent(op.type, {}, parent?.id, values), values);
   }
 
   private async checkReferences(op: EngineOperation, fields: JsonObject): Promise<void> {

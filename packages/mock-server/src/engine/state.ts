@@ -124,7 +124,7 @@ function snapshotFrom(engine: ResourceEngine, resources: unknown, counters: unkn
       if (given !== undefined && typeof given !== 'string' && typeof given !== 'number')
         throw new StateError(`${where}: ${type.id.field} must be a string or a number`);
       const id = given ?? nextCounter(snapshot, typeName);
-      const value = engine.completeItem(typeName, fields, id);
+      const value = engine.completeItem(typeName, fields, id, parent === undefined ? undefined : String(parent));
       const problems = engine.itemProblems(typeName, value);
       if (problems) throw new StateError(`${where}: ${problems}`);
       return { id: String(id), parent: parent === undefined ? undefined : String(parent), value };

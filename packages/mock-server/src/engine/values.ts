@@ -10,6 +10,7 @@ import {
   requiredOf,
   resolve,
   type SchemaNode,
+  stringOf,
   typesOf,
 } from './schema.js';
 import type { JsonObject } from './store.js';
@@ -80,8 +81,18 @@ function stringFor(context: ValueContext, schema: SchemaObject): string {
     case 'url':
       return 'https://example.com/';
     default:
-      return 'x'.repeat(numberOf(schema, 'minLength') ?? 0);
+      return patternedString(schema);
   }
+}
+
+/** A string of the schema's length that matches its pattern, when a simple one does (`^[0-9]+$`, `^gin-`). */
+function patternedString(schema: SchemaObject): string {
+  const plain = 'x'.repeat(numberOf(schema, 'minLength') ?? 0);
+  const pattern = stringOf(schema, 'pattern');
+  if (!pattern) return plain;
+  const literal = /^\^([A-Za-z0-9_-]*)/.exec(pattern)?.[1] ?? '';
+  const matches = new RegExp(pattern, 'u');
+  return [plain, '1', `${literal}1`, `${literal}x`].find((candidate) => matches.test(candidate)) ?? plain;
 }
 
 /** The object with each required property it lacks filled in, nested objects and arrays of objects too. */

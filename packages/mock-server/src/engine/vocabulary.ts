@@ -2,7 +2,7 @@
 // resource types and operations the engine serves. A mistake in an annotation stops the start with a
 // message naming the schema or operation, so annotators find it at once.
 import { deref, type OpenApiDocument, type Operation, type SchemaObject } from '../spec/bundles.js';
-import { isObject, propertiesOf, resolve, stringOf } from './schema.js';
+import { isObject, propertiesOf, resolve, stringOf, typesOf } from './schema.js';
 import type { JsonObject } from './store.js';
 
 export type OpKind = 'list' | 'find' | 'create' | 'get' | 'update' | 'delete' | 'action' | 'custom';
@@ -173,7 +173,7 @@ function readId(
   const property = propertiesOf(schema)[field];
   if (!property) throw new Error(`${where}: the id field '${field}' is not a property`);
   const fieldSchema = resolve(document, property);
-  if (fieldSchema.type === 'integer') return { field, kind: 'integer', prefix: '' };
+  if (typesOf(fieldSchema).includes('integer')) return { field, kind: 'integer', prefix: '' };
   if (fieldSchema.format === 'uuid') return { field, kind: 'uuid', prefix: '' };
   // The literal start of a pattern such as ^gin-[A-Za-z0-9_-]+$ is the prefix the platform's ids carry.
   const patternPrefix = /^\^([A-Za-z0-9_-]+)/.exec(stringOf(fieldSchema, 'pattern') ?? '')?.[1] ?? '';

@@ -345,6 +345,56 @@ describe('genies', () => {
   });
 });
 
+describe('seeded families', () => {
+  it('API endpoints from a seed: listed by collection, enabled and disabled, 409 for a second enable', async () => {
+    const { run } = await session({
+      seed: {
+        version: 1,
+        resources: {
+          api_collection: [{ id: 3, name: 'Orders API' }],
+          api_endpoint: [{ id: 8, api_collection_id: 3, name: 'Get order' }, { api_collection_id: 4 }],
+        },
+      },
+    });
+    const listed = await run('list_api_endpoints', { query: { api_collection_id: 3 } });
+    expect(listed.body.map((endpoint) => [endpoint.id, endpoint.active])).toEqual([[8, false]]);
+    expect((await run('enable_api_endpoint', { params: { id: 8 } })).body).toEqual({ success: true });
+    const again = await run('enable_api_endpoint', { params: { id: 8 } });
+    expect([again.status, managementErrorOf(again).errors]).toEqual([409, { active: ['is true'] }]);
+    await run('disable_api_endpoint', { params: { id: 8 } });
+    expect((await run('list_api_endpoints', { query: { api_collection_id: 3 } })).body[0]?.active).toBe(false);
+    expect((await run('enable_api_endpoint', { params: { id: 10 } })).status).toBe(404);
+  });
+
+  it("a recipe's seeded jobs are listed newest first and go with the recipe", async () => {
+    const { run } = await session({
+      seed: {
+        version: 1,
+        resources: {
+          recipe: [{ id: 5, name: 'Orders', code: '{}' }],
+          job: [
+            { $parent: 5, id: 'j-1', status: 'succeeded' },
+            { $parent: 5, id: 'j-2', status: 'failed' },
+          ],
+        },
+      },
+    });
+    const jobs = await run('list_recipe_jobs', { params: { recipe_id: 5 } });
+    expect(jobs.body.items.map((job) => [job.id, job.recipe_id])).toEqual([
+      ['j-2', 5],
+      ['j-1', 5],
+    ]);
+    expect(
+      (await run('list_recipe_jobs', { params: { recipe_id: 5 }, query: { status: 'failed' } })).body.items,
+    ).toHaveLength(1);
+    expect((await run('get_recipe_job', { params: { recipe_id: 5, job_handle: 'j-1' } })).body.status).toBe(
+      'succeeded',
+    );
+    await run('delete_recipe', { params: { id: 5 } });
+    expect((await run('get_recipe_job', { params: { recipe_id: 5, job_handle: 'j-1' } })).status).toBe(404);
+  });
+});
+
 describe('modes', () => {
   it('--mode prism answers annotated operations from the examples, the spec body for malformed JSON, and by[code]=DE', async () => {
     const { run } = await session({ mode: 'prism' });
