@@ -271,7 +271,7 @@ class Engine implements ResourceEngine {
     ] as const) {
       if (!change) continue;
       const sent = isObject(body) ? body[change.from] : undefined;
-      const ids: unknown[] = Array.isArray(sent) ? sent : [];
+      const ids: unknown[] = Array.isArray(sent) ? sent : sent === undefined ? [] : [sent];
       if (sign > 0) await this.checkReferences(op, { [change.field]: ids });
       const held = value[change.field];
       const current: unknown[] = Array.isArray(held) ? held : [];

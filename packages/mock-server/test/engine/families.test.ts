@@ -395,6 +395,24 @@ describe('seeded families', () => {
   });
 });
 
+describe('IAM users and groups', () => {
+  it('adds a user to a group that exists, once, and removes it', async () => {
+    const { run } = await session();
+    await run('iam_create_user_group', { body: { name: 'Support' } });
+    const user = await run('iam_create_user', { body: { email: 'ada@example.com', full_name: 'Ada' } });
+    const params = { 'user-id': String(user.body.data.id) };
+    for (let i = 0; i < 2; i++) await run('iam_add_user_to_groups', { params, body: { user_group_id: '1' } });
+    expect((await run('iam_get_user', { params })).body.data.user_group_ids).toEqual(['1']);
+    const unknown = await run('iam_add_user_to_groups', { params, body: { user_group_id: '9' } });
+    expect([unknown.status, managementErrorOf(unknown).errors]).toEqual([
+      422,
+      { user_group_ids: ['no iam_user_group 9'] },
+    ]);
+    await run('iam_remove_user_from_groups', { params, body: { user_group_id: '1' } });
+    expect((await run('iam_get_user', { params })).body.data.user_group_ids).toEqual([]);
+  });
+});
+
 describe('modes', () => {
   it('--mode prism answers annotated operations from the examples, the spec body for malformed JSON, and by[code]=DE', async () => {
     const { run } = await session({ mode: 'prism' });

@@ -34,6 +34,8 @@ interface Annotation {
   param?: string;
   parent_param?: string;
   params?: Record<string, string>;
+  add?: { field: string; from: string };
+  remove?: { field: string; from: string };
 }
 
 const operation = (operationId: string) => specOperation(operationId as OperationId);
@@ -152,16 +154,22 @@ class Client {
     const annotated = annotation(operationId);
     const type = this.engine.types.get(annotated.type);
     const target = (annotated.body ? (body as JsonObject)?.[annotated.body] : body) as JsonObject | undefined;
-    for (const ref of type?.refs ?? []) {
-      const sent = target?.[ref.field];
+    // Body fields holding ids: the type's references, and the `from` of an add or remove of a referencing field.
+    const refs = (type?.refs ?? []).map((ref) => ({ bodyField: ref.field, type: ref.type }));
+    for (const change of [annotated.add, annotated.remove]) {
+      const ref = type?.refs.find((r) => r.field === change?.field);
+      if (change && ref) refs.push({ bodyField: change.from, type: ref.type });
+    }
+    for (const ref of refs) {
+      const sent = target?.[ref.bodyField];
       if (target && sent !== undefined && sent !== null) {
         const id = await this.ensure(ref.type);
         if (id === '') {
-          delete target[ref.field];
+          delete target[ref.bodyField];
           continue;
         }
         const one = typeof (Array.isArray(sent) ? sent[0] : sent) === 'string' ? id : Number(id);
-        target[ref.field] = Array.isArray(sent) ? [one] : one;
+        target[ref.bodyField] = Array.isArray(sent) ? [one] : one;
       }
     }
     return body;
