@@ -100,8 +100,8 @@ export function renderMarkdown(r) {
       `RSS ${round(r.memory.rssBytes / MB)} MB (${round(r.memory.rssBeforePrefillBytes / MB)} MB before storing), array buffers ${round(r.memory.arrayBuffersBytes / MB)} MB, JS heap ${round(r.memory.heapUsedBytes / MB)} MB`,
     ]),
     line([
-      `management round trips (create_recipe, then get_recipe), ${r.management.engine.concurrency} clients, ${r.management.engine.seconds} s`,
-      `resource engine ${thousands(r.management.engine.roundTripsPerSecond)}/s (p50 ${round(r.management.engine.p50Ms, 2)} ms, p99 ${round(r.management.engine.p99Ms, 2)} ms); Prism ${thousands(r.management.prism.roundTripsPerSecond)}/s (p50 ${round(r.management.prism.p50Ms, 2)} ms, p99 ${round(r.management.prism.p99Ms, 2)} ms)`,
+      `management round trips (create_recipe, then get_recipe; wrk -c${r.management.engine.connections} -d${r.management.engine.seconds}s)`,
+      `resource engine ${thousands(r.management.engine.roundTripsPerSecond)}/s (per request p50 ${round(r.management.engine.p50Ms, 2)} ms, p99 ${round(r.management.engine.p99Ms, 2)} ms); Prism ${thousands(r.management.prism.roundTripsPerSecond)}/s (p50 ${round(r.management.prism.p50Ms, 2)} ms, p99 ${round(r.management.prism.p99Ms, 2)} ms)`,
     ]),
     line([
       `start-up, ${r.startup.runs} runs`,

@@ -167,7 +167,6 @@ class Engine implements ResourceEngine {
 
   private async run({ op, custom }: Served, request: CheckedRequest, values: ValueContext): Promise<HandlerResult> {
     const { params, body } = request;
-    const workspace = this.workspace(values);
     switch (op.op) {
       case 'list':
       case 'find': {
@@ -179,35 +178,32 @@ class Engine implements ResourceEngine {
         if (!matching[0]) throw new NotFound(`No ${label(op.type)} matches the query`);
         return { item: matching[0] };
       }
-      case 'create':
-        return {
-          item: await workspace.create(op, this.fieldsFrom(op, body, params, values), await this.parentOf(op, params)),
-        };
+      case 'create': {
+        const fields = this.fieldsFrom(op, body, params, values);
+        return { item: await this.create(op, fields, await this.parentOf(op, params), values) };
+      }
       case 'get':
         return {
           item: op.type.singleton
             ? await this.singletonValue(op, params, values)
             : (await this.itemOf(op, params)).value,
         };
-      case 'update':
-        return {
-          item: await workspace.update(
-            op,
-            await this.singletonOrItem(op, params, values),
-            this.fieldsFrom(op, body, params, values),
-          ),
-        };
+      case 'update': {
+        const item = await this.singletonOrItem(op, params, values);
+        return { item: await this.update(op, item, this.fieldsFrom(op, body, params, values), values) };
+      }
       case 'delete': {
         const item = await this.itemOf(op, params);
         this.transition(op, item.value);
-        await this.deleteWithDependents(op, op.type, item, params[op.force ?? ''] === true);
+        const forced = op.force !== undefined && params[op.force] === true;
+        await this.deleteWithDependents(op, op.type, item, forced);
         return { item: item.value };
       }
       case 'action':
         return { item: await this.act(op, await this.singletonOrItem(op, params, values), body, params, values) };
       case 'custom':
         if (!custom) throw new Error(`No handler for ${op.operation.operationId}`);
-        return custom(workspace, op, request);
+        return custom(this.workspace(values), op, request);
     }
   }
 
