@@ -34,6 +34,8 @@ export interface DispatcherParts {
   prism: PrismBackend;
   docsDir: string | undefined;
   logger: Logger;
+  /** Makes the changes of a turn durable before its held replies are written (see HeldReplies). */
+  commit: () => void;
 }
 
 interface RequestTarget {
@@ -45,7 +47,7 @@ interface RequestTarget {
 /** Runs the requests of one server; what it holds (queued body reads, held replies, the memo) is its own. */
 export class Dispatcher {
   readonly bodies = new BodyReader();
-  private readonly replies = new HeldReplies();
+  private readonly replies: HeldReplies;
   private readonly handlers: ReadonlyMap<string, AnyHandler>;
   /**
    * What each request target resolves to per method, kept because load tests repeat a few URLs: its
@@ -59,6 +61,7 @@ export class Dispatcher {
   private closing = false;
 
   constructor(readonly parts: DispatcherParts) {
+    this.replies = new HeldReplies(parts.commit);
     this.handlers = new Map<string, AnyHandler>(Object.entries(parts.handlers));
     this.logRequests = parts.logger.isLevelEnabled('debug');
   }

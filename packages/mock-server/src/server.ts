@@ -1,11 +1,11 @@
 // startMockServer: one node:http server for the event-streams API, the token endpoint, the stateful
 // management operations, Prism for the other management operations, and the docs. It composes the
 // layers: the specs, a store, the domain state, the handlers, and the dispatcher that runs requests.
-import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { Dispatcher } from './dispatch.js';
+import { type BootstrapCredentials, bootstrapKey } from './domain/bootstrap.js';
 import { Credentials } from './domain/credentials.js';
 import { Faults, faultProblem } from './domain/faults.js';
 import { RateLimiter } from './domain/rate-limit.js';
@@ -21,6 +21,7 @@ import { type MockServerOptions, positiveInteger, resolveLimits } from './option
 import { deref, documentedErrorCodes, loadSpecs, type SchemaObject, type Specs, specFilePath } from './spec/bundles.js';
 import { createAjv, RequestValidators } from './spec/validators.js';
 import { MemoryStore } from './store/memory.js';
+import { dataDirStorage, memoryStorage, type Storage } from './store/storage.js';
 
 export interface MockServer {
   /** 'http://HOST:PORT' */
@@ -38,21 +39,22 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const specs = loadSpecs();
   assertErrorCodesDocumented(specs);
   const limits = resolveLimits(specs, options.limits ?? {});
+  const tokenTtlSeconds = positiveInteger('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600);
   const bodyAjv = createAjv(specs);
-  const store = options.store ?? new MemoryStore(clock);
+  const storage = await openStorage(options, clock);
+  const { messages: store, resources } = storage;
   const operations = new Map(specs.operations.map((op) => [op.operationId, op]));
   const state: EmulatorState = {
     clock,
     limits,
     store,
-    topics: new Topics(store, bodyAjv, clock),
-    credentials: new Credentials(clock, positiveInteger('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600)),
+    topics: new Topics(store, resources, bodyAjv, clock),
+    credentials: new Credentials(resources, clock, tokenTtlSeconds),
     faults: new Faults((operationId, fault) => faultProblem(operations.get(operationId), fault)),
     rateLimiter: new RateLimiter(limits.rateLimitPerMinute, clock),
   };
   const handlers = createHandlers(state);
   assertHandlersMatchSpecs(specs, handlers);
-  const bootstrap = bootstrapKey(state.credentials, options);
   const prism = new PrismBackend(specFilePath('management'), logger);
   const dispatcher = new Dispatcher({
     state,
@@ -64,13 +66,24 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     prism,
     docsDir: findDocsDir(options.docsDir),
     logger,
+    commit: storage.commit,
   });
   const server = createServer(dispatcher.listener);
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
+  let bootstrap: BootstrapCredentials;
+  try {
+    await state.topics.load();
+    await state.credentials.load();
+    bootstrap = await bootstrapKey(state.credentials, resources, options);
+    storage.commit();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    });
+  } catch (error) {
+    // No half-started emulator: the data dir is unlocked for the next attempt.
+    storage.close();
+    throw error;
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   logger.info({ url: `http://${host}:${address.port}` }, 'emulator listening');
@@ -90,8 +103,20 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       const force = setTimeout(() => server.closeAllConnections(), 1000);
       await Promise.all([closed, prism.close()]);
       clearTimeout(force);
+      storage.close();
     },
   };
+}
+
+/** A data dir's database, or memory (the given message store, or a new MemoryStore). */
+function openStorage(options: MockServerOptions, clock: () => number): Promise<Storage> | Storage {
+  if (options.dataDir === undefined) return memoryStorage(options.store ?? new MemoryStore(clock));
+  if (options.store) throw new TypeError('Give startMockServer a store or a dataDir, not both');
+  const durability = options.durability ?? 'full';
+  if (durability !== 'full' && durability !== 'relaxed') {
+    throw new TypeError(`durability must be 'full' or 'relaxed', not ${durability}`);
+  }
+  return dataDirStorage(options.dataDir, durability, clock);
 }
 
 /** The batch body schema with `payloads.maxItems` set to the configured batch limit. */
@@ -121,17 +146,4 @@ function assertHandlersMatchSpecs(specs: Specs, handlers: Handlers): void {
   const known = new Set(specs.operations.map((op) => op.operationId));
   const unknown = Object.keys(handlers).filter((operationId) => !known.has(operationId));
   if (unknown.length > 0) throw new Error(`The specs have no operations ${unknown.join(', ')}`);
-}
-
-function bootstrapKey(credentials: Credentials, options: MockServerOptions) {
-  const client = credentials.createClient({
-    name: 'Local emulator',
-    description: 'Created at start-up; its key has every right',
-  });
-  const { key, secret } = credentials.createKey(
-    client,
-    { name: 'Bootstrap key' },
-    { clientId: options.clientId ?? randomBytes(10).toString('hex'), secret: options.clientSecret },
-  );
-  return { clientId: key.client_id, secret };
 }

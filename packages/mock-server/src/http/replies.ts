@@ -27,11 +27,18 @@ const CONTENT_TYPES: Record<ApiName, string> = {
  * client costs a wake-up, so a burst wakes a client on this machine once rather than once per reply.
  * The hold is short: one more turn (a non-blocking poll) per turn that brought new replies, at most
  * MAX_HELD_TURNS.
+ *
+ * `commit` runs before the held replies are written: with a durable store, the changes they
+ * acknowledge are stored by then, all of them in one commit (group commit). When it fails, none of
+ * them is written (their connections are cut) and the error is thrown on: what is in memory no longer
+ * matches what is stored.
  */
 export class HeldReplies {
   private held: { res: ServerResponse; api: ApiName; reply: Reply }[] = [];
   private heldAtLastTurn = 0;
   private heldTurns = 0;
+
+  constructor(private readonly commit: () => void = () => {}) {}
 
   respond(res: ServerResponse, api: ApiName, reply: Reply): void {
     if (this.held.length === 0) {
@@ -51,6 +58,12 @@ export class HeldReplies {
     }
     const replies = this.held;
     this.held = [];
+    try {
+      this.commit();
+    } catch (error) {
+      for (const { res } of replies) res.destroy();
+      throw error;
+    }
     for (const { res, api, reply } of replies) {
       try {
         write(res, api, reply);
