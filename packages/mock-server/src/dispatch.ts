@@ -34,8 +34,8 @@ export interface DispatcherParts {
   prism: PrismBackend;
   docsDir: string | undefined;
   logger: Logger;
-  /** Makes the changes of a turn durable before its held replies are written (see HeldReplies). */
-  commit: () => void;
+  /** Commits the changes of a turn; its held replies are written once the result settles (see HeldReplies). */
+  commit: () => Promise<void> | undefined;
 }
 
 interface RequestTarget {

@@ -74,14 +74,14 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     await state.topics.load();
     await state.credentials.load();
     bootstrap = await bootstrapKey(state.credentials, resources, options);
-    storage.commit();
+    await storage.commit();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
     });
   } catch (error) {
     // No half-started emulator: the data dir is unlocked for the next attempt.
-    storage.close();
+    await storage.close();
     throw error;
   }
   const address = server.address() as AddressInfo;
@@ -103,7 +103,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       const force = setTimeout(() => server.closeAllConnections(), 1000);
       await Promise.all([closed, prism.close()]);
       clearTimeout(force);
-      storage.close();
+      await storage.close();
     },
   };
 }

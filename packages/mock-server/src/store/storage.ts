@@ -13,14 +13,17 @@ export interface Storage {
    * must apply them in order, and fail `commit` when one failed.
    */
   resources: ResourceStore;
-  /** Makes every change so far durable; the held answers of a turn are written after it. */
-  commit(): void;
-  close(): void;
+  /**
+   * Commits every change so far; the held answers of a turn are written once what it returns has
+   * settled (at once when it returns undefined).
+   */
+  commit(): Promise<void> | undefined;
+  close(): Promise<void>;
 }
 
 /** The default: everything in memory, gone when the process ends. */
 export function memoryStorage(messages: MessageStore): Storage {
-  return { messages, resources: new MemoryResourceStore(), commit() {}, close() {} };
+  return { messages, resources: new MemoryResourceStore(), commit: () => undefined, close: async () => {} };
 }
 
 /** Everything in the SQLite database of a data dir, which is locked until `close`. */
