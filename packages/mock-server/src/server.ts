@@ -84,6 +84,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     await storage.close();
     throw error;
   }
+  let closing: Promise<void> | undefined;
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   logger.info({ url: `http://${host}:${address.port}` }, 'emulator listening');
@@ -94,18 +95,25 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     clientId: bootstrap.clientId,
     clientSecret: bootstrap.secret,
     faults: state.faults,
-    async close() {
-      // Waiting consumers get their (empty) batch instead of a cut connection.
-      dispatcher.closeConnections();
-      state.topics.wakeAll();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const force = setTimeout(() => server.closeAllConnections(), 1000);
-      await Promise.all([closed, prism.close()]);
-      clearTimeout(force);
-      await storage.close();
+    close() {
+      // Once: a second call (a test's cleanup after a restart) gets the same promise.
+      closing ??= closeServer();
+      return closing;
     },
   };
+
+  async function closeServer(): Promise<void> {
+    // Waiting consumers get their (empty) batch instead of a cut connection.
+    dispatcher.closeConnections();
+    state.topics.wakeAll();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const force = setTimeout(() => server.closeAllConnections(), 1000);
+    await Promise.all([closed, prism.close()]);
+    clearTimeout(force);
+    // After the last answer: the data dir is committed, synced and unlocked.
+    await storage.close();
+  }
 }
 
 /** A data dir's database, or memory (the given message store, or a new MemoryStore). */

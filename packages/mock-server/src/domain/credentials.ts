@@ -101,7 +101,7 @@ export class Credentials {
     private readonly tokenTtlSeconds: number,
   ) {}
 
-  /** Rebuilds the indexes from the resource store, at start; expired tokens are deleted. */
+  /** Rebuilds the indexes from the resource store, at start; expired tokens answer TOKEN_EXPIRED, as before. */
   async load(): Promise<void> {
     for (const { value } of await this.resources.list(CLIENTS)) {
       const client = value as unknown as ApiClient;
@@ -111,12 +111,9 @@ export class Credentials {
       const { secret_sha256, ...key } = value as unknown as StoredKey;
       this.addKey({ key, secretDigest: secret_sha256, tokens: new Set() });
     }
-    const now = this.clock();
     for (const { id, parent, value } of await this.resources.list(TOKENS)) {
       const entry = this.keys.get(Number(parent));
-      const expiresAt = Number(value.expires_at);
-      if (entry && now < expiresAt) this.setToken(id, { entry, expiresAt });
-      else await this.resources.delete(TOKENS, id);
+      if (entry) this.setToken(id, { entry, expiresAt: Number(value.expires_at) });
     }
   }
 
