@@ -1,5 +1,5 @@
 // Opening a data dir: refused with a clear message when it cannot be used, and never misread.
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
@@ -8,14 +8,6 @@ import { SqliteResourceStore } from '../../src/store/sqlite/resources.js';
 import { restoreDataDir, snapshotDataDir } from '../../src/store/sqlite/snapshot.js';
 import { tempDir } from '../temp-dirs.js';
 import { closeDataDir, openDataDir } from './engines.js';
-
-/** A directory this process cannot create files in: read-only for a user; root writes anywhere but in /proc. */
-function unwritableDir(): string {
-  if (process.getuid?.() === 0) return '/proc/self';
-  const dir = tempDir();
-  chmodSync(dir, 0o500);
-  return dir;
-}
 
 /** A data dir whose database was written by this version, then changed with `sql`. */
 async function alteredDataDir(sql: string): Promise<string> {
@@ -37,7 +29,8 @@ describe('DataDir.open', () => {
   });
 
   it('refuses a dir it cannot write or create', async () => {
-    await expect(DataDir.open(unwritableDir(), 'full')).rejects.toThrow(/not writable|is the data dir writable/);
+    // No process may create files in /proc/self, root included (a read-only mode does not stop root).
+    await expect(DataDir.open('/proc/self', 'full')).rejects.toThrow('The data dir /proc/self is not writable');
     const file = join(tempDir(), 'a-file');
     writeFileSync(file, '');
     await expect(DataDir.open(join(file, 'data'), 'full')).rejects.toThrow(/not writable/);
