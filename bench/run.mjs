@@ -4,12 +4,13 @@
 // is stopped, also on failure.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { drain, longPollWake } from './lib/consume.mjs';
-import { cpuMicros } from './lib/cpu.mjs';
+import { cpuMicros, residentBytes } from './lib/cpu.mjs';
+import { prefillOverHttp } from './lib/data-dir.mjs';
 import { describeMachine } from './lib/machine.mjs';
 import { roundTrips } from './lib/management.mjs';
 import { batchPublishPath, batchText, PAYLOAD_TEXT, publishPath } from './lib/payload.mjs';
@@ -63,8 +64,8 @@ async function loadTest(pid, options) {
 }
 
 /** Publish figures of a fresh server from bench/servers (the bare one takes no token and any topic id). */
-async function publishOn(name, script, files) {
-  const { child, info } = await startChild(process.execPath, [at(`bench/servers/${script}`)]);
+async function publishOn(name, script, files, args = []) {
+  const { child, info } = await startChild(process.execPath, [at(`bench/servers/${script}`), ...args]);
   try {
     log(`publish, ${name} ${info.url}`);
     return await loadTest(child.pid, {
@@ -78,17 +79,28 @@ async function publishOn(name, script, files) {
   }
 }
 
-/** Each server's round with the median requests/s (its latencies and CPU are that run's), and every round's requests/s. */
-async function publishRounds(files) {
-  const rounds = { emulator: [], bare: [] };
+/**
+ * Each server's round with the median requests/s (its latencies and CPU are that run's), and every
+ * round's requests/s. The emulator with a data dir (full durability) gets a fresh data dir each round.
+ */
+async function publishRounds(files, dir) {
+  const rounds = { emulator: [], bare: [], durable: [] };
   for (let round = 1; round <= PUBLISH_ROUNDS; round++) {
     rounds.emulator.push(await publishOn('emulator', 'emulator.mjs', files));
     rounds.bare.push(await publishOn('bare node:http', 'bare.mjs', files));
+    const dataDir = ['--data-dir', join(dir, `publish-${round}`)];
+    rounds.durable.push(await publishOn('emulator with a data dir', 'emulator.mjs', files, dataDir));
   }
   const median = (results) =>
     [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[(results.length - 1) >> 1];
   const summary = (results) => ({ ...median(results), rounds: results.map((r) => r.requestsPerSecond) });
-  return { emulator: summary(rounds.emulator), bare: summary(rounds.bare) };
+  return { emulator: summary(rounds.emulator), bare: summary(rounds.bare), durable: summary(rounds.durable) };
+}
+
+/** One publish run with `--durability relaxed`: commits that do not wait for the disk. */
+async function relaxedPublish(files, dir) {
+  const args = ['--data-dir', join(dir, 'publish-relaxed'), '--durability', 'relaxed'];
+  return publishOn('emulator with a data dir, relaxed durability', 'emulator.mjs', files, args);
 }
 
 async function emulatorMeasures(files) {
@@ -194,6 +206,51 @@ async function consumeAndMemory(dir) {
   }
 }
 
+/**
+ * An emulator with a data dir of a million messages: stored by batch publish, its resident memory,
+ * the time a reopened data dir takes to answer its first request, and a drain from the database.
+ */
+async function dataDirMeasures(dir) {
+  const dataDir = join(dir, 'data-dir-1m');
+  const offsetsFile = join(dir, 'data-dir-offsets.txt');
+  const emulator = () => startChild(process.execPath, [at('bench/servers/emulator.mjs'), '--data-dir', dataDir]);
+  const filled = await emulator();
+  let prefill;
+  let rssAfterPrefill;
+  try {
+    log(`storing ${DRAIN_MESSAGES} messages in a data dir by batch publish`);
+    const batches = { total: DRAIN_MESSAGES, batchSize: BATCH_MESSAGES, consumeBatch: CONSUME_BATCH, offsetsFile };
+    prefill = await prefillOverHttp({ ...filled.info, ...batches });
+    rssAfterPrefill = residentBytes(filled.child.pid);
+  } finally {
+    await stopChild(filled.child);
+  }
+  const diskBytes = readdirSync(dataDir).reduce((sum, file) => sum + statSync(join(dataDir, file)).size, 0);
+  log('reopening the data dir');
+  const reopen = await startupTimes({
+    cli: at('packages/mock-server/dist/cli.js'),
+    runs: 3,
+    args: ['--data-dir', dataDir],
+  });
+  const reopened = await emulator();
+  try {
+    const rssAtReopen = residentBytes(reopened.child.pid);
+    log('consume drain from the data dir');
+    const consume = await drain({
+      ...reopened.info,
+      offsetsFile,
+      total: DRAIN_MESSAGES,
+      batchSize: CONSUME_BATCH,
+      connections: 8,
+      depth: 4,
+    });
+    const rssAfterDrain = residentBytes(reopened.child.pid);
+    return { prefill, diskBytes, reopen, consume, memory: { rssAfterPrefill, rssAtReopen, rssAfterDrain } };
+  } finally {
+    await stopChild(reopened.child);
+  }
+}
+
 async function main() {
   requireTools();
   const machine = describeMachine();
@@ -203,11 +260,13 @@ async function main() {
   writeFileSync(files.message, PAYLOAD_TEXT);
   writeFileSync(files.batch, batchText(BATCH_MESSAGES));
   try {
-    const { emulator: publish, bare } = await publishRounds(files);
+    const { emulator: publish, bare, durable } = await publishRounds(files, dir);
+    const relaxed = await relaxedPublish(files, dir);
     const emulator = await emulatorMeasures(files);
     const prism = await prismMeasure(files);
     const management = await managementMeasures();
     const { memory, consume } = await consumeAndMemory(dir);
+    const dataDir = await dataDirMeasures(dir);
     log('start-up');
     const startup = await startupTimes({ cli: at('packages/mock-server/dist/cli.js') });
     log('codegen (cold, then cached)');
@@ -225,9 +284,12 @@ async function main() {
         emulator: publish,
         prism,
         bare,
+        durable,
+        relaxed,
         ratios: {
           emulatorToBare: publish.requestsPerSecond / bare.requestsPerSecond,
           emulatorToPrism: publish.requestsPerSecond / prism.requestsPerSecond,
+          durableToEmulator: durable.requestsPerSecond / publish.requestsPerSecond,
         },
       },
       batchPublish: {
@@ -240,6 +302,7 @@ async function main() {
       longPoll: emulator.longPoll,
       management,
       memory,
+      dataDir,
       startup,
       codegen,
       clientSize: size,

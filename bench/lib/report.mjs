@@ -1,5 +1,5 @@
-// The targets of issue 7, checked against the figures, and the results written as JSON and as the
-// generated part of BENCHMARKS.md (between the markers; the prose around it is kept).
+// The targets of issues 7 and 16 (durable state), checked against the figures, and the results written
+// as JSON and as the generated part of BENCHMARKS.md (between the markers; the prose around it is kept).
 const MARK_START = '<!-- bench:results:start -->';
 const MARK_END = '<!-- bench:results:end -->';
 
@@ -15,6 +15,12 @@ export function evaluateTargets(r) {
       figure: `${round(r.publish.ratios.emulatorToBare * 100)}% (${thousands(r.publish.emulator.requestsPerSecond)} / ${thousands(r.publish.bare.requestsPerSecond)})`,
       target: '>= 70%',
       met: r.publish.ratios.emulatorToBare >= 0.7,
+    },
+    {
+      measure: 'durable publish (data dir, fsync before each answer) / in-memory publish',
+      figure: `${round(r.publish.ratios.durableToEmulator * 100)}% (${thousands(r.publish.durable.requestsPerSecond)} / ${thousands(r.publish.emulator.requestsPerSecond)})`,
+      target: '>= 50%',
+      met: r.publish.ratios.durableToEmulator >= 0.5,
     },
     {
       measure: 'long-poll wake-up p99',
@@ -41,6 +47,18 @@ export function evaluateTargets(r) {
       met: r.management.engineToPrism >= 20,
     },
     {
+      measure: 'RSS with a data dir of 1M messages (the most of: stored, reopened, drained)',
+      figure: `${round(dataDirRss(r) / MB)} MB`,
+      target: `<= in memory (${round(r.memory.rssBytes / MB)} MB)`,
+      met: dataDirRss(r) <= r.memory.rssBytes,
+    },
+    {
+      measure: 'reopening a data dir of 1M messages to first answered request (median)',
+      figure: `${round(r.dataDir.reopen.medianMs)} ms`,
+      target: '< 2000 ms',
+      met: r.dataDir.reopen.medianMs < 2000,
+    },
+    {
       measure: 'start-up to first answered request, resource engine loaded (median)',
       figure: `${round(r.startup.medianMs)} ms`,
       target: '< 300 ms',
@@ -54,6 +72,8 @@ export function evaluateTargets(r) {
     },
   ];
 }
+
+const dataDirRss = (r) => Math.max(...Object.values(r.dataDir.memory));
 
 export function renderMarkdown(r) {
   const m = r.machine;
@@ -70,16 +90,20 @@ export function renderMarkdown(r) {
     ...r.targets.map((t) => line([t.measure, t.figure, t.target, t.met ? 'met' : '**not met**'])),
     '',
     `Publish, one ~${r.payloadBytes} B message per request, wrk -t1 -c${r.publish.connections} -d${r.publish.seconds}s; ` +
-      `${r.publish.rounds} rounds alternating the emulator and bare node:http, each on a fresh server, and each one's median round:`,
+      `${r.publish.rounds} rounds alternating the emulator, bare node:http and the emulator with a data dir, each on a fresh server (and data dir), and each one's median round:`,
     '',
     line(['Server', 'Requests/s', 'p50', 'p99', 'server CPU per request']),
     line(['---', '---:', '---:', '---:', '---:']),
     publishRow('emulator (auth, spec validation, topic schema, storage)', r.publish.emulator),
+    publishRow('emulator with a data dir (each answer after its fsync)', r.publish.durable),
+    publishRow('emulator with a data dir, `--durability relaxed` (one run)', r.publish.relaxed),
     publishRow('Prism 5 mocking the event-streams spec', r.publish.prism),
     publishRow('bare node:http, same 201 body', r.publish.bare),
     '',
-    `Ratios: emulator / bare ${round(r.publish.ratios.emulatorToBare, 2)}, emulator / Prism ${round(r.publish.ratios.emulatorToPrism, 1)}. ` +
-      `Requests/s of every round: emulator ${r.publish.emulator.rounds.map(thousands).join(', ')}; bare ${r.publish.bare.rounds.map(thousands).join(', ')}.`,
+    `Ratios: emulator / bare ${round(r.publish.ratios.emulatorToBare, 2)}, emulator / Prism ${round(r.publish.ratios.emulatorToPrism, 1)}, ` +
+      `with a data dir / in memory ${round(r.publish.ratios.durableToEmulator, 2)}. ` +
+      `Requests/s of every round: emulator ${r.publish.emulator.rounds.map(thousands).join(', ')}; bare ${r.publish.bare.rounds.map(thousands).join(', ')}; ` +
+      `with a data dir ${r.publish.durable.rounds.map(thousands).join(', ')}.`,
     '',
     line(['Other figure', 'Value']),
     line(['---', '---']),
@@ -102,6 +126,22 @@ export function renderMarkdown(r) {
     line([
       `management round trips (create_recipe, then get_recipe; wrk -c${r.management.engine.connections} -d${r.management.engine.seconds}s)`,
       `resource engine ${thousands(r.management.engine.roundTripsPerSecond)}/s (per request p50 ${round(r.management.engine.p50Ms, 2)} ms, p99 ${round(r.management.engine.p99Ms, 2)} ms); Prism ${thousands(r.management.prism.roundTripsPerSecond)}/s (p50 ${round(r.management.prism.p50Ms, 2)} ms, p99 ${round(r.management.prism.p99Ms, 2)} ms)`,
+    ]),
+    line([
+      `data dir: ${thousands(r.dataDir.prefill.messages)} messages stored by batch publish (100 per request)`,
+      `${round(r.dataDir.prefill.seconds, 1)} s, ${thousands(r.dataDir.prefill.messagesPerSecond)} msgs/s, ${round(r.dataDir.diskBytes / MB)} MB on disk`,
+    ]),
+    line([
+      `data dir: reopened, ${r.dataDir.reopen.runs} runs`,
+      `first answer after median ${round(r.dataDir.reopen.medianMs)} ms (min ${round(r.dataDir.reopen.minMs)}, max ${round(r.dataDir.reopen.maxMs)})`,
+    ]),
+    line([
+      `data dir: consume drain, ${thousands(r.dataDir.consume.messages)} messages`,
+      `${round(r.dataDir.consume.seconds, 2)} s, ${thousands(r.dataDir.consume.messagesPerSecond)} msgs/s`,
+    ]),
+    line([
+      'data dir: RSS with 1,000,000 messages',
+      `${round(r.dataDir.memory.rssAfterPrefill / MB)} MB after storing them, ${round(r.dataDir.memory.rssAtReopen / MB)} MB reopened, ${round(r.dataDir.memory.rssAfterDrain / MB)} MB after the drain`,
     ]),
     line([
       `start-up, ${r.startup.runs} runs`,

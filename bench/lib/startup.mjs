@@ -1,5 +1,6 @@
 // Start-up: from spawning the emulator's command line to its first answered request (a token
-// request with the credentials given on the command line), median of several runs.
+// request with the credentials given on the command line), median of several runs; `args` add flags
+// (a data dir to reopen).
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { createInterface } from 'node:readline';
@@ -8,18 +9,18 @@ import { stopChild } from './processes.mjs';
 const CLIENT_ID = 'bench';
 const CLIENT_SECRET = 'bench-secret';
 
-export async function startupTimes({ cli, runs = 7 }) {
+export async function startupTimes({ cli, runs = 7, args = [] }) {
   const times = [];
-  for (let i = 0; i < runs; i++) times.push(await startOnce(cli));
+  for (let i = 0; i < runs; i++) times.push(await startOnce(cli, args));
   const sorted = [...times].sort((a, b) => a - b);
   return { runs, medianMs: sorted[Math.floor(runs / 2)], minMs: sorted[0], maxMs: sorted.at(-1) };
 }
 
-async function startOnce(cli) {
+async function startOnce(cli, args) {
   const began = performance.now();
   const child = spawn(
     process.execPath,
-    [cli, '--port', '0', '--log-level', 'error', '--client-id', CLIENT_ID, '--client-secret', CLIENT_SECRET],
+    [cli, '--port', '0', '--log-level', 'error', '--client-id', CLIENT_ID, '--client-secret', CLIENT_SECRET, ...args],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },

@@ -4,6 +4,8 @@
 // Options: --prefill N stores N messages of about 200 bytes through the store (the programmatic way
 // the README documents) and writes the after_message_id offsets of each batch of --batch messages to
 // --offsets-file. The ready line carries the token, the topic id and the memory use after the prefill.
+// --data-dir DIR (and --durability) keeps the state in a data dir instead; a data dir that already
+// holds the bench's topic is reopened with it.
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { MemoryStore, startMockServer } from '../../packages/mock-server/dist/index.js';
@@ -15,13 +17,20 @@ const { values } = parseArgs({
     prefill: { type: 'string', default: '0' },
     batch: { type: 'string', default: '50' },
     'offsets-file': { type: 'string' },
+    'data-dir': { type: 'string' },
+    durability: { type: 'string', default: 'full' },
   },
 });
 
+if (values['data-dir'] && Number(values.prefill) > 0) throw new Error('--prefill fills a memory store, not a data dir');
 const store = new MemoryStore();
-const server = await startMockServer({ store, logLevel: 'silent' });
+const server = await startMockServer(
+  values['data-dir']
+    ? { dataDir: values['data-dir'], durability: values.durability, logLevel: 'silent' }
+    : { store, logLevel: 'silent' },
+);
 const token = await accessToken(server);
-const topicId = await createTopic(server, token);
+const topicId = (await existingTopic(server, token)) ?? (await createTopic(server, token));
 const memoryBefore = process.memoryUsage().rss;
 const prefill = Number(values.prefill);
 const offsets = storeMessages(topicId, prefill, Number(values.batch));
@@ -46,6 +55,12 @@ async function accessToken({ url, clientId, clientSecret }) {
     client_secret: clientSecret,
   });
   return answer.access_token;
+}
+
+async function existingTopic({ url }, bearer) {
+  const answer = await fetch(`${url}/api/event_streams/topics`, { headers: { authorization: `Bearer ${bearer}` } });
+  const { data } = await answer.json();
+  return data.find((topic) => topic.name === 'bench')?.id;
 }
 
 async function createTopic({ url }, bearer) {

@@ -1,12 +1,18 @@
 #!/usr/bin/env node
-// platform-api-mock: starts the emulator on one port and prints how to use it.
+// platform-api-mock: starts the emulator on one port and prints how to use it; `snapshot` and
+// `restore` copy the database of a data dir into a file and back.
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseState, StateError } from './engine/state.js';
 import type { LogLevel } from './options.js';
 import { type MockServer, startMockServer } from './server.js';
+import type { Durability } from './store/sqlite/data-dir.js';
+import { restoreDataDir, snapshotDataDir } from './store/sqlite/snapshot.js';
 
 const LOG_LEVELS: LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
+const DURABILITIES: Durability[] = ['full', 'relaxed'];
+
+hideSqliteExperimentalWarning();
 
 function positiveInteger(value: string): number {
   const number = Number(value);
@@ -51,10 +57,32 @@ const program = new Command('platform-api-mock')
       .default('engine'),
   )
   .option('--seed <file>', 'state document (JSON or YAML) to load at start', seedFile)
-  .showHelpAfterError('(run platform-api-mock --help for the options)');
+  .option('--data-dir <dir>', 'keep every piece of state in a database in this directory (default: in memory)')
+  .addOption(
+    new Option('--durability <mode>', 'with --data-dir: answer a change once it is on disk (full) or written (relaxed)')
+      .choices(DURABILITIES)
+      .default('full'),
+  )
+  .showHelpAfterError('(run platform-api-mock --help for the options)')
+  .action(start);
 
-program.parse();
-const flags = program.opts<{
+program
+  .command('snapshot')
+  .description('copy the database of a data dir (not in use) into a new file, e.g. a seed to commit')
+  .argument('<dir>', 'the data dir')
+  .argument('<file>', 'the snapshot file to write')
+  .action((dir: string, file: string) => copy('snapshot', () => snapshotDataDir(dir, file), `${dir} -> ${file}`));
+
+program
+  .command('restore')
+  .description('make a new data dir from a snapshot file')
+  .argument('<file>', 'the snapshot file')
+  .argument('<dir>', 'the data dir to create (it must hold no database)')
+  .action((file: string, dir: string) => copy('restore', () => restoreDataDir(file, dir), `${file} -> ${dir}`));
+
+await program.parseAsync();
+
+interface StartFlags {
   host: string;
   port: number;
   clientId?: string;
@@ -67,55 +95,87 @@ const flags = program.opts<{
   logLevel: LogLevel;
   mode: 'engine' | 'prism';
   seed?: { path: string; text: string };
-}>();
-
-let server: MockServer;
-try {
-  const seed = flags.seed && (await parseState(flags.seed.text));
-  server = await startMockServer({
-    host: flags.host,
-    port: flags.port,
-    clientId: flags.clientId,
-    clientSecret: flags.clientSecret,
-    tokenTtlSeconds: flags.tokenTtl,
-    logLevel: flags.logLevel,
-    mode: flags.mode,
-    seed,
-    limits: {
-      maxBatchSize: flags.maxBatchSize,
-      maxMessageBytes: flags.maxMessageBytes,
-      maxBatchMessages: flags.maxBatchMessages,
-      rateLimitPerMinute: flags.rateLimit,
-    },
-  });
-} catch (error) {
-  const code = (error as NodeJS.ErrnoException).code;
-  const reason =
-    code === 'EADDRINUSE' ? `port ${flags.port} is already in use (try --port 0)` : (error as Error).message;
-  const seedPrefix = error instanceof StateError && flags.seed ? `--seed ${flags.seed.path}: ` : '';
-  console.error(`platform-api-mock: cannot start: ${seedPrefix}${reason}`);
-  process.exit(1);
+  dataDir?: string;
+  durability: Durability;
 }
 
-console.log(banner(server));
-
-let closing = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (closing) process.exit(1);
-    closing = true;
-    console.log(`\n${signal}: shutting down`);
-    server.close().then(
-      () => process.exit(0),
-      (error: Error) => {
-        console.error(error);
-        process.exit(1);
+async function start(flags: StartFlags): Promise<void> {
+  let server: MockServer;
+  try {
+    const seed = flags.seed && (await parseState(flags.seed.text));
+    server = await startMockServer({
+      host: flags.host,
+      port: flags.port,
+      clientId: flags.clientId,
+      clientSecret: flags.clientSecret,
+      tokenTtlSeconds: flags.tokenTtl,
+      logLevel: flags.logLevel,
+      mode: flags.mode,
+      seed,
+      limits: {
+        maxBatchSize: flags.maxBatchSize,
+        maxMessageBytes: flags.maxMessageBytes,
+        maxBatchMessages: flags.maxBatchMessages,
+        rateLimitPerMinute: flags.rateLimit,
       },
-    );
-  });
+      dataDir: flags.dataDir,
+      durability: flags.durability,
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason =
+      code === 'EADDRINUSE' ? `port ${flags.port} is already in use (try --port 0)` : (error as Error).message;
+    const seedPrefix = error instanceof StateError && flags.seed ? `--seed ${flags.seed.path}: ` : '';
+    console.error(`platform-api-mock: cannot start: ${seedPrefix}${reason}`);
+    process.exit(1);
+  }
+  console.log(banner(server, flags));
+  stopOnSignals(server);
 }
 
-function banner({ url, clientId, clientSecret }: MockServer): string {
+function stopOnSignals(server: MockServer): void {
+  let closing = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (closing) process.exit(1);
+      closing = true;
+      console.log(`\n${signal}: shutting down`);
+      server.close().then(
+        () => process.exit(0),
+        (error: Error) => {
+          console.error(error);
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+async function copy(command: string, run: () => Promise<void>, done: string): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    console.error(`platform-api-mock ${command}: ${(error as Error).message}`);
+    process.exit(1);
+  }
+  console.log(`platform-api-mock ${command}: ${done}`);
+}
+
+/**
+ * node:sqlite (loaded with the first data dir) is experimental on Node 22 and says so on stderr;
+ * the emulator's output stays clean of that one warning, and passes on every other.
+ */
+function hideSqliteExperimentalWarning(): void {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const message = typeof warning === 'string' ? warning : warning.message;
+    if (message.startsWith('SQLite is an experimental feature')) return;
+    Reflect.apply(emitWarning, process, [warning, ...rest]);
+  }) as typeof process.emitWarning;
+}
+
+function banner({ url, clientId, clientSecret }: MockServer, { dataDir, durability }: StartFlags): string {
+  const storage = dataDir ? `${dataDir} (durability ${durability})` : 'in memory (--data-dir DIR keeps it)';
   return `Platform API emulator listening on ${url}
   Event streams   ${url}/api/v1/topics/{topic_id}/publish | /consume, ${url}/api/v1/batch/topics/{topic_id}/publish
   Token endpoint  ${url}/oauth2/token
@@ -123,6 +183,7 @@ function banner({ url, clientId, clientSecret }: MockServer): string {
   Docs            ${url}/docs/
   Faults          POST/DELETE ${url}/_emulator/faults
   State           GET/PUT ${url}/_emulator/state, POST ${url}/_emulator/reset
+  Storage         ${storage}
   Client ID       ${clientId}
   Client secret   ${clientSecret}
 

@@ -42,6 +42,8 @@ export interface DispatcherParts {
   workspace: WorkspaceState;
   docsDir: string | undefined;
   logger: Logger;
+  /** Commits the changes of a turn; its held replies are written once the result settles (see HeldReplies). */
+  commit: () => Promise<void> | undefined;
 }
 
 interface RequestTarget {
@@ -53,7 +55,7 @@ interface RequestTarget {
 /** Runs the requests of one server; what it holds (queued body reads, held replies, the memo) is its own. */
 export class Dispatcher {
   readonly bodies = new BodyReader();
-  private readonly replies = new HeldReplies();
+  private readonly replies: HeldReplies;
   private readonly handlers: ReadonlyMap<string, AnyHandler>;
   /**
    * What each request target resolves to per method, kept because load tests repeat a few URLs: its
@@ -67,6 +69,7 @@ export class Dispatcher {
   private closing = false;
 
   constructor(readonly parts: DispatcherParts) {
+    this.replies = new HeldReplies(parts.commit);
     this.handlers = new Map<string, AnyHandler>(Object.entries(parts.handlers));
     this.logRequests = parts.logger.isLevelEnabled('debug');
   }

@@ -2,6 +2,7 @@
 import type { Limits } from './domain/state.js';
 import { platformLimits, type Specs } from './spec/bundles.js';
 import type { MessageStore } from './store/message-store.js';
+import type { Durability } from './store/sqlite/data-dir.js';
 
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 
@@ -31,7 +32,7 @@ export interface MockServerOptions {
   logLevel?: LogLevel;
   /** Folder of the rendered docs served under /docs/; default the built @platform-api/docs package. */
   docsDir?: string;
-  /** Where messages are kept; default a new in-memory store using `clock`. */
+  /** Where messages are kept; default a new in-memory store using `clock`. Not with `dataDir`. */
   store?: MessageStore;
   /**
    * 'engine' (default): the resource engine answers every management operation the spec annotates with
@@ -42,6 +43,16 @@ export interface MockServerOptions {
   seed?: unknown;
   /** A float in [0, 1), like Math.random (the default); the resource engine's UUIDs come from it. */
   random?: () => number;
+  /**
+   * A directory for a SQLite database that keeps every piece of state across restarts and crashes
+   * (created when missing, locked while the emulator runs). Default none: everything in memory.
+   */
+  dataDir?: string;
+  /**
+   * With `dataDir`: 'full' (default) answers a change only once it is on disk (fsync); 'relaxed'
+   * once it is written, which survives a crash of the emulator but not of the machine.
+   */
+  durability?: Durability;
 }
 
 export function resolveLimits(specs: Specs, given: NonNullable<MockServerOptions['limits']>): Limits {

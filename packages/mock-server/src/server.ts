@@ -1,12 +1,13 @@
 // startMockServer: one node:http server for the event-streams API, the token endpoint, the stateful
 // management operations (hand-written, and the resource engine's), Prism for the management operations
-// the spec does not annotate yet, and the docs. It composes the layers: the specs, a store, the domain
-// state, the handlers, the resource engine, and the dispatcher that runs requests.
-import { randomBytes } from 'node:crypto';
+// the spec does not annotate yet, and the docs. It composes the layers: the specs, the storage (memory
+// or a data dir), the domain state, the handlers, the resource engine, and the dispatcher that runs
+// requests.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { Dispatcher } from './dispatch.js';
+import { type BootstrapCredentials, bootstrapKey } from './domain/bootstrap.js';
 import { Credentials } from './domain/credentials.js';
 import { Faults, faultProblem } from './domain/faults.js';
 import { RateLimiter } from './domain/rate-limit.js';
@@ -24,6 +25,8 @@ import { type MockServerOptions, positiveInteger, resolveLimits } from './option
 import { deref, documentedErrorCodes, loadSpecs, type SchemaObject, type Specs, specFilePath } from './spec/bundles.js';
 import { createAjv, RequestValidators } from './spec/validators.js';
 import { MemoryStore } from './store/memory.js';
+import { scopedResources } from './store/resource-store.js';
+import { dataDirStorage, memoryStorage, type Storage } from './store/storage.js';
 
 export interface MockServer {
   /** 'http://HOST:PORT' */
@@ -43,31 +46,32 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const specs = loadSpecs();
   assertErrorCodesDocumented(specs);
   const limits = resolveLimits(specs, options.limits ?? {});
+  const tokenTtlSeconds = positiveInteger('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600);
   const bodyAjv = createAjv(specs);
   const paramsAjv = createAjv(specs, { coerceTypes: true });
-  const store = options.store ?? new MemoryStore(clock);
+  const storage = await openStorage(options, clock);
+  const { messages: store, resources } = storage;
   const operations = new Map(specs.operations.map((op) => [op.operationId, op]));
   const state: EmulatorState = {
     clock,
     limits,
     store,
-    topics: new Topics(store, bodyAjv, clock),
-    credentials: new Credentials(clock, positiveInteger('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600)),
+    topics: new Topics(store, resources, bodyAjv, clock),
+    credentials: new Credentials(resources, clock, tokenTtlSeconds),
     faults: new Faults((operationId, fault) => faultProblem(operations.get(operationId), fault)),
     rateLimiter: new RateLimiter(limits.rateLimitPerMinute, clock),
   };
   const handlers = createHandlers(state);
   assertHandlersMatchSpecs(specs, handlers);
-  const bootstrap = bootstrapKey(state.credentials, options);
   const prism = new PrismBackend(specFilePath('management'), logger);
   const engine = createResourceEngine(specs, {
     clock,
     random: options.random,
     ajv: { params: paramsAjv, body: bodyAjv },
+    store: scopedResources(resources, 'management:'),
   });
   // The hand-written state (topics, API clients and keys) joins the document as sections of its own.
   const workspace = new WorkspaceState([resourceSection(engine)]);
-  if (options.seed !== undefined) await workspace.load(options.seed);
   const dispatcher = new Dispatcher({
     state,
     handlers,
@@ -80,13 +84,27 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     workspace,
     docsDir: findDocsDir(options.docsDir),
     logger,
+    commit: storage.commit,
   });
   const server = createServer(dispatcher.listener);
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
+  let bootstrap: BootstrapCredentials;
+  try {
+    await state.topics.load();
+    await state.credentials.load();
+    // A data dir that holds state already keeps it: the seed initialises a new one.
+    if (options.seed !== undefined && storage.fresh) await workspace.load(options.seed);
+    bootstrap = await bootstrapKey(state.credentials, resources, options);
+    await storage.commit();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    });
+  } catch (error) {
+    // No half-started emulator: the data dir is unlocked for the next attempt.
+    await storage.close();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   logger.info({ url: `http://${host}:${address.port}` }, 'emulator listening');
@@ -98,17 +116,36 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     clientSecret: bootstrap.secret,
     faults: state.faults,
     state: workspace,
-    async close() {
-      // Waiting consumers get their (empty) batch instead of a cut connection.
-      dispatcher.closeConnections();
-      state.topics.wakeAll();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const force = setTimeout(() => server.closeAllConnections(), 1000);
-      await Promise.all([closed, prism.close()]);
-      clearTimeout(force);
+    close() {
+      // Once: a second call (a test's cleanup after a restart) gets the same promise.
+      closing ??= closeServer();
+      return closing;
     },
   };
+
+  async function closeServer(): Promise<void> {
+    // Waiting consumers get their (empty) batch instead of a cut connection.
+    dispatcher.closeConnections();
+    state.topics.wakeAll();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const force = setTimeout(() => server.closeAllConnections(), 1000);
+    await Promise.all([closed, prism.close()]);
+    clearTimeout(force);
+    // After the last answer: the data dir is committed, synced and unlocked.
+    await storage.close();
+  }
+}
+
+/** A data dir's database, or memory (the given message store, or a new MemoryStore). */
+function openStorage(options: MockServerOptions, clock: () => number): Promise<Storage> | Storage {
+  if (options.dataDir === undefined) return memoryStorage(options.store ?? new MemoryStore(clock));
+  if (options.store) throw new TypeError('Give startMockServer a store or a dataDir, not both');
+  const durability = options.durability ?? 'full';
+  if (durability !== 'full' && durability !== 'relaxed') {
+    throw new TypeError(`durability must be 'full' or 'relaxed', not ${durability}`);
+  }
+  return dataDirStorage(options.dataDir, durability, clock);
 }
 
 /** The batch body schema with `payloads.maxItems` set to the configured batch limit. */
@@ -138,17 +175,4 @@ function assertHandlersMatchSpecs(specs: Specs, handlers: Handlers): void {
   const known = new Set(specs.operations.map((op) => op.operationId));
   const unknown = Object.keys(handlers).filter((operationId) => !known.has(operationId));
   if (unknown.length > 0) throw new Error(`The specs have no operations ${unknown.join(', ')}`);
-}
-
-function bootstrapKey(credentials: Credentials, options: MockServerOptions) {
-  const client = credentials.createClient({
-    name: 'Local emulator',
-    description: 'Created at start-up; its key has every right',
-  });
-  const { key, secret } = credentials.createKey(
-    client,
-    { name: 'Bootstrap key' },
-    { clientId: options.clientId ?? randomBytes(10).toString('hex'), secret: options.clientSecret },
-  );
-  return { clientId: key.client_id, secret };
 }

@@ -1,21 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defined } from './defined.js';
-import { assertConforms, toAnswer } from './helpers.js';
-
-const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
-
-function runCli(args: string[]): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: fileURLToPath(new URL('..', import.meta.url)),
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
+import { listeningUrl, runCli } from './cli-process.js';
+import { assertConforms, createTopic, start, toAnswer, token } from './helpers.js';
+import { tempDir } from './temp-dirs.js';
 
 describe('platform-api-mock CLI', () => {
   it('--help lists every flag', async () => {
@@ -34,6 +22,10 @@ describe('platform-api-mock CLI', () => {
       '--log-level',
       '--mode',
       '--seed',
+      '--data-dir',
+      '--durability',
+      'snapshot <dir> <file>',
+      'restore <file> <dir>',
     ]) {
       expect(cli.output()).toContain(flag);
     }
@@ -55,8 +47,7 @@ describe('platform-api-mock CLI', () => {
   it('--log-level debug logs each request with the status it was answered with', async () => {
     const cli = runCli(['--port', '0', '--log-level', 'debug']);
     try {
-      await expect.poll(() => cli.output(), { timeout: 15_000 }).toContain('Try it:');
-      const url = defined(/listening on (http:\/\/\S+)/.exec(cli.output())?.[1], 'URL in the banner');
+      const url = await listeningUrl(cli);
       await (await fetch(`${url}/oauth2/token`, { method: 'POST', body: 'grant_type=client_credentials' })).text();
       await (await fetch(`${url}/nowhere`)).text();
       const requestLines = () =>
@@ -87,8 +78,7 @@ describe('platform-api-mock CLI', () => {
       'warn',
     ]);
     try {
-      await expect.poll(() => cli.output(), { timeout: 15_000 }).toContain('Try it:');
-      const url = defined(/listening on (http:\/\/\S+)/.exec(cli.output())?.[1], 'URL in the banner');
+      const url = await listeningUrl(cli);
       expect(cli.output()).toContain(
         `curl -s -u 'ci-client:ci-secret' -d grant_type=client_credentials ${url}/oauth2/token`,
       );
@@ -110,4 +100,51 @@ describe('platform-api-mock CLI', () => {
       cli.child.kill('SIGKILL');
     }
   }, 30_000);
+});
+
+describe('platform-api-mock with a data dir', () => {
+  it('starts with a clean stderr, and refuses a data dir in use, corrupt or not writable with exit code 1', async () => {
+    const dataDir = tempDir();
+    const running = runCli(['--port', '0', '--data-dir', dataDir, '--log-level', 'error']);
+    await listeningUrl(running);
+    expect(running.output()).toContain(`Storage         ${dataDir} (durability full)`);
+    const corrupt = tempDir();
+    writeFileSync(join(corrupt, 'emulator.db'), 'not a database'.repeat(512));
+    const database = (dir: string) => join(dir, 'emulator.db');
+    for (const [dir, reason] of [
+      [dataDir, `Cannot use ${database(dataDir)}: it is in use by another running emulator`],
+      [corrupt, `Cannot use ${database(corrupt)}: it is corrupt or not a database`],
+      // No process may create files there, root included (a read-only mode does not stop root).
+      ['/proc/self', 'The data dir /proc/self is not writable'],
+    ] as const) {
+      const refused = runCli(['--port', '0', '--data-dir', dir]);
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain(`platform-api-mock: cannot start: ${reason}`);
+      expect(refused.output()).not.toContain('listening');
+    }
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toBe(0);
+    expect(running.errors()).toBe('');
+  }, 60_000);
+
+  it('snapshots a data dir into a file and restores it into a new data dir', async () => {
+    const dataDir = tempDir();
+    const server = await start({ dataDir, clientId: 'seed', clientSecret: 'seed-secret' });
+    const topicId = await createTopic(server, await token(server), { name: 'seeded' });
+    await server.close();
+    const seed = join(tempDir(), 'seed.db');
+    const snapshot = runCli(['snapshot', dataDir, seed]);
+    expect(await snapshot.exited).toBe(0);
+    const again = runCli(['snapshot', dataDir, seed]);
+    expect(await again.exited).toBe(1);
+    expect(again.output()).toContain(`platform-api-mock snapshot: ${seed} already exists`);
+    const restoredDir = join(tempDir(), 'restored');
+    const restore = runCli(['restore', seed, restoredDir]);
+    expect(await restore.exited).toBe(0);
+    const restored = await start({ dataDir: restoredDir, clientId: 'seed', clientSecret: 'seed-secret' });
+    const topic = await fetch(`${restored.url}/api/event_streams/topics/${topicId}`, {
+      headers: { authorization: `Bearer ${await token(restored, 'seed', 'seed-secret')}` },
+    });
+    expect(((await topic.json()) as { name: string }).name).toBe('seeded');
+  }, 60_000);
 });

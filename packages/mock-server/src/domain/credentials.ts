@@ -1,7 +1,12 @@
-// API clients (v2), their API keys, and the access tokens issued for the keys.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+// API clients (v2), their API keys, and the access tokens issued for the keys. The indexes are here,
+// in memory; every change is written through to the resource store, which rebuilds them at start.
+// Secrets and tokens are kept as SHA-256 digests only: they are random (192 and 256 bits), so a fast
+// digest is enough, and a data dir holds nothing that authenticates.
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Forbidden, NotFound, Unauthorized } from '../errors.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
+import { type Awaitable, after } from '../store/message-store.js';
+import { asJsonObject, type ResourceStore } from '../store/resource-store.js';
 
 export type Scope = 'event_streams:publish' | 'event_streams:consume' | 'topics:manage' | 'api_clients:manage';
 export const ALL_SCOPES: readonly Scope[] = [
@@ -51,17 +56,27 @@ export interface ApiKey {
 
 interface KeyEntry {
   key: ApiKey;
-  secret: string;
-  /** Access tokens issued with the current secret. */
+  secretDigest: string;
+  /** Digests of the bearer tokens of the key: issued with the current secret, and its static token. */
   tokens: Set<string>;
 }
 
 interface TokenEntry {
   entry: KeyEntry;
+  /** Infinity for a static token (the secret of a key of a `token` client), which is not stored. */
   expiresAt: number;
 }
 
+/** How a key is stored: its fields and its secret's digest. */
+type StoredKey = ApiKey & { secret_sha256: string };
+
+/** Resource types of the credentials; prefixed, so they never meet the management engine's types. */
+const CLIENTS = 'emulator:api_client';
+const KEYS = 'emulator:api_key';
+const TOKENS = 'emulator:access_token';
+
 const randomToken = (bytes: number) => randomBytes(bytes).toString('base64url');
+const digest = (secret: string) => hash('sha256', secret, 'base64url');
 
 export class Credentials {
   private readonly clients = new Map<number, ApiClient>();
@@ -69,22 +84,38 @@ export class Credentials {
   private readonly keys = new Map<number, KeyEntry>();
   private readonly keysByClientId = new Map<string, KeyEntry>();
   /** Bearer tokens: issued access tokens and, for `token` clients, the keys' static tokens. */
+  /** By the digest of the token. */
   private readonly tokens = new Map<string, TokenEntry>();
   /**
    * The last Authorization header found in `tokens`, valid while `tokens` is unchanged: load tests
-   * send one header over and over, and comparing it costs a fraction of hashing its token for the
-   * lookup (1.4% of a publish).
+   * send one header over and over, and comparing it costs a fraction of digesting its token for the
+   * lookup.
    */
-  private recent: { header: string; token: string; found: TokenEntry; tokensVersion: number } | undefined;
+  private recent: { header: string; digest: string; found: TokenEntry; tokensVersion: number } | undefined;
   private tokensVersion = 0;
-  private nextClientId = 1;
-  private nextKeyId = 1;
   private issued = 0;
 
   constructor(
+    private readonly resources: ResourceStore,
     private readonly clock: () => number,
     private readonly tokenTtlSeconds: number,
   ) {}
+
+  /** Rebuilds the indexes from the resource store, at start; expired tokens answer TOKEN_EXPIRED, as before. */
+  async load(): Promise<void> {
+    for (const { value } of await this.resources.list(CLIENTS)) {
+      const client = value as unknown as ApiClient;
+      this.clients.set(client.id, client);
+    }
+    for (const { value } of await this.resources.list(KEYS)) {
+      const { secret_sha256, ...key } = value as unknown as StoredKey;
+      this.addKey({ key, secretDigest: secret_sha256, tokens: new Set() });
+    }
+    for (const { id, parent, value } of await this.resources.list(TOKENS)) {
+      const entry = this.keys.get(Number(parent));
+      if (entry) this.setToken(id, { entry, expiresAt: Number(value.expires_at) });
+    }
+  }
 
   // --- API clients -------------------------------------------------------------------------------
 
@@ -98,33 +129,38 @@ export class Credentials {
     return client;
   }
 
-  createClient(input: ApiClientInput): ApiClient {
-    const now = this.now();
-    const client: ApiClient = {
-      id: this.nextClientId++,
-      name: input.name,
-      description: input.description ?? null,
-      project_id: input.project_id ?? null,
-      auth_type: input.auth_type ?? 'oauth2',
-      email: input.email ?? null,
-      mtls_enabled: input.mtls_enabled ?? null,
-      validation_formula: input.validation_formula ?? null,
-      cert_bundle_ids: input.cert_bundle_ids ?? null,
-      created_at: now,
-      updated_at: now,
-    };
-    this.clients.set(client.id, client);
-    return client;
+  createClient(input: ApiClientInput): Awaitable<ApiClient> {
+    return after(this.resources.nextId(CLIENTS), (id) => {
+      const now = this.now();
+      const client: ApiClient = {
+        id,
+        name: input.name,
+        description: input.description ?? null,
+        project_id: input.project_id ?? null,
+        auth_type: input.auth_type ?? 'oauth2',
+        email: input.email ?? null,
+        mtls_enabled: input.mtls_enabled ?? null,
+        validation_formula: input.validation_formula ?? null,
+        cert_bundle_ids: input.cert_bundle_ids ?? null,
+        created_at: now,
+        updated_at: now,
+      };
+      this.clients.set(client.id, client);
+      this.saveClient(client);
+      return client;
+    });
   }
 
   updateClient(client: ApiClient, input: Partial<Pick<ApiClient, 'name' | 'description'>>): ApiClient {
     Object.assign(client, input, { updated_at: this.now() });
+    this.saveClient(client);
     return client;
   }
 
   deleteClient(client: ApiClient): void {
     for (const key of this.listKeys(client.id)) this.deleteKey(key);
     this.clients.delete(client.id);
+    this.resources.delete(CLIENTS, String(client.id));
   }
 
   // --- API keys ----------------------------------------------------------------------------------
@@ -141,35 +177,47 @@ export class Credentials {
     return key;
   }
 
+  /** The key with this client ID, if any. */
+  keyOfClientId(clientId: string): ApiKey | undefined {
+    return this.keysByClientId.get(clientId)?.key;
+  }
+
+  findKey(id: number): ApiKey | undefined {
+    return this.keys.get(id)?.key;
+  }
+
   /** Returns the key and its secret (the only time, with refreshSecret, that the secret is shown). */
   createKey(
     client: ApiClient,
     input: Pick<ApiKey, 'name'> & Partial<Pick<ApiKey, 'scopes' | 'topic_ids' | 'ip_allow_list'>>,
     credentials: { clientId?: string; secret?: string } = {},
-  ): { key: ApiKey; secret: string } {
-    const now = this.now();
-    const key: ApiKey = {
-      id: this.nextKeyId++,
-      api_client_id: client.id,
-      name: input.name,
-      active: true,
-      active_since: now,
-      ip_allow_list: input.ip_allow_list ?? [],
-      scopes: input.scopes ?? [...ALL_SCOPES],
-      topic_ids: input.topic_ids ?? null,
-      client_id: credentials.clientId ?? randomBytes(10).toString('hex'),
-      created_at: now,
-      updated_at: now,
-    };
-    const entry: KeyEntry = { key, secret: credentials.secret ?? randomToken(24), tokens: new Set() };
-    this.keys.set(key.id, entry);
-    this.keysByClientId.set(key.client_id, entry);
-    this.registerStaticToken(entry);
-    return { key, secret: entry.secret };
+  ): Awaitable<{ key: ApiKey; secret: string }> {
+    return after(this.resources.nextId(KEYS), (id) => {
+      const now = this.now();
+      const key: ApiKey = {
+        id,
+        api_client_id: client.id,
+        name: input.name,
+        active: true,
+        active_since: now,
+        ip_allow_list: input.ip_allow_list ?? [],
+        scopes: input.scopes ?? [...ALL_SCOPES],
+        topic_ids: input.topic_ids ?? null,
+        client_id: credentials.clientId ?? randomBytes(10).toString('hex'),
+        created_at: now,
+        updated_at: now,
+      };
+      const secret = credentials.secret ?? randomToken(24);
+      const entry: KeyEntry = { key, secretDigest: digest(secret), tokens: new Set() };
+      this.addKey(entry);
+      this.saveKey(entry);
+      return { key, secret };
+    });
   }
 
   updateKey(key: ApiKey, input: Partial<Pick<ApiKey, 'name' | 'scopes' | 'topic_ids' | 'ip_allow_list'>>): ApiKey {
     Object.assign(key, input, { updated_at: this.now() });
+    this.saveKey(this.entry(key));
     return key;
   }
 
@@ -178,6 +226,7 @@ export class Credentials {
     this.revokeTokens(entry);
     this.keys.delete(key.id);
     this.keysByClientId.delete(key.client_id);
+    this.resources.delete(KEYS, String(key.id));
   }
 
   setActive(key: ApiKey, active: boolean): ApiKey {
@@ -189,18 +238,20 @@ export class Credentials {
       // Disabling revokes the key's access tokens; enabling restores only its static token.
       if (active) this.registerStaticToken(entry);
       else this.revokeTokens(entry);
+      this.saveKey(entry);
     }
     return key;
   }
 
-  /** Replaces the secret and revokes every token issued with the old one. */
-  refreshSecret(key: ApiKey): string {
+  /** Replaces the secret (by a new random one unless given) and revokes every token issued with the old one. */
+  refreshSecret(key: ApiKey, secret = randomToken(24)): string {
     const entry = this.entry(key);
     this.revokeTokens(entry);
-    entry.secret = randomToken(24);
+    entry.secretDigest = digest(secret);
     key.updated_at = this.now();
-    if (key.active) this.registerStaticToken(entry);
-    return entry.secret;
+    this.registerStaticToken(entry);
+    this.saveKey(entry);
+    return secret;
   }
 
   // --- Tokens ------------------------------------------------------------------------------------
@@ -208,7 +259,7 @@ export class Credentials {
   /** The key for a client ID and secret, or undefined when they do not authenticate an active key. */
   authenticateClient(clientId: string, secret: string): ApiKey | undefined {
     const entry = this.keysByClientId.get(clientId);
-    if (!entry?.key.active || !sameSecret(entry.secret, secret)) return undefined;
+    if (!entry?.key.active || !sameDigest(entry.secretDigest, digest(secret))) return undefined;
     return entry.key;
   }
 
@@ -216,15 +267,18 @@ export class Credentials {
     const entry = this.entry(key);
     if (++this.issued % 1024 === 0) this.forgetExpiredTokens();
     const token = randomToken(32);
-    this.setToken(token, { entry, expiresAt: this.clock() + this.tokenTtlSeconds * 1000 });
+    const tokenDigest = digest(token);
+    const expiresAt = this.clock() + this.tokenTtlSeconds * 1000;
+    this.setToken(tokenDigest, { entry, expiresAt });
+    this.resources.put(TOKENS, { id: tokenDigest, parent: String(key.id), value: { expires_at: expiresAt } });
     return { token, expiresIn: this.tokenTtlSeconds };
   }
 
   /** The key a bearer token belongs to; Unauthorized when it is missing, unknown, revoked or expired. */
   authenticateBearer(authorization: string | undefined): ApiKey {
-    const { token, found } = this.findBearer(authorization);
+    const { digest: tokenDigest, found } = this.findBearer(authorization);
     if (this.clock() >= found.expiresAt) {
-      this.dropToken(token, found.entry);
+      this.dropToken(tokenDigest);
       throw new Unauthorized('TOKEN_EXPIRED', 'The access token has expired; request a new one');
     }
     return found.entry.key;
@@ -238,57 +292,76 @@ export class Credentials {
     }
   }
 
-  private findBearer(authorization: string | undefined): { token: string; found: TokenEntry } {
+  private findBearer(authorization: string | undefined): { digest: string; found: TokenEntry } {
     const recent = this.recent;
     if (recent && authorization === recent.header && recent.tokensVersion === this.tokensVersion) return recent;
     // "Bearer <token>" as clients send it is looked up without the regular expression: tokens hold no
     // whitespace, so a token found this way is the one the expression would have found.
     if (authorization?.startsWith('Bearer ')) {
-      const token = authorization.slice(7);
-      const found = this.tokens.get(token);
+      const tokenDigest = digest(authorization.slice(7));
+      const found = this.tokens.get(tokenDigest);
       if (found) {
-        this.recent = { header: authorization, token, found, tokensVersion: this.tokensVersion };
+        this.recent = { header: authorization, digest: tokenDigest, found, tokensVersion: this.tokensVersion };
         return this.recent;
       }
     }
     const token = authorization ? BEARER.exec(authorization)?.[1] : undefined;
     if (!token) throw new Unauthorized('UNAUTHORIZED', 'The Authorization header must be "Bearer <ACCESS_TOKEN>"');
-    const found = this.tokens.get(token);
+    const tokenDigest = digest(token);
+    const found = this.tokens.get(tokenDigest);
     if (!found) throw new Unauthorized('INVALID_TOKEN', 'The access token is invalid or was revoked');
-    return { token, found };
+    return { digest: tokenDigest, found };
   }
 
   /** Every change to the bearer tokens goes through these two: both indexes and the version move together. */
-  private setToken(token: string, issued: TokenEntry): void {
-    this.tokens.set(token, issued);
-    issued.entry.tokens.add(token);
+  private setToken(tokenDigest: string, issued: TokenEntry): void {
+    this.tokens.set(tokenDigest, issued);
+    issued.entry.tokens.add(tokenDigest);
     this.tokensVersion++;
   }
 
-  private dropToken(token: string, entry: KeyEntry): void {
-    this.tokens.delete(token);
-    entry.tokens.delete(token);
+  /** Static tokens are not stored (they are the key's secret), so only an issued one is deleted from the store. */
+  private dropToken(tokenDigest: string): void {
+    const found = this.tokens.get(tokenDigest);
+    if (!found) return;
+    this.tokens.delete(tokenDigest);
+    found.entry.tokens.delete(tokenDigest);
     this.tokensVersion++;
+    if (found.expiresAt !== Number.POSITIVE_INFINITY) this.resources.delete(TOKENS, tokenDigest);
   }
 
   /** Expired tokens are otherwise only dropped when presented; this bounds their number. */
   private forgetExpiredTokens(): void {
     const now = this.clock();
-    for (const [token, { entry, expiresAt }] of this.tokens) {
-      if (now >= expiresAt) {
-        this.dropToken(token, entry);
-      }
+    for (const [tokenDigest, { expiresAt }] of this.tokens) {
+      if (now >= expiresAt) this.dropToken(tokenDigest);
     }
   }
 
+  private addKey(entry: KeyEntry): void {
+    this.keys.set(entry.key.id, entry);
+    this.keysByClientId.set(entry.key.client_id, entry);
+    this.registerStaticToken(entry);
+  }
+
+  /** A key of a `token` client authenticates with its secret as a bearer token, which never expires. */
   private registerStaticToken(entry: KeyEntry): void {
     const client = this.clients.get(entry.key.api_client_id);
-    if (client?.auth_type !== 'token') return;
-    this.setToken(entry.secret, { entry, expiresAt: Number.POSITIVE_INFINITY });
+    if (client?.auth_type !== 'token' || !entry.key.active) return;
+    this.setToken(entry.secretDigest, { entry, expiresAt: Number.POSITIVE_INFINITY });
   }
 
   private revokeTokens(entry: KeyEntry): void {
-    for (const token of entry.tokens) this.dropToken(token, entry);
+    for (const tokenDigest of entry.tokens) this.dropToken(tokenDigest);
+  }
+
+  private saveClient(client: ApiClient): void {
+    this.resources.put(CLIENTS, { id: String(client.id), value: asJsonObject(client) });
+  }
+
+  private saveKey({ key, secretDigest }: KeyEntry): void {
+    const stored: StoredKey = { ...key, secret_sha256: secretDigest };
+    this.resources.put(KEYS, { id: String(key.id), parent: String(key.api_client_id), value: asJsonObject(stored) });
   }
 
   private entry(key: ApiKey): KeyEntry {
@@ -304,7 +377,7 @@ export class Credentials {
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
-function sameSecret(expected: string, given: string): boolean {
+function sameDigest(expected: string, given: string): boolean {
   const a = Buffer.from(expected);
   const b = Buffer.from(given);
   return a.length === b.length && timingSafeEqual(a, b);

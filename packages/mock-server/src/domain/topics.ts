@@ -1,10 +1,12 @@
 // Topics of the workspace: their fields (spec schema Topic), compiled message validators and the
-// consumers waiting for their next message.
+// consumers waiting for their next message. The fields are written through to the resource store,
+// which rebuilds them at start; the messages are the message store's.
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { NotFound, Unprocessable } from '../errors.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
 import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from '../spec/topic-schema.js';
 import { type Awaitable, after, type MessageStore } from '../store/message-store.js';
+import { asJsonObject, type ResourceStore } from '../store/resource-store.js';
 
 export interface Topic {
   id: number;
@@ -32,17 +34,27 @@ interface TopicEntry {
 
 export const MAX_TOPICS = 20;
 const DEFAULT_RETENTION_SECONDS = 604800;
+/** The resource type of topics; prefixed, so it never meets the management engine's types. */
+const TOPICS = 'emulator:topic';
 
 export class Topics {
   private readonly entries = new Map<number, TopicEntry>();
   private readonly times = new IsoTimeFormatter();
-  private nextId = 1;
 
   constructor(
     private readonly store: MessageStore,
+    private readonly resources: ResourceStore,
     private readonly ajv: Ajv2020,
     private readonly clock: () => number,
   ) {}
+
+  /** Rebuilds the topics from the resource store, at start (the message store has its own state). */
+  async load(): Promise<void> {
+    for (const { value } of await this.resources.list(TOPICS)) {
+      const topic = value as unknown as Topic;
+      this.entries.set(topic.id, { topic, validate: compileTopicSchema(this.ajv, topic.schema), waiters: new Set() });
+    }
+  }
 
   list(): Topic[] {
     return [...this.entries.values()].map((e) => e.topic);
@@ -62,20 +74,23 @@ export class Topics {
   create(input: Required<Pick<TopicInput, 'name' | 'schema'>> & TopicInput): Awaitable<Topic> {
     if (this.entries.size >= MAX_TOPICS) throw new Unprocessable(`A workspace holds at most ${MAX_TOPICS} topics`);
     this.assertNameFree(input.name);
-    const now = this.times.format(this.clock());
-    const topic: Topic = {
-      id: this.nextId++,
-      name: input.name,
-      description: input.description ?? null,
-      schema: input.schema,
-      retention: input.retention ?? DEFAULT_RETENTION_SECONDS,
-      created_at: now,
-      updated_at: now,
-    };
-    const validate = compileTopicSchema(this.ajv, topic.schema);
-    return after(this.store.addTopic(topic.id, topic.retention * 1000), () => {
-      this.entries.set(topic.id, { topic, validate, waiters: new Set() });
-      return topic;
+    const validate = compileTopicSchema(this.ajv, input.schema);
+    return after(this.resources.nextId(TOPICS), (id) => {
+      const now = this.times.format(this.clock());
+      const topic: Topic = {
+        id,
+        name: input.name,
+        description: input.description ?? null,
+        schema: input.schema,
+        retention: input.retention ?? DEFAULT_RETENTION_SECONDS,
+        created_at: now,
+        updated_at: now,
+      };
+      return after(this.store.addTopic(topic.id, topic.retention * 1000), () => {
+        this.entries.set(topic.id, { topic, validate, waiters: new Set() });
+        this.save(topic);
+        return topic;
+      });
     });
   }
 
@@ -93,6 +108,7 @@ export class Topics {
     return after(stored, () => {
       entry.validate = validate;
       entry.topic = topic;
+      this.save(topic);
       return topic;
     });
   }
@@ -100,6 +116,7 @@ export class Topics {
   /** Unlisted at once; its waiting consumers get a 404. */
   delete(entry: TopicEntry): Awaitable<void> {
     this.entries.delete(entry.topic.id);
+    this.resources.delete(TOPICS, String(entry.topic.id));
     const removed = this.store.removeTopic(entry.topic.id);
     this.wake(entry);
     return removed;
@@ -116,6 +133,10 @@ export class Topics {
   /** At shutdown: every waiting consumer gets its answer now. */
   wakeAll(): void {
     for (const entry of this.entries.values()) this.wake(entry);
+  }
+
+  private save(topic: Topic): void {
+    this.resources.put(TOPICS, { id: String(topic.id), value: asJsonObject(topic) });
   }
 
   private assertNameFree(name: string): void {

@@ -8,8 +8,8 @@ import {
   type ResponseObject,
   type SchemaObject,
 } from '../spec/bundles.js';
+import type { JsonObject } from '../store/resource-store.js';
 import { itemsOf, partsOf, propertiesOf, requiredOf, resolve, type SchemaNode, typesOf } from './schema.js';
-import type { JsonObject } from './store.js';
 import { placeholder, type ValueContext } from './values.js';
 import type { ResourceType } from './vocabulary.js';
 

@@ -6,13 +6,13 @@ import { InvalidRequest, NotFound } from '../errors.js';
 import type { OpenApiDocument, Specs } from '../spec/bundles.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
 import { createAjv, RequestValidators, violations } from '../spec/validators.js';
+import { type JsonObject, MemoryResourceStore, type ResourceStore, type StoredItem } from '../store/resource-store.js';
 import { type AnswerShape, answerShape, buildAnswer } from './answers.js';
 import { conflict, missingReference, notFound } from './errors.js';
 import { customHandlers, type Handler, type HandlerResult } from './handlers.js';
 import { listPage, matchesFilters } from './listing.js';
 import { type CheckedRequest, checkRequest, type EngineRequest } from './request.js';
 import { isObject, propertiesOf, resolve, type SchemaNode } from './schema.js';
-import { type JsonObject, MemoryResourceStore, type ResourceStore, type StoredItem } from './store.js';
 import { coerce, complete, uuidFrom, type ValueContext } from './values.js';
 import {
   type EngineOperation,

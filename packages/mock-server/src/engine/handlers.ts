@@ -2,13 +2,13 @@
 // column name or `$<field_id>` and checked against the table's columns, and the record query language;
 // lookup-table rows, keyed by the column labels of a schema kept as JSON text; batch deletes.
 
+import type { JsonObject, StoredItem } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
 import type { Workspace } from './engine.js';
 import { invalidFields } from './errors.js';
 import { compare } from './listing.js';
 import type { CheckedRequest } from './request.js';
 import { isObject } from './schema.js';
-import type { JsonObject, StoredItem } from './store.js';
 import type { EngineOperation } from './vocabulary.js';
 
 export type HandlerResult = AnswerData | { body: unknown };

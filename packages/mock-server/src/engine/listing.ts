@@ -1,8 +1,8 @@
 // List filters (`filters` of EXTENSIONS.md) and pagination, inferred from a list's query parameters:
 // `page`/`per_page` or `page[number]`/`page[size]`, with the defaults of their schemas.
 import type { Operation } from '../spec/bundles.js';
+import type { JsonObject } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
-import type { JsonObject } from './store.js';
 import type { Filter } from './vocabulary.js';
 
 const PAGING_PARAMS = [

@@ -4,7 +4,7 @@ import { InvalidRequest } from '../errors.js';
 import { isJsonContentType } from '../http/body.js';
 import type { Operation } from '../spec/bundles.js';
 import type { RequestValidators } from '../spec/validators.js';
-import type { JsonObject } from './store.js';
+import type { JsonObject } from '../store/resource-store.js';
 
 export interface EngineRequest {
   /** Path parameters as the router decoded them. */

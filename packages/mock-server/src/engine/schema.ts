@@ -1,7 +1,7 @@
 // Typed reads of the JSON Schema keywords the engine uses. The bundles are linted, so a keyword holds
 // what JSON Schema says it holds; these accessors only narrow `unknown` to that.
 import { deref, type OpenApiDocument, type Reference, type SchemaObject } from '../spec/bundles.js';
-import type { JsonObject } from './store.js';
+import type { JsonObject } from '../store/resource-store.js';
 
 export type SchemaNode = SchemaObject | Reference;
 

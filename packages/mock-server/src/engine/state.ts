@@ -8,9 +8,11 @@
 // Each part of the emulator that keeps state contributes a section (its top-level keys). The resource
 // engine's section is below; the hand-written state (topics, API clients and keys) joins by adding
 // sections of its own to the server's WorkspaceState.
+
+import type { Awaitable } from '../store/message-store.js';
+import type { JsonObject, StoredItem, StoreSnapshot } from '../store/resource-store.js';
 import type { ResourceEngine } from './engine.js';
 import { isObject } from './schema.js';
-import type { Awaitable, JsonObject, StoredItem, StoreSnapshot } from './store.js';
 
 export const STATE_FORMAT = 'platform-api-emulator-state';
 export const STATE_VERSION = 1;

@@ -1,6 +1,7 @@
 // Values made from schemas: what a required field the request did not give gets, and how a request's
 // field is converted to the type the resource stores (EXTENSIONS.md, "Create").
 import type { OpenApiDocument, SchemaObject } from '../spec/bundles.js';
+import type { JsonObject } from '../store/resource-store.js';
 import {
   isObject,
   itemsOf,
@@ -13,7 +14,6 @@ import {
   stringOf,
   typesOf,
 } from './schema.js';
-import type { JsonObject } from './store.js';
 
 export interface ValueContext {
   document: OpenApiDocument;

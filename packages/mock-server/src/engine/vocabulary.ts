@@ -2,8 +2,8 @@
 // resource types and operations the engine serves. A mistake in an annotation stops the start with a
 // message naming the schema or operation, so annotators find it at once.
 import { deref, type OpenApiDocument, type Operation, type SchemaObject } from '../spec/bundles.js';
+import type { JsonObject } from '../store/resource-store.js';
 import { isObject, propertiesOf, resolve, stringOf, typesOf } from './schema.js';
-import type { JsonObject } from './store.js';
 
 export type OpKind = 'list' | 'find' | 'create' | 'get' | 'update' | 'delete' | 'action' | 'custom';
 const OP_KINDS: readonly OpKind[] = ['list', 'find', 'create', 'get', 'update', 'delete', 'action', 'custom'];

@@ -2,6 +2,7 @@
 import type { ApiClient, ApiKey } from '../domain/credentials.js';
 import type { EmulatorState } from '../domain/state.js';
 import { jsonReply } from '../http/replies.js';
+import { after } from '../store/message-store.js';
 import type { Handler, Handlers } from './handler.js';
 import { page } from './paging.js';
 
@@ -35,7 +36,9 @@ export function apiClientHandlers({ credentials }: EmulatorState): Pick<Handlers
     list_api_clients: manage(({ params }) =>
       jsonReply(200, page(clientsMatching(credentials.listClients(), params), params)),
     ),
-    create_api_client: manage((request) => request.readJson({}, (input) => data(credentials.createClient(input)))),
+    create_api_client: manage((request) =>
+      request.readJson({}, (input) => after(credentials.createClient(input), data)),
+    ),
     get_api_client: manage(({ params }) => data(credentials.requireClient(params.api_client_id))),
     update_api_client: manage((request) => {
       const client = credentials.requireClient(request.params.api_client_id);
@@ -50,10 +53,9 @@ export function apiClientHandlers({ credentials }: EmulatorState): Pick<Handlers
     ),
     create_api_key: manage((request) => {
       const client = credentials.requireClient(request.params.api_client_id);
-      return request.readJson({}, (input) => {
-        const { key, secret } = credentials.createKey(client, input);
-        return withSecret(key, secret);
-      });
+      return request.readJson({}, (input) =>
+        after(credentials.createKey(client, input), ({ key, secret }) => withSecret(key, secret)),
+      );
     }),
     update_api_key: manage((request) => {
       const key = keyOf(request.params);

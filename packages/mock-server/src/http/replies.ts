@@ -27,11 +27,19 @@ const CONTENT_TYPES: Record<ApiName, string> = {
  * client costs a wake-up, so a burst wakes a client on this machine once rather than once per reply.
  * The hold is short: one more turn (a non-blocking poll) per turn that brought new replies, at most
  * MAX_HELD_TURNS.
+ *
+ * `commit` runs before the held replies are written, and they are written once what it returns has
+ * settled: with a durable store, the changes they acknowledge or show are stored by then, all of them
+ * in one commit (group commit). When it fails, none of them is written (their connections are cut)
+ * and the error is thrown on, which ends the process: what is in memory no longer matches what is
+ * stored, and a restart recovers what was committed.
  */
 export class HeldReplies {
-  private held: { res: ServerResponse; api: ApiName; reply: Reply }[] = [];
+  private held: HeldReply[] = [];
   private heldAtLastTurn = 0;
   private heldTurns = 0;
+
+  constructor(private readonly commit: () => Promise<void> | undefined = () => undefined) {}
 
   respond(res: ServerResponse, api: ApiName, reply: Reply): void {
     if (this.held.length === 0) {
@@ -51,15 +59,46 @@ export class HeldReplies {
     }
     const replies = this.held;
     this.held = [];
-    for (const { res, api, reply } of replies) {
-      try {
-        write(res, api, reply);
-      } catch {
-        // A reply node refuses (a bad header value) costs its own connection, not the burst or the process.
-        res.destroy();
-      }
+    let durable: Promise<void> | undefined;
+    try {
+      durable = this.commit();
+    } catch (error) {
+      cut(replies);
+      throw error;
+    }
+    if (!durable) writeAll(replies);
+    else {
+      durable.then(
+        () => writeAll(replies),
+        (error: unknown) => {
+          cut(replies);
+          throw error;
+        },
+      );
     }
   };
+}
+
+interface HeldReply {
+  res: ServerResponse;
+  api: ApiName;
+  reply: Reply;
+}
+
+function writeAll(replies: HeldReply[]): void {
+  for (const { res, api, reply } of replies) {
+    try {
+      write(res, api, reply);
+    } catch {
+      // A reply node refuses (a bad header value) costs its own connection, not the burst or the process.
+      res.destroy();
+    }
+  }
+}
+
+/** No reply of the burst is written: a client whose change may not be stored sees its connection cut. */
+function cut(replies: HeldReply[]): void {
+  for (const { res } of replies) res.destroy();
 }
 
 const MAX_HELD_TURNS = 2;

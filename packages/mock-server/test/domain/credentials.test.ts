@@ -1,31 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { Credentials } from '../../src/domain/credentials.js';
+import { MemoryResourceStore } from '../../src/store/resource-store.js';
 
 describe('Credentials.authenticateBearer', () => {
-  function keyWithToken() {
+  async function keyWithToken() {
     let now = Date.parse('2026-11-22T12:00:00Z');
-    const credentials = new Credentials(() => now, 60);
-    const { key } = credentials.createKey(credentials.createClient({ name: 'client' }), { name: 'key' });
+    const credentials = new Credentials(new MemoryResourceStore(), () => now, 60);
+    const { key } = await credentials.createKey(await credentials.createClient({ name: 'client' }), { name: 'key' });
     const header = `Bearer ${credentials.issueToken(key).token}`;
     return { credentials, key, header, advance: (ms: number) => (now += ms) };
   }
 
-  it('refuses a header it has just accepted once its token is revoked or expired', () => {
-    const revoked = keyWithToken();
+  it('refuses a header it has just accepted once its token is revoked or expired', async () => {
+    const revoked = await keyWithToken();
     expect(revoked.credentials.authenticateBearer(revoked.header)).toBe(revoked.key);
     expect(revoked.credentials.authenticateBearer(revoked.header)).toBe(revoked.key);
     revoked.credentials.setActive(revoked.key, false);
     expect(() => revoked.credentials.authenticateBearer(revoked.header)).toThrow('invalid or was revoked');
 
-    const expired = keyWithToken();
+    const expired = await keyWithToken();
     expect(expired.credentials.authenticateBearer(expired.header)).toBe(expired.key);
     expired.advance(60_000);
     expect(() => expired.credentials.authenticateBearer(expired.header)).toThrow('has expired');
     expect(() => expired.credentials.authenticateBearer(expired.header)).toThrow('invalid or was revoked');
   });
 
-  it('reads the token in any case and spacing of "Bearer", and refuses other forms', () => {
-    const { credentials, key, header } = keyWithToken();
+  it('reads the token in any case and spacing of "Bearer", and refuses other forms', async () => {
+    const { credentials, key, header } = await keyWithToken();
     const token = header.slice('Bearer '.length);
     for (const form of [`bearer ${token}`, `Bearer   ${token}  `, `BEARER ${token}`])
       expect(credentials.authenticateBearer(form)).toBe(key);

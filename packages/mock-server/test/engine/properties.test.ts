@@ -5,10 +5,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createResourceEngine, type ResourceEngine } from '../../src/engine/engine.js';
-import type { JsonObject } from '../../src/engine/store.js';
 import { operationExtension } from '../../src/engine/vocabulary.js';
 import { errorReply } from '../../src/errors.js';
 import { deref } from '../../src/spec/bundles.js';
+import type { JsonObject } from '../../src/store/resource-store.js';
 import { assertConforms, type OperationId, operation as specOperation, specs } from '../helpers.js';
 
 const document = specs.documents.management;

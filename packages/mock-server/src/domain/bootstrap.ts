@@ -1,0 +1,48 @@
+// The bootstrap API key: every right, its credentials printed at start. It is created at the first
+// start and kept in a data dir. Only its secret's digest is stored, so its secret is the one given
+// (kept across restarts, with the key's tokens) or a new one at each start.
+import { randomBytes } from 'node:crypto';
+import type { ResourceStore } from '../store/resource-store.js';
+import type { ApiKey, Credentials } from './credentials.js';
+
+/** Remembers which key is the bootstrap key, for a restart without --client-id. */
+const BOOTSTRAP = 'emulator:bootstrap';
+
+export interface BootstrapCredentials {
+  clientId: string;
+  secret: string;
+}
+
+export async function bootstrapKey(
+  credentials: Credentials,
+  resources: ResourceStore,
+  given: { clientId?: string; clientSecret?: string },
+): Promise<BootstrapCredentials> {
+  const key =
+    given.clientId === undefined
+      ? await rememberedKey(credentials, resources)
+      : credentials.keyOfClientId(given.clientId);
+  if (key) return { clientId: key.client_id, secret: keptOrNewSecret(credentials, key, given.clientSecret) };
+  const client = await credentials.createClient({
+    name: 'Local emulator',
+    description: 'Created at start-up; its key has every right',
+  });
+  const created = await credentials.createKey(
+    client,
+    { name: 'Bootstrap key' },
+    { clientId: given.clientId ?? randomBytes(10).toString('hex'), secret: given.clientSecret },
+  );
+  await resources.put(BOOTSTRAP, { id: 'key', value: { api_key_id: created.key.id } });
+  return { clientId: created.key.client_id, secret: created.secret };
+}
+
+async function rememberedKey(credentials: Credentials, resources: ResourceStore): Promise<ApiKey | undefined> {
+  const remembered = await resources.get(BOOTSTRAP, 'key');
+  return remembered && credentials.findKey(Number(remembered.value.api_key_id));
+}
+
+/** The given secret when it is already the key's (its tokens stay valid); otherwise the key gets it, or a new one. */
+function keptOrNewSecret(credentials: Credentials, key: ApiKey, secret: string | undefined): string {
+  if (secret !== undefined && credentials.authenticateClient(key.client_id, secret)) return secret;
+  return credentials.refreshSecret(key, secret);
+}

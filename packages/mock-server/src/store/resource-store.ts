@@ -1,0 +1,121 @@
+// Where the emulator keeps everything but messages: items of a type by id, as JSON values, and a
+// counter of ids per type. The domain keeps its API clients, keys, tokens and topics here (it holds
+// its own indexes in memory and writes every change through), and the management API's resource
+// engine has the same shape, so one database can hold both. Every method may answer at once or with a
+// promise, as in the message store.
+import type { Awaitable } from './message-store.js';
+
+export type JsonObject = Record<string, unknown>;
+
+/** A record (an interface without an index signature) as the JSON object it is stored as. */
+export const asJsonObject = (value: object) => value as JsonObject;
+
+export interface StoredItem {
+  /** The id as text (integer ids too), as it appears in paths. */
+  id: string;
+  /** For an item that belongs to another (a key to its API client): that item's id. */
+  parent?: string;
+  value: JsonObject;
+}
+
+/** Everything a resource store holds. */
+export interface StoreSnapshot {
+  items: Record<string, StoredItem[]>;
+  /** Per type, the last integer id given out. */
+  counters: Record<string, number>;
+}
+
+export interface ResourceStore {
+  get(type: string, id: string): Awaitable<StoredItem | undefined>;
+  /** The items of a type in creation order; only those of `parent` when given. */
+  list(type: string, parent?: string): Awaitable<StoredItem[]>;
+  /** Inserts the item, or replaces the one with its id in place (it keeps its position in lists). */
+  put(type: string, item: StoredItem): Awaitable<void>;
+  delete(type: string, id: string): Awaitable<void>;
+  /** The next integer id of a type, from 1: ids are never reused, also not after a delete. */
+  nextId(type: string): Awaitable<number>;
+  /** The items and counters of the types whose names start with `prefix` (default: all). */
+  snapshot(prefix?: string): Awaitable<StoreSnapshot>;
+  /**
+   * Replaces the types whose names start with `prefix` (default: all) with the snapshot's, which
+   * holds only such types; an empty snapshot empties them.
+   */
+  restore(snapshot: StoreSnapshot, prefix?: string): Awaitable<void>;
+}
+
+/** The default: maps in memory, holding the items it is given (not copies). */
+export class MemoryResourceStore implements ResourceStore {
+  private items = new Map<string, Map<string, StoredItem>>();
+  private counters = new Map<string, number>();
+
+  get(type: string, id: string): StoredItem | undefined {
+    return this.items.get(type)?.get(id);
+  }
+
+  list(type: string, parent?: string): StoredItem[] {
+    const all = [...(this.items.get(type)?.values() ?? [])];
+    return parent === undefined ? all : all.filter((item) => item.parent === parent);
+  }
+
+  put(type: string, item: StoredItem): void {
+    let ofType = this.items.get(type);
+    if (!ofType) {
+      ofType = new Map();
+      this.items.set(type, ofType);
+    }
+    ofType.set(item.id, item);
+  }
+
+  delete(type: string, id: string): void {
+    this.items.get(type)?.delete(id);
+  }
+
+  nextId(type: string): number {
+    const next = (this.counters.get(type) ?? 0) + 1;
+    this.counters.set(type, next);
+    return next;
+  }
+
+  snapshot(prefix = ''): StoreSnapshot {
+    const items = [...this.items].filter(([type]) => type.startsWith(prefix));
+    return structuredClone({
+      items: Object.fromEntries(items.map(([type, ofType]) => [type, [...ofType.values()]])),
+      counters: Object.fromEntries([...this.counters].filter(([type]) => type.startsWith(prefix))),
+    });
+  }
+
+  restore(snapshot: StoreSnapshot, prefix = ''): void {
+    const copy = structuredClone(snapshot);
+    for (const type of [...this.items.keys()]) if (type.startsWith(prefix)) this.items.delete(type);
+    for (const type of [...this.counters.keys()]) if (type.startsWith(prefix)) this.counters.delete(type);
+    for (const [type, items] of Object.entries(copy.items)) {
+      this.items.set(type, new Map(items.map((item) => [item.id, item])));
+    }
+    for (const [type, last] of Object.entries(copy.counters)) this.counters.set(type, last);
+  }
+}
+
+/**
+ * A store's types under `prefix`, seen without it: the resource engine's part of the one store the
+ * domain shares, whose snapshot and restore leave the domain's types alone.
+ */
+export function scopedResources(store: ResourceStore, prefix: string): ResourceStore {
+  const renamed = (snapshot: StoreSnapshot, rename: (type: string) => string): StoreSnapshot => ({
+    items: Object.fromEntries(Object.entries(snapshot.items).map(([type, items]) => [rename(type), items])),
+    counters: Object.fromEntries(Object.entries(snapshot.counters).map(([type, last]) => [rename(type), last])),
+  });
+  const unprefixed = (type: string) => type.slice(prefix.length);
+  return {
+    get: (type, id) => store.get(prefix + type, id),
+    list: (type, parent) => store.list(prefix + type, parent),
+    put: (type, item) => store.put(prefix + type, item),
+    delete: (type, id) => store.delete(prefix + type, id),
+    nextId: (type) => store.nextId(prefix + type),
+    snapshot: async (inner = '') => renamed(await store.snapshot(prefix + inner), unprefixed),
+    restore: (snapshot, inner = '') =>
+      store.restore(
+        renamed(snapshot, (type) => prefix + type),
+        prefix + inner,
+      ),
+  };
+}

@@ -1,0 +1,52 @@
+// Where one emulator keeps its state: the messages, the resources (everything else), and the commit
+// that makes a turn's changes durable before its answers are written (group commit).
+import type { MessageStore } from './message-store.js';
+import { MemoryResourceStore, type ResourceStore } from './resource-store.js';
+import { DataDir, type Durability, explain } from './sqlite/data-dir.js';
+import { SqliteMessageStore } from './sqlite/messages.js';
+import { SqliteResourceStore } from './sqlite/resources.js';
+
+export interface Storage {
+  messages: MessageStore;
+  /**
+   * The domain writes through without waiting for `put` and `delete`: an engine that answers later
+   * must apply them in order, and fail `commit` when one failed.
+   */
+  resources: ResourceStore;
+  /** True when nothing was stored before this start (memory, or a data dir just created). */
+  fresh: boolean;
+  /**
+   * Commits every change so far; the held answers of a turn are written once what it returns has
+   * settled (at once when it returns undefined).
+   */
+  commit(): Promise<void> | undefined;
+  close(): Promise<void>;
+}
+
+/** The default: everything in memory, gone when the process ends. */
+export function memoryStorage(messages: MessageStore): Storage {
+  return {
+    messages,
+    resources: new MemoryResourceStore(),
+    fresh: true,
+    commit: () => undefined,
+    close: async () => {},
+  };
+}
+
+/** Everything in the SQLite database of a data dir, which is locked until `close`. */
+export async function dataDirStorage(dir: string, durability: Durability, clock: () => number): Promise<Storage> {
+  const dataDir = await DataDir.open(dir, durability);
+  try {
+    return {
+      messages: new SqliteMessageStore(dataDir, clock),
+      resources: new SqliteResourceStore(dataDir),
+      fresh: dataDir.created,
+      commit: () => dataDir.commit(),
+      close: () => dataDir.close(),
+    };
+  } catch (error) {
+    dataDir.db.close();
+    throw explain(error, dataDir.path);
+  }
+}

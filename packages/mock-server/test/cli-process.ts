@@ -1,0 +1,50 @@
+// Runs platform-api-mock (from the sources, through tsx) as a child process; a child still running
+// after its test is killed.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, expect } from 'vitest';
+import { defined } from './defined.js';
+
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+
+export interface CliProcess {
+  child: ChildProcess;
+  /** Standard output and error, interleaved. */
+  output(): string;
+  /** Standard error alone. */
+  errors(): string;
+  exited: Promise<number | null>;
+}
+
+const running = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+});
+
+export function runCli(args: string[]): CliProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+  });
+  running.add(child);
+  let output = '';
+  let errors = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+    errors += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
+  return { child, output: () => output, errors: () => errors, exited };
+}
+
+/** The URL the emulator printed once it listens. */
+export async function listeningUrl(cli: CliProcess): Promise<string> {
+  await expect.poll(() => cli.output(), { timeout: 15_000 }).toContain('Try it:');
+  return defined(/listening on (http:\/\/\S+)/.exec(cli.output())?.[1], 'URL in the banner');
+}
