@@ -40,6 +40,22 @@ describe('consume offsets', () => {
     expect((await waiting).body.messages.map((m) => m.payload.order_id)).toEqual(['D']);
   });
 
+  it('since_time reads leap seconds and hour-only zones as times, not as a replay from the oldest message', async () => {
+    let now = Date.parse('2026-12-31T23:59:59.500Z');
+    const { publish, consume } = await withTopic({ clock: () => now });
+    await publish({ order_id: 'before the leap second' });
+    now = Date.parse('2027-01-01T00:00:00.000Z');
+    await publish({ order_id: 'after the leap second' });
+    now = Date.parse('2027-01-01T00:30:00.000Z');
+    await publish({ order_id: 'at 05:30+05' });
+    now += 1000;
+    const orders = async (since_time: string) =>
+      (await consume({ since_time })).body.messages.map((m) => m.payload.order_id);
+    expect(await orders('2026-12-31T23:59:60Z')).toEqual(['after the leap second', 'at 05:30+05']);
+    expect(await orders('2027-01-01T05:30:00+05')).toEqual(['at 05:30+05']);
+    expect(await orders('2027-01-01T05:30:00.0001+05')).toEqual([]);
+  });
+
   it('rejects an unknown after_message_id and sending both offsets', async () => {
     const { publish, consume } = await withTopic();
     const { message_id } = (await publish({ order_id: 'A' })).body;

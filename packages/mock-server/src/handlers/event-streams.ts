@@ -3,7 +3,7 @@ import type { EmulatorState } from '../domain/state.js';
 import type { TopicEntry } from '../domain/topics.js';
 import { InvalidRequest, NotFound, PayloadTooLarge } from '../errors.js';
 import type { Reply } from '../http/replies.js';
-import { IsoTimeFormatter } from '../spec/date-time.js';
+import { IsoTimeFormatter, instantOf } from '../spec/date-time.js';
 import { type Awaitable, after, appendAll, type ReadResult } from '../store/message-store.js';
 import type { HandlerRequest, Handlers, JsonBody, JsonBodyRule, Outcome } from './handler.js';
 
@@ -141,7 +141,7 @@ class EventStreams {
     }
     if (offsets.since_time !== undefined) {
       // A time in the future means now.
-      const since = Math.min(Date.parse(offsets.since_time), clock());
+      const since = Math.min(instantOf(offsets.since_time), clock());
       return () => store.readSince(topicId, since, limit);
     }
     return () => store.readOldest(topicId, limit);
