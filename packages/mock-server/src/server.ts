@@ -38,14 +38,13 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const specs = loadSpecs();
   assertErrorCodesDocumented(specs);
   const limits = resolveLimits(specs, options.limits ?? {});
-  const bodyAjv = createAjv(specs);
   const store = options.store ?? new MemoryStore(clock);
   const operations = new Map(specs.operations.map((op) => [op.operationId, op]));
   const state: EmulatorState = {
     clock,
     limits,
     store,
-    topics: new Topics(store, bodyAjv, clock),
+    topics: new Topics(store, clock),
     credentials: new Credentials(clock, positiveInteger('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600)),
     faults: new Faults((operationId, fault) => faultProblem(operations.get(operationId), fault)),
     rateLimiter: new RateLimiter(limits.rateLimitPerMinute, clock),
@@ -58,8 +57,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     state,
     handlers,
     router: new Router(specs.operations),
-    validators: new RequestValidators(createAjv(specs, { coerceTypes: true }), bodyAjv, (operationId, schema) =>
-      operationId === 'publish_messages_batch' ? withBatchLimit(specs, schema, limits.maxBatchMessages) : schema,
+    validators: new RequestValidators(
+      createAjv(specs, { coerceTypes: true }),
+      createAjv(specs),
+      (operationId, schema) =>
+        operationId === 'publish_messages_batch' ? withBatchLimit(specs, schema, limits.maxBatchMessages) : schema,
     ),
     prism,
     docsDir: findDocsDir(options.docsDir),

@@ -80,6 +80,32 @@ describe('topic management', () => {
     expect(unauthorized.status).toBe(401);
   });
 
+  it('answers 400 naming the field, not 500, for a schema nested more than 32 levels deep', async () => {
+    const server = await start();
+    const admin = await token(server);
+    const nested = (levels: number) => {
+      let field: Record<string, unknown> = { name: 'leaf', type: 'string' };
+      for (let level = 1; level < levels; level++) field = { name: 'f', type: 'object', properties: [field] };
+      return [field];
+    };
+    const deepest = `schema${'.0.properties'.repeat(32)}`;
+    for (const levels of [33, 1000]) {
+      const created = await call(server, 'create_topic', {
+        token: admin,
+        body: { name: 'deep', schema: nested(levels) },
+      });
+      expect([created.status, Object.keys(managementErrorOf(created).errors ?? {})]).toEqual([400, [deepest]]);
+    }
+    const created = await call(server, 'create_topic', { token: admin, body: { name: 'deep', schema: nested(32) } });
+    expect([created.status, created.body.id]).toEqual([200, 1]);
+    const updated = await call(server, 'update_topic', {
+      token: admin,
+      params: { topic_id: created.body.id },
+      body: { schema: nested(1000) },
+    });
+    expect([updated.status, Object.keys(managementErrorOf(updated).errors ?? {})]).toEqual([400, [deepest]]);
+  });
+
   it('checks messages against the updated schema after an update', async () => {
     const server = await start();
     const admin = await token(server);

@@ -2,7 +2,18 @@ import { request } from 'node:http';
 import { createConnection } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { defined } from './defined.js';
-import { type Answer, assertConforms, call, errorOf, sizeLimitOf, toAnswer, withTopic } from './helpers.js';
+import {
+  type Answer,
+  assertConforms,
+  call,
+  createTopic,
+  errorOf,
+  sizeLimitOf,
+  start,
+  toAnswer,
+  token,
+  withTopic,
+} from './helpers.js';
 
 describe('publish', () => {
   it('rejects a message that does not match the topic schema, naming the field', async () => {
@@ -26,6 +37,35 @@ describe('publish', () => {
     expect((await consume()).body.messages.map((m) => m.payload)).toEqual([
       { order_id: 'A', total: null, note: 'kept' },
     ]);
+  });
+
+  it('finds required fields named __proto__ or constructor only in the message, in publish and batch publish', async () => {
+    const schema = [
+      { name: '__proto__', type: 'string' },
+      { name: 'constructor', type: 'string' },
+    ];
+    const server = await start();
+    const accessToken = await token(server);
+    const topicId = await createTopic(server, accessToken, { schema });
+    const params = { topic_id: topicId };
+    const headers = { 'content-type': 'application/json' };
+    const publish = (rawBody: string) =>
+      call(server, 'publish_message', { token: accessToken, params, rawBody, headers });
+    const batch = (payloads: string) =>
+      call(server, 'publish_messages_batch', {
+        token: accessToken,
+        params,
+        rawBody: `{"payloads":[${payloads}]}`,
+        headers,
+      });
+    for (const answer of [await publish('{"constructor":"c"}'), await batch('{"constructor":"c"}')]) {
+      expect([answer.status, errorOf(answer).details.field]).toEqual([400, '__proto__']);
+    }
+    const missingConstructor = await batch('{"__proto__":"p","constructor":"c"},{"__proto__":"p"}');
+    expect(errorOf(missingConstructor).details).toEqual({ code: 'SCHEMA_MISMATCH', field: 'constructor', position: 1 });
+    expect((await publish('{"__proto__":"p","constructor":"c"}')).status).toBe(201);
+    const stored = await call(server, 'consume_messages', { token: accessToken, params, body: {} });
+    expect(stored.body.messages.map((m) => JSON.stringify(m.payload))).toEqual(['{"__proto__":"p","constructor":"c"}']);
   });
 
   it('gives a consumer the message text exactly as published: spacing, key order and UTF-8', async () => {

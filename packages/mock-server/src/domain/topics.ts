@@ -1,6 +1,5 @@
 // Topics of the workspace: their fields (spec schema Topic), compiled message validators and the
 // consumers waiting for their next message.
-import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { NotFound, Unprocessable } from '../errors.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
 import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from '../spec/topic-schema.js';
@@ -40,7 +39,6 @@ export class Topics {
 
   constructor(
     private readonly store: MessageStore,
-    private readonly ajv: Ajv2020,
     private readonly clock: () => number,
   ) {}
 
@@ -62,6 +60,8 @@ export class Topics {
   create(input: Required<Pick<TopicInput, 'name' | 'schema'>> & TopicInput): Awaitable<Topic> {
     if (this.entries.size >= MAX_TOPICS) throw new Unprocessable(`A workspace holds at most ${MAX_TOPICS} topics`);
     this.assertNameFree(input.name);
+    // Before the topic takes an id: a refused schema leaves no gap in the ids.
+    const validate = compileTopicSchema(input.schema);
     const now = this.times.format(this.clock());
     const topic: Topic = {
       id: this.nextId++,
@@ -72,7 +72,6 @@ export class Topics {
       created_at: now,
       updated_at: now,
     };
-    const validate = compileTopicSchema(this.ajv, topic.schema);
     return after(this.store.addTopic(topic.id, topic.retention * 1000), () => {
       this.entries.set(topic.id, { topic, validate, waiters: new Set() });
       return topic;
@@ -87,7 +86,7 @@ export class Topics {
       ...input,
       updated_at: this.times.format(this.clock()),
     };
-    const validate = input.schema ? compileTopicSchema(this.ajv, topic.schema) : entry.validate;
+    const validate = input.schema ? compileTopicSchema(topic.schema) : entry.validate;
     const stored =
       input.retention === undefined ? undefined : this.store.setRetention(topic.id, topic.retention * 1000);
     return after(stored, () => {

@@ -1,6 +1,6 @@
-// RFC 3339 date-times both ways: checking them (isDateTime, the `date-time` format of the validators),
-// reading them (instantOf, consume's since_time) and writing them (IsoTimeFormatter, the times of
-// messages and records).
+// RFC 3339 date-times both ways: checking them (isDateTime, the `date-time` format of the validators
+// and of topic schemas, and isDate, their full-dates), reading them (instantOf, consume's since_time)
+// and writing them (IsoTimeFormatter, the times of messages and records).
 //
 // isDateTime decides exactly as ajv-formats' full "date-time" format does (a time zone is
 // required, days are checked against the month and leap years, a leap second only at 23:59:60 UTC),
@@ -52,6 +52,17 @@ function fractionMs(value: string): number {
   const digits = /^\.(\d+)/.exec(value.slice(19))?.[1] ?? '';
   const ms = Number(digits.slice(0, 3).padEnd(3, '0'));
   return /[1-9]/.test(digits.slice(3)) ? ms + 1 : ms;
+}
+
+const DATE = /^\d{4}-\d\d-\d\d$/;
+
+/** An RFC 3339 full-date (`2026-11-22`), decided as ajv-formats' full "date" format does. */
+export function isDate(value: string): boolean {
+  if (!DATE.test(value)) return false;
+  const year = Number(value.slice(0, 4));
+  const month = Number(value.slice(5, 7));
+  const day = Number(value.slice(8));
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
 }
 
 function daysInMonth(year: number, month: number): number {

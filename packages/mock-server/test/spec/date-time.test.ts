@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { IsoTimeFormatter, instantOf, isDateTime } from '../../src/spec/date-time.js';
+import { IsoTimeFormatter, instantOf, isDate, isDateTime } from '../../src/spec/date-time.js';
 import { defined } from '../defined.js';
 
 // The reference: ajv-formats' full "date-time", which isDateTime replaces for speed.
@@ -8,6 +8,7 @@ const { fullFormats } = createRequire(import.meta.url)('ajv-formats/dist/formats
   fullFormats: Record<string, { validate: (value: string) => boolean }>;
 };
 const reference = defined(fullFormats['date-time']).validate;
+const referenceDate = defined(fullFormats.date).validate;
 
 const EDGE_CASES = [
   '2026-11-22T12:00:00Z',
@@ -76,6 +77,21 @@ describe('isDateTime', () => {
     // The cases exercise both answers, leap seconds and days past a month's end included.
     expect(cases.filter(reference).length).toBeGreaterThan(50);
     expect(cases.filter((value) => !reference(value)).length).toBeGreaterThan(500);
+  });
+});
+
+describe('isDate', () => {
+  it('accepts and refuses exactly what ajv-formats full date does', () => {
+    const dates = [...EDGE_CASES, ...mutations()].flatMap((value) => [value, value.slice(0, 10), value.slice(0, 11)]);
+    expect(dates.filter((value) => isDate(value) !== referenceDate(value))).toEqual([]);
+    expect(dates.filter(referenceDate).length).toBeGreaterThan(50);
+    expect(['2024-02-29', '2023-02-29', '2026-04-31', '2026-4-30', '2026-04-30\n'].map(isDate)).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });
 
