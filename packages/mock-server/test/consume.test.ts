@@ -115,6 +115,35 @@ describe('long polling', () => {
     expect(at - publishedAt).toBeLessThan(250);
   });
 
+  it('keeps waiting through a batch publish that stored nothing', async () => {
+    // The store tells when the consumer has read and found nothing, so it waits from then on.
+    const store = new MemoryStore();
+    const readOldest = store.readOldest.bind(store);
+    let firstRead: () => void = () => {};
+    const waiting = new Promise<void>((resolve) => {
+      firstRead = resolve;
+    });
+    store.readOldest = (topicId, limit) => {
+      firstRead();
+      return readOldest(topicId, limit);
+    };
+    const server = await start({ store });
+    const accessToken = await token(server);
+    const topicId = await createTopic(server, accessToken);
+    const params = { topic_id: topicId };
+    const consumed = call(server, 'consume_messages', { token: accessToken, params, body: { timeout_secs: 30 } });
+    await waiting;
+    server.faults.failBatchPositions([0, 1]);
+    const failed = await call(server, 'publish_messages_batch', {
+      token: accessToken,
+      params,
+      body: { payloads: [{ order_id: 'lost' }, { order_id: 'lost too' }] },
+    });
+    expect(failed.body.is_partial_error).toBe(true);
+    await call(server, 'publish_message', { token: accessToken, params, body: { order_id: 'stored' } });
+    expect((await consumed).body.messages.map((m) => m.payload.order_id)).toEqual(['stored']);
+  });
+
   it('answers 200 with an empty batch when timeout_secs passes', async () => {
     const { consume } = await withTopic();
     const began = performance.now();

@@ -121,7 +121,8 @@ class EventStreams {
           results += `${results ? ',' : ''}"${position}":{"result":"failure","error":"Message could not be stored, retry later"}`;
         }
       }
-      topics.wake(entry);
+      // A batch whose every position failed stored nothing to wake a consumer for.
+      if (next > 0) topics.wake(entry);
       return { status: 201, json: `{"message_ids":{${results}},"is_partial_error":${next < texts.length}}` };
     });
   }
