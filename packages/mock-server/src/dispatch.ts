@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { faultError } from './domain/faults.js';
 import type { EmulatorState } from './domain/state.js';
-import { EmulatorError, errorReply, InvalidRequest, NotFound, type PayloadTooLarge } from './errors.js';
+import { EmulatorError, errorReply, InvalidRequest, NotFound, PayloadTooLarge } from './errors.js';
 import { faultsEndpoint } from './handlers/faults-endpoint.js';
 import {
   type AnyHandler,
@@ -130,7 +130,7 @@ export class Dispatcher {
     if (!(error instanceof EmulatorError)) {
       this.parts.logger.error({ err: error, operationId: operation.operationId }, 'request failed');
     }
-    this.respondToCall(call, errorReply(operation.api, error));
+    this.respondToCall(call, errorReply(operation.api, asDeclared(operation, error)));
   }
 
   private respondToCall(call: Call, reply: Reply | undefined): void {
@@ -240,6 +240,12 @@ const NO_CONTINUATION = (): Outcome => undefined;
 const EMPTY_BODY = Buffer.alloc(0);
 
 const continueWithJson = (call: Call): Outcome => call.continueWithJson();
+
+/** A body too large for an operation that declares no 413 (consume, token, management) is a bad request. */
+function asDeclared(operation: Operation, error: unknown): unknown {
+  if (!(error instanceof PayloadTooLarge) || operation.responses['413']) return error;
+  return new InvalidRequest('INVALID_REQUEST', error.detail);
+}
 
 function parseJson(text: string): unknown {
   try {

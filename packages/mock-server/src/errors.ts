@@ -211,7 +211,7 @@ function internalServerErrorReply(error: EmulatorError): Reply {
 
 /** The token endpoint declares only RFC 6749 errors: a refused request is an `invalid_request`. */
 function tokenEndpointReply(error: EmulatorError): Reply {
-  if (error instanceof CodedError || error instanceof PayloadTooLarge) {
+  if (error instanceof CodedError) {
     return oauthReply(new OAuthError('invalid_request', error.message));
   }
   return internalServerErrorReply(error);
@@ -249,7 +249,5 @@ function managementReply(error: EmulatorError): Reply {
         : { message: error.message, errors: errorsByField(violations) };
     return jsonReply(statusOf(error), body, error instanceof CodedError ? headersOf(error) : undefined);
   }
-  // The management API declares no 413: its operations take small bodies, refused as a bad request.
-  if (error instanceof PayloadTooLarge) return jsonReply(400, { message: `${error.message}: ${error.detail}` });
   return jsonReply(500, { message: error instanceof InternalFault ? error.message : UNEXPECTED.message });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../src/index.js';
-import { call, createTopic, errorOf, start, token, withTopic } from './helpers.js';
+import { call, createTopic, errorOf, managementErrorOf, oauthErrorOf, start, token, withTopic } from './helpers.js';
 
 describe('consume offsets', () => {
   it('starts at the oldest message without an offset, and after_message_id is exclusive', async () => {
@@ -100,6 +100,20 @@ describe('consume offsets', () => {
         { pointer: '/extra', message: 'is not allowed' },
       ]),
     );
+  });
+});
+
+describe('bodies too large', () => {
+  it('are 400 INVALID_REQUEST for consume, which declares no 413, and for the token and management operations', async () => {
+    const { server, accessToken, consume } = await withTopic();
+    const padding = 'x'.repeat(70_000);
+    const tooLarge = await consume({ after_message_id: padding });
+    expect([tooLarge.status, errorOf(tooLarge).details.code]).toEqual([400, 'INVALID_REQUEST']);
+    expect(errorOf(tooLarge).message).toMatch(/larger than 65536 bytes/);
+    const tokenAnswer = await call(server, 'request_access_token', { body: { grant_type: padding } });
+    expect([tokenAnswer.status, oauthErrorOf(tokenAnswer).error]).toEqual([400, 'invalid_request']);
+    const topic = await call(server, 'create_topic', { token: accessToken, body: { name: padding, schema: [] } });
+    expect([topic.status, managementErrorOf(topic).message]).toEqual([400, 'The request body is larger than 65536 bytes']);
   });
 });
 
