@@ -113,7 +113,10 @@ describe('bodies too large', () => {
     const tokenAnswer = await call(server, 'request_access_token', { body: { grant_type: padding } });
     expect([tokenAnswer.status, oauthErrorOf(tokenAnswer).error]).toEqual([400, 'invalid_request']);
     const topic = await call(server, 'create_topic', { token: accessToken, body: { name: padding, schema: [] } });
-    expect([topic.status, managementErrorOf(topic).message]).toEqual([400, 'The request body is larger than 65536 bytes']);
+    expect([topic.status, managementErrorOf(topic).message]).toEqual([
+      400,
+      'The request body is larger than 65536 bytes',
+    ]);
   });
 });
 
