@@ -17,6 +17,7 @@ import { createHandlers } from './handlers/index.js';
 import { findDocsDir } from './http/docs.js';
 import { PrismBackend } from './http/prism.js';
 import { Router } from './http/router.js';
+import { answerUnparsable } from './http/unparsable.js';
 import { type MockServerOptions, positiveInteger, resolveLimits } from './options.js';
 import { deref, documentedErrorCodes, loadSpecs, type SchemaObject, type Specs, specFilePath } from './spec/bundles.js';
 import { createAjv, RequestValidators } from './spec/validators.js';
@@ -68,6 +69,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     logger,
   });
   const server = createServer(dispatcher.listener);
+  server.on('clientError', answerUnparsable);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,5 +1,6 @@
 // Shared by the tests: starts emulators and calls operations by operationId, checking every response
 // against the bundled spec's schema for that operation and status.
+import { createConnection } from 'node:net';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { afterEach, expect } from 'vitest';
 import type { operations as AuthOperations } from '../src/generated/auth.js';
@@ -168,6 +169,28 @@ export async function toAnswer<Body = unknown>(response: Response): Promise<Answ
     headers: response.headers,
     body: text && json ? JSON.parse(text) : text || undefined,
   };
+}
+
+/**
+ * Sends `request` as raw bytes on a new connection and returns the first answer, read until the
+ * server closes the connection: for requests fetch cannot send (malformed HTTP).
+ */
+export async function rawExchange(server: MockServer, request: string): Promise<Answer> {
+  const socket = createConnection({ host: '127.0.0.1', port: server.port });
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('close', () => resolve());
+    socket.once('error', reject);
+    socket.end(request);
+  });
+  const text = Buffer.concat(chunks).toString('utf8');
+  const [head = '', body = ''] = text.split('\r\n\r\n');
+  const [statusLine = '', ...fields] = head.split('\r\n');
+  const headers = new Headers(fields.map((field) => field.split(/: */, 2) as [string, string]));
+  const length = Number(headers.get('content-length'));
+  const json = /json/.test(headers.get('content-type') ?? '') ? JSON.parse(body.slice(0, length)) : body;
+  return { status: Number(statusLine.split(' ')[1]), headers, body: json };
 }
 
 /** An access token of the bootstrap key (or of the given credentials), JSON format. */

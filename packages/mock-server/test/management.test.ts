@@ -11,6 +11,7 @@ import {
   managementErrorOf,
   type OperationId,
   ORDER_SCHEMA,
+  rawExchange,
   specs,
   start,
   token,
@@ -173,6 +174,26 @@ describe('routes outside the specs', () => {
       assertSchema('event-streams', 'ErrorResponse', body);
       expect(body.error.details.code).toBe('NOT_FOUND');
     }
+  });
+
+  it('answers a request node cannot parse with the JSON ErrorResponse, then closes the connection', async () => {
+    const server = await start();
+    // The Content-Length covers `{}`: the rest is parsed as the next request, whose method is `{"grant_type"...`.
+    const shortLength = await rawExchange(
+      server,
+      'POST /oauth2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n' +
+        '{}{"grant_type":"client_credentials"}',
+    );
+    const headerTooLarge = await rawExchange(
+      server,
+      `GET /api/v2/api_clients HTTP/1.1\r\nX: ${'x'.repeat(20_000)}\r\n\r\n`,
+    );
+    for (const answer of [shortLength, headerTooLarge]) {
+      expect([answer.status, answer.headers.get('content-type')]).toEqual([400, 'application/json; charset=utf-8']);
+      assertSchema('event-streams', 'ErrorResponse', answer.body);
+      expect(errorOf(answer).details.code).toBe('INVALID_REQUEST');
+    }
+    expect(errorOf(headerTooLarge).message).toMatch(/headers are larger/);
   });
 
   it('serves the built docs under /docs/, and a clear 404 when they are not built', async () => {
