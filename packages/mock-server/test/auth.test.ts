@@ -118,6 +118,30 @@ describe('token endpoint', () => {
     expect(unauthorized.headers.get('www-authenticate')).toMatch(/^Basic/);
   });
 
+  it('reads a Basic header both plain and form-encoded, so secrets with +, % or : work either way', async () => {
+    // RFC 6749 2.3.1 form-encodes both parts first: a space becomes +.
+    const formEncoded = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
+    const status = async (server: MockServer, id: string, secret: string) =>
+      (
+        await tokenRequest(server, {
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(id, secret) },
+          body: 'grant_type=client_credentials',
+        })
+      ).status;
+    for (const secret of ['a+b%20c:d', 'p%zz', 'with space+plus', 'plain']) {
+      const server = await start({ clientId: 'my-client', clientSecret: secret });
+      expect([
+        secret,
+        await status(server, 'my-client', secret),
+        await status(server, 'my-client', formEncoded(secret)),
+        await status(server, 'my-client', `${secret}x`),
+      ]).toEqual([secret, 200, 200, 401]);
+    }
+    // A colon in the client ID can only be sent form-encoded.
+    const server = await start({ clientId: 'client:id', clientSecret: 's+s' });
+    expect(await status(server, formEncoded('client:id'), formEncoded('s+s'))).toBe(200);
+  });
+
   it('expires each token after its own TTL on the injected clock', async () => {
     let now = 1_800_000_000_000;
     const server = await start({ clock: () => now, tokenTtlSeconds: 60 });

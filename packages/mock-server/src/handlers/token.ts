@@ -27,10 +27,13 @@ async function requestToken(state: EmulatorState, request: HandlerRequest<'reque
       'Send the client credentials in the Authorization header or in the body, not both',
     );
   }
-  const clientId = basic?.clientId ?? form.client_id;
-  const secret = basic?.secret ?? form.client_secret;
-  if (!clientId || !secret) throw new OAuthError('invalid_request', 'client_id and client_secret are required');
-  const key = state.credentials.authenticateClient(clientId, secret);
+  const readings = basic ?? [{ clientId: form.client_id ?? '', secret: form.client_secret ?? '' }];
+  if (readings.some(({ clientId, secret }) => clientId === '' || secret === '')) {
+    throw new OAuthError('invalid_request', 'client_id and client_secret are required');
+  }
+  const key = readings
+    .map(({ clientId, secret }) => state.credentials.authenticateClient(clientId, secret))
+    .find((found) => found !== undefined);
   // RFC 6749 5.2: 401 when the client authenticated with the Authorization header, 400 otherwise.
   if (!key) throw new OAuthError('invalid_client', 'Client authentication failed', basic !== undefined);
   const { token, expiresIn } = state.credentials.issueToken(key);
@@ -93,21 +96,36 @@ function stringFields(fields: Record<string, unknown>): TokenParameters {
   return { grant_type: pick('grant_type'), client_id: pick('client_id'), client_secret: pick('client_secret') };
 }
 
-function basicCredentials(authorization: string | undefined): { clientId: string; secret: string } | undefined {
+interface ClientCredentials {
+  clientId: string;
+  secret: string;
+}
+
+/**
+ * The ways to read a Basic header's client ID and secret: as sent, `BASE64(client_id:client_secret)`
+ * (the spec, curl, requests-oauthlib, authlib), and form-decoded first when that differs (RFC 6749
+ * 2.3.1, as other OAuth libraries send them). The first that authenticates counts, so a secret with
+ * `+`, `%` or `:` works either way.
+ */
+function basicCredentials(authorization: string | undefined): ClientCredentials[] | undefined {
   const encoded = authorization ? /^Basic +(\S+) *$/i.exec(authorization)?.[1] : undefined;
   if (encoded === undefined) return undefined;
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0)
     throw new OAuthError('invalid_request', 'The Basic credentials must be base64(client_id:client_secret)');
-  // RFC 6749 2.3.1: both parts are form-urlencoded before base64.
-  return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+  const plain = { clientId: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+  const clientId = formDecode(plain.clientId);
+  const secret = formDecode(plain.secret);
+  const differs = clientId !== plain.clientId || secret !== plain.secret;
+  return clientId !== undefined && secret !== undefined && differs ? [plain, { clientId, secret }] : [plain];
 }
 
-function formDecode(value: string): string {
+/** undefined when the value is not validly form-encoded (a `%` not followed by two hex digits). */
+function formDecode(value: string): string | undefined {
   try {
     return decodeURIComponent(value.replace(/\+/g, ' '));
   } catch {
-    throw new OAuthError('invalid_request', 'The Basic credentials are not validly form-encoded');
+    return undefined;
   }
 }
