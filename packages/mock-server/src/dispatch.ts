@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { faultError } from './domain/faults.js';
 import type { EmulatorState } from './domain/state.js';
-import { EmulatorError, errorReply, InvalidRequest, NotFound, PayloadTooLarge } from './errors.js';
+import { EmulatorError, errorReply, InvalidRequest, MethodNotAllowed, NotFound, PayloadTooLarge } from './errors.js';
 import { faultsEndpoint } from './handlers/faults-endpoint.js';
 import {
   type AnyHandler,
@@ -77,8 +77,10 @@ export class Dispatcher {
       targetByMethod.set(method, target);
     }
     const { route } = target;
-    if (typeof route === 'object') {
+    if (route && 'operation' in route) {
       this.run(new Call(this, req, res, route, target, queryAt < 0 ? '' : url.slice(queryAt + 1)), admit);
+    } else if (route) {
+      this.respond(req, res, route.api, errorReply(route.api, new MethodNotAllowed(method, route.allowed)));
     } else if (pathname === '/docs' || pathname.startsWith('/docs/')) {
       serveDocs(this.parts.docsDir, pathname, res, req).catch((error: unknown) => this.lastResort(error, res));
     } else if (pathname === '/_emulator/faults') {
@@ -86,7 +88,7 @@ export class Dispatcher {
         this.lastResort(error, res),
       );
     } else {
-      const notFound = new NotFound(`No operation at ${req.method} ${pathname}`);
+      const notFound = new NotFound(`No operation at ${pathname}`);
       this.respond(req, res, 'event-streams', errorReply('event-streams', notFound));
     }
   };

@@ -22,6 +22,7 @@ export const EMITTED_ERROR_CODES = [
   'FORBIDDEN',
   'TOPIC_NOT_FOUND',
   'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
   'RATE_LIMITED',
 ] as const;
 export type ErrorCode = (typeof EMITTED_ERROR_CODES)[number];
@@ -102,6 +103,18 @@ export class NotFound extends CodedError {
   }
 }
 
+/** The path exists in the specs, with other methods: the `Allow` header lists them. */
+export class MethodNotAllowed extends CodedError {
+  readonly code = 'METHOD_NOT_ALLOWED';
+
+  constructor(
+    method: string,
+    readonly allowed: readonly string[],
+  ) {
+    super(`This path has no ${method} operation; it allows ${allowed.join(', ')}`);
+  }
+}
+
 /** Over the per-key rate limit; the caller may retry after `retryAfterSeconds`. */
 export class RateLimited extends CodedError {
   readonly code = 'RATE_LIMITED';
@@ -175,11 +188,13 @@ function statusOf(error: CodedError | Unprocessable): number {
   if (error instanceof Unauthorized) return 401;
   if (error instanceof Forbidden) return 403;
   if (error instanceof NotFound) return 404;
+  if (error instanceof MethodNotAllowed) return 405;
   if (error instanceof RateLimited) return 429;
   return 422;
 }
 
 function headersOf(error: CodedError): Record<string, string> | undefined {
+  if (error instanceof MethodNotAllowed) return { allow: error.allowed.join(', ') };
   const seconds = error instanceof RateLimited || error instanceof InjectedFault ? error.retryAfterSeconds : undefined;
   return seconds === undefined ? undefined : { 'retry-after': String(seconds) };
 }
@@ -211,6 +226,9 @@ function internalServerErrorReply(error: EmulatorError): Reply {
 
 /** The token endpoint declares only RFC 6749 errors: a refused request is an `invalid_request`. */
 function tokenEndpointReply(error: EmulatorError): Reply {
+  if (error instanceof MethodNotAllowed) {
+    return jsonReply(405, { error: 'invalid_request', error_description: error.message }, headersOf(error));
+  }
   if (error instanceof CodedError) {
     return oauthReply(new OAuthError('invalid_request', error.message));
   }

@@ -164,16 +164,40 @@ describe('other management operations', () => {
 describe('routes outside the specs', () => {
   it('answers 404 NOT_FOUND in the ErrorResponse shape', async () => {
     const server = await start();
-    for (const [method, path] of [
-      ['GET', '/nothing/here'],
-      ['DELETE', '/api/v1/topics/1/publish'],
-    ]) {
+    const response = await fetch(`${server.url}/nothing/here`);
+    expect(response.status).toBe(404);
+    const body = await response.json();
+    assertSchema('event-streams', 'ErrorResponse', body);
+    expect(body.error.details.code).toBe('NOT_FOUND');
+  });
+
+  it("answers a method a path does not have 405, with Allow and the error body of the path's API", async () => {
+    const server = await start();
+    const answer = async (method: string, path: string) => {
       const response = await fetch(`${server.url}${path}`, { method });
-      expect(response.status).toBe(404);
-      const body = await response.json();
-      assertSchema('event-streams', 'ErrorResponse', body);
-      expect(body.error.details.code).toBe('NOT_FOUND');
-    }
+      return { status: response.status, allow: response.headers.get('allow'), body: await response.json() };
+    };
+    const publish = await answer('GET', '/api/v1/topics/1/publish');
+    expect([publish.status, publish.allow, publish.body.error.details.code]).toEqual([
+      405,
+      'POST',
+      'METHOD_NOT_ALLOWED',
+    ]);
+    assertSchema('event-streams', 'ErrorResponse', publish.body);
+    const topic = await answer('POST', '/api/event_streams/topics/1');
+    expect([topic.status, topic.allow]).toEqual([405, 'GET, PUT, DELETE']);
+    assertSchema('management', 'ManagementError', topic.body);
+    const tokenEndpoint = await answer('DELETE', '/oauth2/token');
+    expect([tokenEndpoint.status, tokenEndpoint.allow, tokenEndpoint.body.error]).toEqual([
+      405,
+      'POST',
+      'invalid_request',
+    ]);
+    assertSchema('auth', 'OAuthError', tokenEndpoint.body);
+    const faults = await fetch(`${server.url}/_emulator/faults`, { method: 'PUT' });
+    expect([faults.status, faults.headers.get('allow')]).toEqual([405, 'POST, DELETE']);
+    const docs = await fetch(`${server.url}/docs/`, { method: 'POST' });
+    expect([docs.status, docs.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
   });
 
   it('answers a request node cannot parse with the JSON ErrorResponse, then closes the connection', async () => {

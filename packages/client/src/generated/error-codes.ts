@@ -28,8 +28,10 @@ export interface EventStreamsErrorCodes {
   FORBIDDEN: 403;
   /** No topic has this topic_id. */
   TOPIC_NOT_FOUND: 404;
-  /** No operation exists at this method and path. */
+  /** No operation exists at this path. */
   NOT_FOUND: 404;
+  /** The path has no operation for this method; the `Allow` header lists those it has. */
+  METHOD_NOT_ALLOWED: 405;
   /** Too many requests; wait RETRY-AFTER seconds. */
   RATE_LIMITED: 429;
 }
