@@ -4,6 +4,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { RateLimiter } from '../src/domain/rate-limit.js';
+import { BoundedMemo } from '../src/http/memo.js';
 import type { TopicSchemaField } from '../src/spec/topic-schema.js';
 import { call, withTopic } from './helpers.js';
 
@@ -50,5 +52,28 @@ describe('compiled topic schemas', () => {
     const before = heapKept();
     for (let i = 5; i < 155; i++) expect(await update(i)).toBe(200);
     expect((heapKept() - before) / MB).toBeLessThan(3);
+  });
+});
+
+describe('the request-target memo', () => {
+  it('keeps at most 4096 targets, and none whose URL is longer than 512 characters', () => {
+    const memo = new BoundedMemo<string>();
+    for (let i = 0; i < 10_000; i++) memo.get(`/api/v1/topics/${i}/publish`, () => 'route');
+    expect(memo.size).toBeLessThanOrEqual(4096);
+    const long = new BoundedMemo<string>();
+    for (let i = 0; i < 1000; i++) expect(long.get(`/${'x'.repeat(512)}${i}`, () => `route ${i}`)).toBe(`route ${i}`);
+    expect(long.size).toBe(0);
+  });
+});
+
+describe('rate-limit windows', () => {
+  it('count the keys of the current minute only', () => {
+    let now = Date.parse('2026-11-22T09:00:00Z');
+    const limiter = new RateLimiter(10, () => now);
+    for (let key = 0; key < 1000; key++) limiter.count(key);
+    expect(limiter.size).toBe(1000);
+    now += 60_000;
+    limiter.count(1);
+    expect(limiter.size).toBe(1);
   });
 });
