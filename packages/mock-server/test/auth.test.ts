@@ -118,6 +118,24 @@ describe('token endpoint', () => {
     expect(unauthorized.headers.get('www-authenticate')).toMatch(/^Basic/);
   });
 
+  it('refuses a parameter sent twice in a form or multipart body (RFC 6749 3.2)', async () => {
+    const server = await start();
+    const credentials = `client_id=${server.clientId}&client_secret=${server.clientSecret}`;
+    const form = await tokenRequest(server, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `grant_type=password&grant_type=client_credentials&${credentials}`,
+    });
+    const multipart = new FormData();
+    multipart.append('grant_type', 'client_credentials');
+    multipart.append('client_id', server.clientId);
+    multipart.append('client_secret', 'wrong');
+    multipart.append('client_secret', server.clientSecret);
+    for (const answer of [form, await tokenRequest(server, { body: multipart })]) {
+      expect([answer.status, oauthErrorOf(answer).error]).toEqual([400, 'invalid_request']);
+      expect(oauthErrorOf(answer).error_description).toMatch(/sent more than once/);
+    }
+  });
+
   it('reads a Basic header both plain and form-encoded, so secrets with +, % or : work either way', async () => {
     // RFC 6749 2.3.1 form-encodes both parts first: a space becomes +.
     const formEncoded = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');

@@ -55,25 +55,30 @@ async function parseTokenBody(contentType: string | undefined, body: Buffer): Pr
   if (essence === 'application/x-www-form-urlencoded') {
     // A JSON document or a multipart body sent as a form would otherwise parse as one odd field name.
     if (/^\s*[{[]/.test(text) || text.startsWith('--')) throw mismatch();
-    return stringFields(Object.fromEntries(new URLSearchParams(text)));
+    return formParameters(new URLSearchParams(text));
   }
-  if (essence === 'multipart/form-data') {
-    try {
-      const data = await new Response(new Uint8Array(body), { headers: { 'content-type': contentType } }).formData();
-      const field = (name: string) => data.get(name) ?? undefined;
-      return stringFields({
-        grant_type: field('grant_type'),
-        client_id: field('client_id'),
-        client_secret: field('client_secret'),
-      });
-    } catch {
-      throw mismatch();
-    }
-  }
+  if (essence === 'multipart/form-data') return formParameters(await multipartForm(body, contentType));
   throw new OAuthError(
     'invalid_request',
     `Content-Type ${essence} is not accepted; use application/x-www-form-urlencoded, application/json or multipart/form-data`,
   );
+}
+
+async function multipartForm(body: Buffer, contentType: string): Promise<FormData> {
+  try {
+    return await new Response(new Uint8Array(body), { headers: { 'content-type': contentType } }).formData();
+  } catch {
+    throw mismatch();
+  }
+}
+
+/** A form's parameters; RFC 6749 3.2: none may be sent more than once. */
+function formParameters(form: { getAll(name: string): unknown[] }): TokenParameters {
+  return stringFields((name) => {
+    const values = form.getAll(name);
+    if (values.length > 1) throw new OAuthError('invalid_request', `${name} is sent more than once`);
+    return values[0];
+  });
 }
 
 function parseJsonParameters(text: string): TokenParameters {
@@ -84,12 +89,13 @@ function parseJsonParameters(text: string): TokenParameters {
     throw mismatch();
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw mismatch();
-  return stringFields(value as Record<string, unknown>);
+  const fields = value as Record<string, unknown>;
+  return stringFields((name) => (Object.hasOwn(fields, name) ? fields[name] : undefined));
 }
 
-function stringFields(fields: Record<string, unknown>): TokenParameters {
+function stringFields(parameter: (name: keyof TokenParameters) => unknown): TokenParameters {
   const pick = (name: keyof TokenParameters) => {
-    const v = fields[name];
+    const v = parameter(name);
     if (v !== undefined && typeof v !== 'string') throw new OAuthError('invalid_request', `${name} must be a string`);
     return v;
   };
