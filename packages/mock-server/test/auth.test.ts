@@ -284,6 +284,24 @@ describe('API keys and rights', () => {
     ).toBe(200);
   });
 
+  it('lists API clients by project and by certificate bundles, one or several (the parameter repeated)', async () => {
+    const server = await start();
+    const admin = await token(server);
+    const create = async (body: Record<string, unknown>) =>
+      (await call(server, 'create_api_client', { token: admin, body: { name: 'c', ...body } })).body.data.id;
+    const first = await create({ project_id: 7, cert_bundle_ids: [12, 13] });
+    const second = await create({ cert_bundle_ids: [14] });
+    const listed = async (query: Record<string, number | number[]>) => {
+      const answer = await call(server, 'list_api_clients', { token: admin, query });
+      expect(answer.status, JSON.stringify(query)).toBe(200);
+      return answer.body.data.map((client) => client.id);
+    };
+    expect(await listed({ cert_bundle_ids: 13 })).toEqual([first]);
+    expect(await listed({ cert_bundle_ids: [14, 12] })).toEqual([first, second]);
+    expect(await listed({ cert_bundle_ids: [99] })).toEqual([]);
+    expect(await listed({ project_id: 7 })).toEqual([first]);
+  });
+
   it('manages API clients and keys', async () => {
     const server = await start();
     const admin = await token(server);

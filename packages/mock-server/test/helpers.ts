@@ -131,7 +131,8 @@ export function assertSchema(api: Operation['api'], schemaName: string, value: u
 
 export interface CallOptions {
   params?: Record<string, string | number>;
-  query?: Record<string, string | number>;
+  /** A list repeats the parameter. */
+  query?: Record<string, string | number | (string | number)[]>;
   /** JSON-encoded unless `rawBody` is given. */
   body?: unknown;
   rawBody?: string;
@@ -148,7 +149,7 @@ export async function call<Id extends OperationId>(
   const op = operation(operationId);
   const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(options.params?.[name])));
   const query = options.query
-    ? `?${new URLSearchParams(Object.entries(options.query).map(([k, v]) => [k, String(v)]))}`
+    ? `?${new URLSearchParams(Object.entries(options.query).flatMap(([k, v]) => [v].flat().map((item) => [k, String(item)])))}`
     : '';
   const headers: Record<string, string> = { ...options.headers };
   const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));

@@ -50,6 +50,8 @@ export function anchorRefs(api: ApiName, schema: unknown): unknown {
 interface OperationValidators {
   /** Path and query parameters, coerced from strings in place. */
   params?: ValidateFunction;
+  /** The query parameters that are arrays: each repeats the parameter (OpenAPI's default, form style exploded). */
+  listParams: readonly string[];
   /** The JSON request body, when the operation takes one. */
   body?: ValidateFunction;
 }
@@ -74,9 +76,9 @@ export class RequestValidators {
     pathParams: Readonly<Record<string, string>>,
     query: string,
   ): Readonly<Record<string, unknown>> {
-    const validate = this.for(operation).params;
+    const { params: validate, listParams } = this.for(operation);
     const params: Record<string, unknown> = query
-      ? { ...Object.fromEntries(new URLSearchParams(query)), ...pathParams }
+      ? { ...queryParams(query, listParams), ...pathParams }
       : { ...pathParams };
     if (validate && !validate(params)) {
       const list = violations(validate.errors);
@@ -113,6 +115,9 @@ export class RequestValidators {
     const params = operation.parameters.filter((p) => p.in === 'path' || p.in === 'query');
     const bodySchema = jsonBodySchema(operation);
     return {
+      listParams: params
+        .filter((p) => p.in === 'query' && [p.schema?.type].flat().includes('array'))
+        .map((p) => p.name),
       params:
         params.length === 0
           ? undefined
@@ -128,6 +133,14 @@ export class RequestValidators {
         : undefined,
     };
   }
+}
+
+/** The query's parameters: the last value of each, and every value of a list. */
+function queryParams(query: string, listParams: readonly string[]): Record<string, unknown> {
+  const search = new URLSearchParams(query);
+  const params: Record<string, unknown> = Object.fromEntries(search);
+  for (const name of listParams) if (search.has(name)) params[name] = search.getAll(name);
+  return params;
 }
 
 /** The schema of the operation's JSON request body (any `application/json` media type). */
