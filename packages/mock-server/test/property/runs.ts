@@ -1,12 +1,31 @@
-// How many cases each property checks: a few in `npm test`, many under `npm run fuzz` (FUZZ_RUNS),
-// and one failing run again with the seed (and path) fast-check prints (FUZZ_SEED, FUZZ_PATH).
+// How many cases each property checks, and from which seed. `npm test` checks a few from a fixed seed,
+// so it is quick and gives the same answer every time; `npm run fuzz` checks many (FUZZ_RUNS, default
+// 1000 there) from a new seed each time. A failure prints its seed and path: FUZZ_SEED and FUZZ_PATH
+// run that case again. A failure is reported as found; FUZZ_SHRINK=1 shrinks it to a smallest case
+// first (it replays many runs).
 import type { Parameters } from 'fast-check';
 
+/** The seed of `npm test`'s runs. */
+const NPM_TEST_SEED = 20261122;
+
 export function propertyRuns<T>(runsInNpmTest: number): Parameters<T> {
-  const { FUZZ_RUNS, FUZZ_SEED, FUZZ_PATH } = process.env;
+  const { FUZZ_SEED, FUZZ_PATH, FUZZ_SHRINK } = process.env;
+  const fuzzing = fuzzRuns() !== undefined;
+  const seed = FUZZ_SEED ? Number(FUZZ_SEED) : fuzzing ? undefined : NPM_TEST_SEED;
   return {
-    numRuns: FUZZ_RUNS ? Number(FUZZ_RUNS) : runsInNpmTest,
-    ...(FUZZ_SEED ? { seed: Number(FUZZ_SEED) } : {}),
+    numRuns: fuzzRuns() ?? runsInNpmTest,
+    endOnFailure: FUZZ_SHRINK !== '1',
+    ...(seed === undefined ? {} : { seed }),
     ...(FUZZ_PATH ? { path: FUZZ_PATH } : {}),
   };
+}
+
+/** A test's time limit for its runs, at `msPerRun` each (the runs `npm test` checks, or FUZZ_RUNS). */
+export function propertyTimeout(runsInNpmTest: number, msPerRun: number): number {
+  return 10_000 + (fuzzRuns() ?? runsInNpmTest) * msPerRun;
+}
+
+function fuzzRuns(): number | undefined {
+  const runs = Number(process.env.FUZZ_RUNS);
+  return Number.isInteger(runs) && runs > 0 ? runs : undefined;
 }
