@@ -1,6 +1,7 @@
 // The life of a request, one verb per step: route it (the router, remembered per request target),
 // admit it (bearer token, rate limit, injected fault, parameters, rights), handle it (its handler, or
 // Prism), read its body for the handler, and respond (held replies, see http/replies.ts).
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { faultError } from './domain/faults.js';
@@ -17,7 +18,7 @@ import {
   type ReceivedBody,
   SMALL_BODY_LIMIT,
 } from './handlers/handler.js';
-import { BodyReader, type BodyReceiver, discardUnreadBody, isJsonContentType } from './http/body.js';
+import { BodyReader, type BodyReceiver, discardUnreadBody, isJsonContentType, unreadableJson } from './http/body.js';
 import { serveDocs } from './http/docs.js';
 import { BoundedMemo } from './http/memo.js';
 import type { PrismBackend } from './http/prism.js';
@@ -192,7 +193,7 @@ class Call implements AnyHandlerRequest, BodyReceiver {
     return this.req.headers;
   }
 
-  /** 400 for a wrong Content-Type (before anything is read), an empty body, bad JSON or a schema violation; 413 past the limit. */
+  /** 400 for a wrong Content-Type, charset or Content-Encoding (before anything is read), an empty body, bad JSON or UTF-8 or a schema violation; 413 past the limit. */
   readJson(rule: JsonBodyRule, then: (body: never, received: ReceivedBody) => Outcome): Outcome {
     const contentType = this.req.headers['content-type'];
     if (!isJsonContentType(contentType)) {
@@ -201,6 +202,8 @@ class Call implements AnyHandlerRequest, BodyReceiver {
         `Content-Type must be application/json, not ${contentType ?? 'absent'}`,
       );
     }
+    const unreadable = unreadableJson(contentType as string, this.req.headers['content-encoding']);
+    if (unreadable) throw new InvalidRequest('UNSUPPORTED_CONTENT_TYPE', unreadable);
     this.jsonRule = rule;
     this.continuation = then;
     this.dispatcher.bodies.read(this.req, rule.limit ?? SMALL_BODY_LIMIT, rule.what ?? 'request body', this);
@@ -227,6 +230,8 @@ class Call implements AnyHandlerRequest, BodyReceiver {
 
   continueWithJson(): Outcome {
     const bytes = this.body;
+    // Read as UTF-8 regardless, bytes that are not would be stored as U+FFFD: another message than sent.
+    if (!isUtf8(bytes)) throw new InvalidRequest('INVALID_JSON', 'The body is not UTF-8 (RFC 8259)');
     const text = bytes.toString('utf8');
     const value = parseJson(text);
     this.jsonRule.precheck?.(value);

@@ -86,6 +86,46 @@ describe('publish', () => {
     expect(await consumed.text()).toContain(`"payload":${sent},`);
   });
 
+  it('refuses a body that is not UTF-8, a charset other than UTF-8 and a Content-Encoding, storing nothing', async () => {
+    const { server, accessToken, topicId, consume } = await withTopic();
+    const publish = async (bytes: Uint8Array, headers: Record<string, string> = {}) => {
+      const response = await fetch(`${server.url}/api/v1/topics/${topicId}/publish`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', ...headers },
+        body: bytes,
+      });
+      const answer = await toAnswer(response);
+      assertConforms('publish_message', answer);
+      return [answer.status, errorOf(answer).details.code];
+    };
+    // JSON is UTF-8 (RFC 8259 8.1): a Latin-1 "é", a lone surrogate, an overlong "/" are not read as something else.
+    for (const invalid of [[0xe9], [0xed, 0xa0, 0x80], [0xc0, 0xaf]]) {
+      const bytes = Buffer.concat([Buffer.from('{"order_id":"'), Buffer.from(invalid), Buffer.from('"}')]);
+      expect(await publish(bytes)).toEqual([400, 'INVALID_JSON']);
+    }
+    const utf16 = Buffer.from('{"order_id":"A"}', 'utf16le');
+    expect(await publish(utf16, { 'content-type': 'application/json; charset=utf-16' })).toEqual([
+      400,
+      'UNSUPPORTED_CONTENT_TYPE',
+    ]);
+    const plain = Buffer.from('{"order_id":"A"}');
+    expect(await publish(plain, { 'content-encoding': 'gzip' })).toEqual([400, 'UNSUPPORTED_CONTENT_TYPE']);
+    expect((await consume()).body.messages).toEqual([]);
+    // UTF-8 said in any spelling, and the identity encoding, are taken.
+    for (const headers of [
+      { 'content-type': 'application/json; charset=UTF-8' },
+      { 'content-type': 'application/json;charset="utf-8"' },
+      { 'content-encoding': 'identity' },
+    ]) {
+      const response = await fetch(`${server.url}/api/v1/topics/${topicId}/publish`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', ...headers },
+        body: plain,
+      });
+      expect(response.status, JSON.stringify(headers)).toBe(201);
+    }
+  });
+
   it('answers 400 for bad JSON, a wrong Content-Type, a non-object body and a bad topic_id; 404 for an unknown topic', async () => {
     const { server, accessToken, topicId } = await withTopic();
     const publish = (options: Parameters<typeof call>[2]) =>
