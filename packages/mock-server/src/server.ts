@@ -70,6 +70,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   });
   const server = createServer(dispatcher.listener);
   server.on('clientError', answerUnparsable);
+  // An Expect other than 100-continue: node would answer a bare 417; RFC 9110 10.1.1 lets a server
+  // ignore an expectation it does not know, so the request is served as if it had none.
+  server.on('checkExpectation', dispatcher.listener);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -223,6 +223,22 @@ describe('publish', () => {
     expect(stored).toEqual(['whole, chunked', 'in pieces', 'pipelined 1', 'pipelined 2']);
   });
 
+  it('takes a request whose Expect it does not know as if it had none (RFC 9110 10.1.1), not with a bare 417', async () => {
+    const { server, accessToken, topicId, consume } = await withTopic();
+    const body = JSON.stringify({ order_id: 'expected' });
+    const raw = (expect: string) =>
+      `POST /api/v1/topics/${topicId}/publish HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${accessToken}\r\n` +
+      `Content-Type: application/json\r\nExpect: ${expect}\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    expect(await statuses(server.url, [raw('200-ok')], 1)).toEqual([201]);
+    expect(await statuses(server.url, [raw('100-continue')], 2)).toEqual([100, 201]);
+    const unknownPath = `GET /nowhere HTTP/1.1\r\nHost: x\r\nExpect: x\r\n\r\n`;
+    expect(await statuses(server.url, [unknownPath], 1)).toEqual([404]);
+    expect((await consume()).body.messages.map((m) => m.payload)).toEqual([
+      { order_id: 'expected' },
+      { order_id: 'expected' },
+    ]);
+  });
+
   it('stores nothing from a client that leaves mid-body, and keeps serving', async () => {
     const { server, accessToken, topicId, publish, consume } = await withTopic();
     const { port } = new URL(server.url);
