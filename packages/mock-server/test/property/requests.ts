@@ -152,7 +152,9 @@ function consumeBody(model: EmulatorModel, pathParams: Record<string, string>, g
 /** A token request in one of the four formats, with credentials current, retired or made up. */
 function tokenRequest(draw: Draw, model: EmulatorModel, planned: Planned): Planned {
   const made: Credentials = { oauthClientId: 'nobody', secret: 'nothing', key: undefined };
-  const credentials = draw(fc.constantFrom(...model.credentials(), made));
+  // Drawn by index, so a counterexample does not list the model's keys.
+  const choices = [...model.credentials(), made];
+  const credentials = choices[draw(fc.nat(choices.length - 1))] ?? made;
   const { oauthClientId, secret } = credentials;
   const fields = { grant_type: 'client_credentials', client_id: oauthClientId, client_secret: secret };
   const format = draw(fc.constantFrom('basic', 'json', 'form', 'multipart'));
@@ -217,6 +219,34 @@ const MUTATIONS: Mutation[] = [
     );
     planned.bytes = bytes;
     planned.body = undefined;
+    planned.mutated = true;
+  },
+  // JSON that is not UTF-8: a Latin-1 "é", a lone surrogate or an overlong "/" inside a string.
+  (draw, planned) => {
+    const text = planned.bytes ? Buffer.from(planned.bytes).toString('utf8') : '';
+    const invalid = Buffer.from(draw(fc.constantFrom([0xe9], [0xed, 0xa0, 0x80], [0xc0, 0xaf])));
+    const quote = text.indexOf('"');
+    planned.bytes =
+      quote < 0
+        ? Buffer.concat([Buffer.from('"'), invalid, Buffer.from('"')])
+        : Buffer.concat([Buffer.from(text.slice(0, quote + 1)), invalid, Buffer.from(text.slice(quote + 1))]);
+    planned.body = undefined;
+    planned.mutated = true;
+  },
+  // Headers that change how the body is to be read, or ask for what the emulator does not do.
+  (draw, planned) => {
+    const [name, value] = draw(
+      fc.constantFrom(
+        ['content-encoding', 'gzip'],
+        ['content-encoding', 'identity'],
+        ['content-type', 'application/json; charset=latin1'],
+        ['content-type', 'application/json;charset="UTF-8"'],
+        ['expect', '200-ok'],
+        ['accept', 'application/xml'],
+        ['accept-charset', 'utf-16'],
+      ),
+    );
+    planned.headers[name] = value;
     planned.mutated = true;
   },
   // A Content-Type that is not JSON, or none.
@@ -334,6 +364,8 @@ function addSomewhere(draw: Draw, value: unknown, name: string, added: unknown):
 /** The methods of the operation's path in the specs, and one it does not have. */
 export function otherMethod(draw: Draw, operation: Operation): { method: string; allowed: string[] } {
   const allowed = specs.operations.filter((op) => op.path === operation.path).map((op) => op.method);
-  const others = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'].filter((method) => !allowed.includes(method));
+  const others = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE'].filter(
+    (method) => !allowed.includes(method),
+  );
   return { method: draw(fc.constantFrom(...others)), allowed };
 }
