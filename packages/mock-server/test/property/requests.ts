@@ -193,6 +193,10 @@ const ODD_VALUES: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
 );
 
+/** Names a lookup in a plain object finds on Object.prototype. */
+const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
+const PROPERTY_NAMES = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...PROTOTYPE_NAMES));
+
 type Mutation = (draw: Draw, planned: Planned) => void;
 
 const MUTATIONS: Mutation[] = [
@@ -200,8 +204,23 @@ const MUTATIONS: Mutation[] = [
   (draw, planned) => setBody(planned, replaceSomewhere(draw, planned.body, draw(ODD_VALUES))),
   // A property dropped, or one added that the schema does not know.
   (draw, planned) => setBody(planned, dropSomewhere(draw, planned.body)),
-  (draw, planned) =>
-    setBody(planned, addSomewhere(draw, planned.body, draw(fc.string({ maxLength: 8 })), draw(ODD_VALUES))),
+  (draw, planned) => setBody(planned, addSomewhere(draw, planned.body, draw(PROPERTY_NAMES), draw(ODD_VALUES))),
+  // Query parameters named after Object.prototype's properties, or a parameter sent twice.
+  (draw, planned) => {
+    const names = [
+      ...PROTOTYPE_NAMES,
+      ...planned.operation.parameters.filter((p) => p.in === 'query').map((p) => p.name),
+    ];
+    const extra = draw(
+      fc.array(fc.tuple(fc.constantFrom(...names), fc.constantFrom('1', '', 'x', '-1')), {
+        minLength: 1,
+        maxLength: 3,
+      }),
+    );
+    const query = new URLSearchParams(extra).toString();
+    planned.url = `${planned.url}${planned.url.includes('?') ? '&' : '?'}${query}`;
+    planned.mutated = true;
+  },
   // Bytes that are not the JSON they look like.
   (draw, planned) => {
     const text = planned.bytes ? Buffer.from(planned.bytes).toString('utf8') : '{}';
