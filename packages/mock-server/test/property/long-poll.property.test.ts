@@ -9,8 +9,9 @@ import { type Answer, call, createTopic, errorOf, start, token } from '../helper
 import { propertyRuns, propertyTimeout } from './runs.js';
 
 const NOW = Date.parse('2026-11-22T09:00:00Z');
-/** Sequences `npm test` runs: those that store nothing wait a whole second. */
+/** Sequences `npm test` runs, and the part of FUZZ_RUNS `npm run fuzz` runs: those that store nothing wait a second. */
 const RUNS = 6;
+const FUZZ_SHARE = 0.1;
 
 type Step =
   | { kind: 'publish'; order: string }
@@ -155,9 +156,9 @@ describe('a waiting consumer', () => {
             }
           }
         }),
-        propertyRuns(RUNS),
+        propertyRuns(RUNS, FUZZ_SHARE),
       );
     },
-    propertyTimeout(RUNS, 1500),
+    propertyTimeout(RUNS, 1500, FUZZ_SHARE),
   );
 });

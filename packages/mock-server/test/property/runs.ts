@@ -8,12 +8,16 @@ import type { Parameters } from 'fast-check';
 /** The seed of `npm test`'s runs. */
 const NPM_TEST_SEED = 20261122;
 
-export function propertyRuns<T>(runsInNpmTest: number): Parameters<T> {
+/**
+ * `fuzzShare`: the part of FUZZ_RUNS a slow property checks (a long poll that stores nothing waits a
+ * second).
+ */
+export function propertyRuns<T>(runsInNpmTest: number, fuzzShare = 1): Parameters<T> {
   const { FUZZ_SEED, FUZZ_PATH, FUZZ_SHRINK } = process.env;
-  const fuzzing = fuzzRuns() !== undefined;
+  const fuzzing = fuzzRuns(fuzzShare) !== undefined;
   const seed = FUZZ_SEED ? Number(FUZZ_SEED) : fuzzing ? undefined : NPM_TEST_SEED;
   return {
-    numRuns: fuzzRuns() ?? runsInNpmTest,
+    numRuns: fuzzRuns(fuzzShare) ?? runsInNpmTest,
     endOnFailure: FUZZ_SHRINK !== '1',
     ...(seed === undefined ? {} : { seed }),
     ...(FUZZ_PATH ? { path: FUZZ_PATH } : {}),
@@ -21,11 +25,11 @@ export function propertyRuns<T>(runsInNpmTest: number): Parameters<T> {
 }
 
 /** A test's time limit for its runs, at `msPerRun` each (the runs `npm test` checks, or FUZZ_RUNS). */
-export function propertyTimeout(runsInNpmTest: number, msPerRun: number): number {
-  return 10_000 + (fuzzRuns() ?? runsInNpmTest) * msPerRun;
+export function propertyTimeout(runsInNpmTest: number, msPerRun: number, fuzzShare = 1): number {
+  return 10_000 + (fuzzRuns(fuzzShare) ?? runsInNpmTest) * msPerRun;
 }
 
-function fuzzRuns(): number | undefined {
+function fuzzRuns(share: number): number | undefined {
   const runs = Number(process.env.FUZZ_RUNS);
-  return Number.isInteger(runs) && runs > 0 ? runs : undefined;
+  return Number.isInteger(runs) && runs > 0 ? Math.ceil(runs * share) : undefined;
 }
