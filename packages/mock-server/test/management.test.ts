@@ -126,6 +126,54 @@ describe('topic management', () => {
   });
 });
 
+describe('numbers in parameters and bodies', () => {
+  it('refuses an id that is not a decimal integer, or past 2^53, instead of reading it as another id', async () => {
+    const server = await start();
+    const admin = await token(server);
+    const client = await call(server, 'create_api_client', { token: admin, body: { name: 'c' } });
+    const clientId = client.body.data.id;
+    expect((await call(server, 'get_api_client', { token: admin, params: { api_client_id: clientId } })).status).toBe(
+      200,
+    );
+    const bad = ['0x2', ` ${clientId}`, `${clientId}.0`, '2e0', '1e400', 'Infinity', '9007199254740993'];
+    for (const api_client_id of bad) {
+      const answer = await call(server, 'get_api_client', { token: admin, params: { api_client_id } });
+      expect([answer.status, managementErrorOf(answer).errors], api_client_id).toEqual([
+        400,
+        { api_client_id: [expect.stringMatching(/integer/)] },
+      ]);
+    }
+    for (const page of ['0x1', '1e400', '1e20']) {
+      const answer = await call(server, 'list_api_clients', { token: admin, query: { page } });
+      expect([answer.status, Object.keys(managementErrorOf(answer).errors ?? {})], page).toEqual([400, ['page']]);
+    }
+    const listed = await call(server, 'list_api_clients', { token: admin, query: { cert_bundle_ids: ['1', '0x2'] } });
+    expect([listed.status, Object.keys(managementErrorOf(listed).errors ?? {})]).toEqual([400, ['cert_bundle_ids.1']]);
+    for (const topic_id of ['0x1', ' 1', '1.0', '1e0']) {
+      const answer = await call(server, 'publish_message', {
+        token: admin,
+        params: { topic_id },
+        body: { order_id: 'A' },
+      });
+      expect([answer.status, errorOf(answer).details.code], topic_id).toEqual([400, 'INVALID_TOPIC_ID']);
+    }
+  });
+
+  it('refuses a number in a JSON body beyond the range of a double, instead of storing null', async () => {
+    const server = await start();
+    const admin = await token(server);
+    const headers = { 'content-type': 'application/json' };
+    const created = await call(server, 'create_api_client', {
+      token: admin,
+      rawBody: '{"name":"c","project_id":1e400}',
+      headers,
+    });
+    expect([created.status, managementErrorOf(created).errors]).toEqual([400, { project_id: [expect.any(String)] }]);
+    const listed = await call(server, 'list_api_clients', { token: admin });
+    expect(listed.body.data.map((c) => c.name)).not.toContain('c');
+  });
+});
+
 describe('other management operations', () => {
   it('are answered by Prism from the spec examples, behind the same bearer token check', async () => {
     const server = await start();
