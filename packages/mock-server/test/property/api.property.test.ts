@@ -115,6 +115,7 @@ async function operationStep(draw: Draw, server: MockServer, model: EmulatorMode
   const answer = await send(server, planned);
   const context = `${planned.method} ${planned.url} ${describeBody(planned)} -> ${answer.status} ${JSON.stringify(answer.body)?.slice(0, 300)}`;
   expect(answer.status, context).toBeLessThan(500);
+  if (planned.oddId) expect(answer.status, `an odd id was taken: ${context}`).toBeGreaterThanOrEqual(400);
   assertConforms(planned.operation.operationId as never, answer);
   expectBearerRespected(model, planned, answer, context);
   if (answer.status < 300) {

@@ -31,6 +31,8 @@ export interface Planned extends Sent {
   bearer?: string;
   /** A mutation may have made the request invalid. */
   mutated: boolean;
+  /** A path parameter was replaced by something that is no id: the request must fail. */
+  oddId?: boolean;
 }
 
 export function planRequest(draw: Draw, model: EmulatorModel, operation: Operation): Planned {
@@ -193,6 +195,25 @@ const ODD_VALUES: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
 );
 
+/** Path segments that are no id: out of range, or written otherwise than in decimal digits. */
+const ODD_IDS = [
+  '-1',
+  '0',
+  'abc',
+  '1.5',
+  '4294967296',
+  '%zz',
+  '1e3',
+  '1e0',
+  '1.0',
+  '0x1',
+  '%201',
+  '1e400',
+  'Infinity',
+  '9007199254740993',
+  'x'.repeat(600),
+];
+
 /** Names a lookup in a plain object finds on Object.prototype. */
 const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
 const PROPERTY_NAMES = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...PROTOTYPE_NAMES));
@@ -234,6 +255,8 @@ const MUTATIONS: Mutation[] = [
         Buffer.from('null'),
         Buffer.from('[]'),
         Buffer.from('"text"'),
+        // A number past a double's range, which JSON.parse reads as Infinity.
+        Buffer.from(text.replace(/(:\s*)-?\d+(\.\d+)?([eE][+-]?\d+)?/, '$11e400')),
       ),
     );
     planned.bytes = bytes;
@@ -284,13 +307,16 @@ const MUTATIONS: Mutation[] = [
     planned.mutated = true;
   },
   // A path or query parameter that is not what the spec allows.
+  // An id in the path that is no decimal integer id names no resource: it is never answered 2xx.
   (draw, planned) => {
-    const odd = draw(fc.constantFrom('-1', 'abc', '1.5', '4294967296', '%zz', '1e3', 'x'.repeat(600)));
+    const odd = draw(fc.constantFrom(...ODD_IDS));
     const [name] = Object.keys(planned.pathParams);
     const query = planned.url.includes('?') ? '&' : '?';
-    planned.url = name
+    const url = name
       ? planned.url.replace(`/${encodeURIComponent(planned.pathParams[name] ?? '')}`, `/${odd}`)
       : `${planned.url}${query}page=${odd}&per_page=${odd}&unknown=${odd}`;
+    planned.oddId = name !== undefined && url !== planned.url;
+    planned.url = url;
     planned.mutated = true;
   },
   // An Authorization header that carries no usable credentials.
