@@ -68,6 +68,30 @@ describe('publish', () => {
     expect(stored.body.messages.map((m) => JSON.stringify(m.payload))).toEqual(['{"__proto__":"p","constructor":"c"}']);
   });
 
+  it('refuses a number field past the range of a double (1e400), which many consumers cannot read', async () => {
+    const { server, accessToken, topicId, consume } = await withTopic();
+    const params = { topic_id: topicId };
+    const headers = { 'content-type': 'application/json' };
+    const published = await call(server, 'publish_message', {
+      token: accessToken,
+      params,
+      rawBody: '{"order_id":"A","total":1e400}',
+      headers,
+    });
+    const batch = await call(server, 'publish_messages_batch', {
+      token: accessToken,
+      params,
+      rawBody: '{"payloads":[{"order_id":"A","total":-1e400}]}',
+      headers,
+    });
+    expect([published.status, errorOf(published).details]).toEqual([400, { code: 'SCHEMA_MISMATCH', field: 'total' }]);
+    expect([batch.status, errorOf(batch).details]).toEqual([
+      400,
+      { code: 'SCHEMA_MISMATCH', field: 'total', position: 0 },
+    ]);
+    expect((await consume()).body.messages).toEqual([]);
+  });
+
   it('gives a consumer the message text exactly as published: spacing, key order and UTF-8', async () => {
     const { server, accessToken, topicId } = await withTopic();
     const sent = '{ "order_id" : "Ä-1 😀",\n  "note": "\\u00e9 é",  "total": 1.50 }';

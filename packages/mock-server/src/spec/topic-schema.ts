@@ -43,7 +43,8 @@ type Check = (value: unknown) => boolean;
 const LEAF_CHECKS: Readonly<Record<LeafType, Check>> = {
   string: (value) => typeof value === 'string',
   integer: Number.isInteger,
-  number: (value) => typeof value === 'number',
+  // JSON.parse reads a number past a double's range (1e400) as Infinity: refused, as by ajv's strictNumbers.
+  number: (value) => Number.isFinite(value),
   boolean: (value) => typeof value === 'boolean',
   date: (value) => typeof value === 'string' && isDate(value),
   date_time: (value) => typeof value === 'string' && isDateTime(value),

@@ -11,7 +11,8 @@ import { messageOf } from '../property/topic-messages.js';
 // The reference: the JSON Schema a topic schema stands for, checked by ajv on own properties only,
 // and ajv's first error named as the emulator names a failing field.
 const addFormats = createRequire(import.meta.url)('ajv-formats') as (ajv: Ajv2020) => Ajv2020;
-const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true, ownProperties: true }));
+// strictNumbers: Infinity (what JSON.parse makes of 1e400) is no number, as in the emulator's request validators.
+const ajv = addFormats(new Ajv2020({ strict: false, strictNumbers: true, allErrors: true, ownProperties: true }));
 ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
 
 type JsonSchema = { type: string | string[]; [keyword: string]: unknown };
@@ -97,6 +98,19 @@ describe('compileTopicSchema', () => {
     },
     propertyTimeout(300, 20),
   );
+
+  it('refuses Infinity, what JSON.parse makes of a number past the range of a double, as ajv does', () => {
+    for (const type of ['number', 'integer'] as const) {
+      const fields: TopicSchemaField[] = [{ name: 'n', type, optional: true }];
+      const reference = ajv.compile(objectSchema(fields));
+      for (const message of [JSON.parse('{"n":1e400}'), JSON.parse('{"n":-1e400}')]) {
+        expect(reference(message)).toBe(false);
+        expect(compileTopicSchema(fields)(message)).toEqual(
+          referenceMismatch((reference.errors ?? [])[0] as ErrorObject),
+        );
+      }
+    }
+  });
 
   it('finds a required field named after a property of Object.prototype only in the message itself', () => {
     const validate = compileTopicSchema([
