@@ -118,6 +118,22 @@ describe('token endpoint', () => {
     expect(unauthorized.headers.get('www-authenticate')).toMatch(/^Basic/);
   });
 
+  it('refuses a compressed body (Content-Encoding) instead of reading it as a form or JSON', async () => {
+    const server = await start();
+    const fields = { grant_type: 'client_credentials', client_id: server.clientId, client_secret: server.clientSecret };
+    const send = (contentType: string, body: string, encoding: string) =>
+      tokenRequest(server, { headers: { 'content-type': contentType, 'content-encoding': encoding }, body });
+    for (const [contentType, body] of [
+      ['application/x-www-form-urlencoded', new URLSearchParams(fields).toString()],
+      ['application/json', JSON.stringify(fields)],
+    ] as const) {
+      const answer = await send(contentType, body, 'gzip');
+      expect([answer.status, oauthErrorOf(answer).error], contentType).toEqual([400, 'invalid_request']);
+      expect(oauthErrorOf(answer).error_description).toMatch(/Content-Encoding gzip/);
+      expect((await send(contentType, body, 'identity')).status, contentType).toBe(200);
+    }
+  });
+
   it('refuses a parameter sent twice in a form or multipart body (RFC 6749 3.2)', async () => {
     const server = await start();
     const credentials = `client_id=${server.clientId}&client_secret=${server.clientSecret}`;
