@@ -166,8 +166,12 @@ function tokenRequest(draw: Draw, model: EmulatorModel, planned: Planned): Plann
     planned.headers['content-type'] = 'application/json';
     planned.bytes = Buffer.from(JSON.stringify(fields));
   } else if (format === 'multipart') {
-    const boundary = 'property-suite-boundary';
-    planned.headers['content-type'] = `multipart/form-data; boundary=${boundary}`;
+    // Boundaries as browsers, curl and .NET (quoted) write them.
+    const boundary = draw(
+      fc.constantFrom('----WebKitFormBoundary7MA4YWxkTrZu0gW', '------------------------d74496d66958873e'),
+    );
+    const quoted = draw(fc.boolean());
+    planned.headers['content-type'] = `multipart/form-data; boundary=${quoted ? `"${boundary}"` : boundary}`;
     const parts = Object.entries(fields).map(
       ([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
     );
