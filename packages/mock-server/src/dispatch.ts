@@ -2,6 +2,7 @@
 // admit it (bearer token, rate limit, injected fault, parameters, rights), handle it (its handler, the
 // resource engine, or Prism), read its body for the handler, and respond (held replies, see
 // http/replies.ts).
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { faultError } from './domain/faults.js';
@@ -9,7 +10,7 @@ import type { EmulatorState } from './domain/state.js';
 import type { ResourceEngine } from './engine/engine.js';
 import type { WorkspaceState } from './engine/state.js';
 import { STATE_PATHS, stateEndpoint } from './engine/state-endpoint.js';
-import { EmulatorError, errorReply, InvalidRequest, NotFound, type PayloadTooLarge } from './errors.js';
+import { EmulatorError, errorReply, InvalidRequest, MethodNotAllowed, NotFound, PayloadTooLarge } from './errors.js';
 import { faultsEndpoint } from './handlers/faults-endpoint.js';
 import {
   type AnyHandler,
@@ -21,7 +22,7 @@ import {
   type ReceivedBody,
   SMALL_BODY_LIMIT,
 } from './handlers/handler.js';
-import { BodyReader, type BodyReceiver, discardUnreadBody, isJsonContentType } from './http/body.js';
+import { BodyReader, type BodyReceiver, discardUnreadBody, isJsonContentType, unreadableJson } from './http/body.js';
 import { serveDocs } from './http/docs.js';
 import { BoundedMemo } from './http/memo.js';
 import type { PrismBackend } from './http/prism.js';
@@ -88,8 +89,10 @@ export class Dispatcher {
       targetByMethod.set(method, target);
     }
     const { route } = target;
-    if (typeof route === 'object') {
+    if (route && 'operation' in route) {
       this.run(new Call(this, req, res, route, target, queryAt < 0 ? '' : url.slice(queryAt + 1)), admit);
+    } else if (route) {
+      this.respond(req, res, route.api, errorReply(route.api, new MethodNotAllowed(method, route.allowed)));
     } else if (pathname === '/docs' || pathname.startsWith('/docs/')) {
       serveDocs(this.parts.docsDir, pathname, res, req).catch((error: unknown) => this.lastResort(error, res));
     } else if (pathname === '/_emulator/faults') {
@@ -102,7 +105,7 @@ export class Dispatcher {
         this.lastResort(error, res),
       );
     } else {
-      const notFound = new NotFound(`No operation at ${req.method} ${pathname}`);
+      const notFound = new NotFound(`No operation at ${pathname}`);
       this.respond(req, res, 'event-streams', errorReply('event-streams', notFound));
     }
   };
@@ -146,7 +149,7 @@ export class Dispatcher {
     if (!(error instanceof EmulatorError)) {
       this.parts.logger.error({ err: error, operationId: operation.operationId }, 'request failed');
     }
-    this.respondToCall(call, errorReply(operation.api, error));
+    this.respondToCall(call, errorReply(operation.api, asDeclared(operation, error)));
   }
 
   private respondToCall(call: Call, reply: Reply | undefined): void {
@@ -206,7 +209,7 @@ class Call implements AnyHandlerRequest, BodyReceiver {
     return this.req.headers;
   }
 
-  /** 400 for a wrong Content-Type (before anything is read), an empty body, bad JSON or a schema violation; 413 past the limit. */
+  /** 400 for a wrong Content-Type, charset or Content-Encoding (before anything is read), an empty body, bad JSON or UTF-8 or a schema violation; 413 past the limit. */
   readJson(rule: JsonBodyRule, then: (body: never, received: ReceivedBody) => Outcome): Outcome {
     const contentType = this.req.headers['content-type'];
     if (!isJsonContentType(contentType)) {
@@ -215,6 +218,8 @@ class Call implements AnyHandlerRequest, BodyReceiver {
         `Content-Type must be application/json, not ${contentType ?? 'absent'}`,
       );
     }
+    const unreadable = unreadableJson(contentType as string, this.req.headers['content-encoding']);
+    if (unreadable) throw new InvalidRequest('UNSUPPORTED_CONTENT_TYPE', unreadable);
     this.jsonRule = rule;
     this.continuation = then;
     this.dispatcher.bodies.read(this.req, rule.limit ?? SMALL_BODY_LIMIT, rule.what ?? 'request body', this);
@@ -241,6 +246,8 @@ class Call implements AnyHandlerRequest, BodyReceiver {
 
   continueWithJson(): Outcome {
     const bytes = this.body;
+    // Read as UTF-8 regardless, bytes that are not would be stored as U+FFFD: another message than sent.
+    if (!isUtf8(bytes)) throw new InvalidRequest('INVALID_JSON', 'The body is not UTF-8 (RFC 8259)');
     const text = bytes.toString('utf8');
     const value = parseJson(text);
     this.jsonRule.precheck?.(value);
@@ -256,6 +263,12 @@ const NO_CONTINUATION = (): Outcome => undefined;
 const EMPTY_BODY = Buffer.alloc(0);
 
 const continueWithJson = (call: Call): Outcome => call.continueWithJson();
+
+/** A body too large for an operation that declares no 413 (consume, token, management) is a bad request. */
+function asDeclared(operation: Operation, error: unknown): unknown {
+  if (!(error instanceof PayloadTooLarge) || operation.responses['413']) return error;
+  return new InvalidRequest('INVALID_REQUEST', error.detail);
+}
 
 function parseJson(text: string): unknown {
   try {

@@ -22,6 +22,7 @@ export const EMITTED_ERROR_CODES = [
   'FORBIDDEN',
   'TOPIC_NOT_FOUND',
   'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
   'RATE_LIMITED',
 ] as const;
 export type ErrorCode = (typeof EMITTED_ERROR_CODES)[number];
@@ -99,6 +100,18 @@ export class NotFound extends CodedError {
     readonly code: Extract<ErrorCode, 'TOPIC_NOT_FOUND' | 'NOT_FOUND'> = 'NOT_FOUND',
   ) {
     super(message);
+  }
+}
+
+/** The path exists in the specs, with other methods: the `Allow` header lists them. */
+export class MethodNotAllowed extends CodedError {
+  readonly code = 'METHOD_NOT_ALLOWED';
+
+  constructor(
+    method: string,
+    readonly allowed: readonly string[],
+  ) {
+    super(`This path has no ${method} operation; it allows ${allowed.join(', ')}`);
   }
 }
 
@@ -189,11 +202,13 @@ function statusOf(error: CodedError | Unprocessable): number {
   if (error instanceof Unauthorized) return 401;
   if (error instanceof Forbidden) return 403;
   if (error instanceof NotFound) return 404;
+  if (error instanceof MethodNotAllowed) return 405;
   if (error instanceof RateLimited) return 429;
   return 422;
 }
 
 function headersOf(error: CodedError): Record<string, string> | undefined {
+  if (error instanceof MethodNotAllowed) return { allow: error.allowed.join(', ') };
   const seconds = error instanceof RateLimited || error instanceof InjectedFault ? error.retryAfterSeconds : undefined;
   return seconds === undefined ? undefined : { 'retry-after': String(seconds) };
 }
@@ -225,7 +240,10 @@ function internalServerErrorReply(error: EmulatorError): Reply {
 
 /** The token endpoint declares only RFC 6749 errors: a refused request is an `invalid_request`. */
 function tokenEndpointReply(error: EmulatorError): Reply {
-  if (error instanceof CodedError || error instanceof PayloadTooLarge) {
+  if (error instanceof MethodNotAllowed) {
+    return jsonReply(405, { error: 'invalid_request', error_description: error.message }, headersOf(error));
+  }
+  if (error instanceof CodedError) {
     return oauthReply(new OAuthError('invalid_request', error.message));
   }
   return internalServerErrorReply(error);
@@ -270,7 +288,5 @@ function managementReply(error: EmulatorError): Reply {
         : { message: error.message, errors: errorsByField(violations) };
     return jsonReply(statusOf(error), body, error instanceof CodedError ? headersOf(error) : undefined);
   }
-  // The management API declares no 413: its operations take small bodies, refused as a bad request.
-  if (error instanceof PayloadTooLarge) return jsonReply(400, { message: `${error.message}: ${error.detail}` });
   return jsonReply(500, { message: error instanceof InternalFault ? error.message : UNEXPECTED.message });
 }

@@ -21,6 +21,7 @@ import { createHandlers } from './handlers/index.js';
 import { findDocsDir } from './http/docs.js';
 import { PrismBackend } from './http/prism.js';
 import { Router } from './http/router.js';
+import { answerUnparsable } from './http/unparsable.js';
 import { type MockServerOptions, positiveInteger, resolveLimits } from './options.js';
 import { deref, documentedErrorCodes, loadSpecs, type SchemaObject, type Specs, specFilePath } from './spec/bundles.js';
 import { createAjv, RequestValidators } from './spec/validators.js';
@@ -56,7 +57,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     clock,
     limits,
     store,
-    topics: new Topics(store, resources, bodyAjv, clock),
+    topics: new Topics(store, resources, clock),
     credentials: new Credentials(resources, clock, tokenTtlSeconds),
     faults: new Faults((operationId, fault) => faultProblem(operations.get(operationId), fault)),
     rateLimiter: new RateLimiter(limits.rateLimitPerMinute, clock),
@@ -87,6 +88,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     commit: storage.commit,
   });
   const server = createServer(dispatcher.listener);
+  server.on('clientError', answerUnparsable);
+  // An Expect other than 100-continue: node would answer a bare 417; RFC 9110 10.1.1 lets a server
+  // ignore an expectation it does not know, so the request is served as if it had none.
+  server.on('checkExpectation', dispatcher.listener);
   let bootstrap: BootstrapCredentials;
   try {
     await state.topics.load();

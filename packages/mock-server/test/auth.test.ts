@@ -118,6 +118,64 @@ describe('token endpoint', () => {
     expect(unauthorized.headers.get('www-authenticate')).toMatch(/^Basic/);
   });
 
+  it('refuses a compressed body (Content-Encoding) instead of reading it as a form or JSON', async () => {
+    const server = await start();
+    const fields = { grant_type: 'client_credentials', client_id: server.clientId, client_secret: server.clientSecret };
+    const send = (contentType: string, body: string, encoding: string) =>
+      tokenRequest(server, { headers: { 'content-type': contentType, 'content-encoding': encoding }, body });
+    for (const [contentType, body] of [
+      ['application/x-www-form-urlencoded', new URLSearchParams(fields).toString()],
+      ['application/json', JSON.stringify(fields)],
+    ] as const) {
+      const answer = await send(contentType, body, 'gzip');
+      expect([answer.status, oauthErrorOf(answer).error], contentType).toEqual([400, 'invalid_request']);
+      expect(oauthErrorOf(answer).error_description).toMatch(/Content-Encoding gzip/);
+      expect((await send(contentType, body, 'identity')).status, contentType).toBe(200);
+    }
+  });
+
+  it('refuses a parameter sent twice in a form or multipart body (RFC 6749 3.2)', async () => {
+    const server = await start();
+    const credentials = `client_id=${server.clientId}&client_secret=${server.clientSecret}`;
+    const form = await tokenRequest(server, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `grant_type=password&grant_type=client_credentials&${credentials}`,
+    });
+    const multipart = new FormData();
+    multipart.append('grant_type', 'client_credentials');
+    multipart.append('client_id', server.clientId);
+    multipart.append('client_secret', 'wrong');
+    multipart.append('client_secret', server.clientSecret);
+    for (const answer of [form, await tokenRequest(server, { body: multipart })]) {
+      expect([answer.status, oauthErrorOf(answer).error]).toEqual([400, 'invalid_request']);
+      expect(oauthErrorOf(answer).error_description).toMatch(/sent more than once/);
+    }
+  });
+
+  it('reads a Basic header both plain and form-encoded, so secrets with +, % or : work either way', async () => {
+    // RFC 6749 2.3.1 form-encodes both parts first: a space becomes +.
+    const formEncoded = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
+    const status = async (server: MockServer, id: string, secret: string) =>
+      (
+        await tokenRequest(server, {
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(id, secret) },
+          body: 'grant_type=client_credentials',
+        })
+      ).status;
+    for (const secret of ['a+b%20c:d', 'p%zz', 'with space+plus', 'plain']) {
+      const server = await start({ clientId: 'my-client', clientSecret: secret });
+      expect([
+        secret,
+        await status(server, 'my-client', secret),
+        await status(server, 'my-client', formEncoded(secret)),
+        await status(server, 'my-client', `${secret}x`),
+      ]).toEqual([secret, 200, 200, 401]);
+    }
+    // A colon in the client ID can only be sent form-encoded.
+    const server = await start({ clientId: 'client:id', clientSecret: 's+s' });
+    expect(await status(server, formEncoded('client:id'), formEncoded('s+s'))).toBe(200);
+  });
+
   it('expires each token after its own TTL on the injected clock', async () => {
     let now = 1_800_000_000_000;
     const server = await start({ clock: () => now, tokenTtlSeconds: 60 });
@@ -240,6 +298,24 @@ describe('API keys and rights', () => {
       (await call(server, 'list_topics', { token: await token(server, key.client_id, refreshed.body.data.auth_token) }))
         .status,
     ).toBe(200);
+  });
+
+  it('lists API clients by project and by certificate bundles, one or several (the parameter repeated)', async () => {
+    const server = await start();
+    const admin = await token(server);
+    const create = async (body: Record<string, unknown>) =>
+      (await call(server, 'create_api_client', { token: admin, body: { name: 'c', ...body } })).body.data.id;
+    const first = await create({ project_id: 7, cert_bundle_ids: [12, 13] });
+    const second = await create({ cert_bundle_ids: [14] });
+    const listed = async (query: Record<string, number | number[]>) => {
+      const answer = await call(server, 'list_api_clients', { token: admin, query });
+      expect(answer.status, JSON.stringify(query)).toBe(200);
+      return answer.body.data.map((client) => client.id);
+    };
+    expect(await listed({ cert_bundle_ids: 13 })).toEqual([first]);
+    expect(await listed({ cert_bundle_ids: [14, 12] })).toEqual([first, second]);
+    expect(await listed({ cert_bundle_ids: [99] })).toEqual([]);
+    expect(await listed({ project_id: 7 })).toEqual([first]);
   });
 
   it('manages API clients and keys', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../src/index.js';
-import { call, createTopic, errorOf, start, token, withTopic } from './helpers.js';
+import { call, createTopic, errorOf, managementErrorOf, oauthErrorOf, start, token, withTopic } from './helpers.js';
 
 describe('consume offsets', () => {
   it('starts at the oldest message without an offset, and after_message_id is exclusive', async () => {
@@ -38,6 +38,22 @@ describe('consume offsets', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     await publish({ order_id: 'D' });
     expect((await waiting).body.messages.map((m) => m.payload.order_id)).toEqual(['D']);
+  });
+
+  it('since_time reads leap seconds and hour-only zones as times, not as a replay from the oldest message', async () => {
+    let now = Date.parse('2026-12-31T23:59:59.500Z');
+    const { publish, consume } = await withTopic({ clock: () => now });
+    await publish({ order_id: 'before the leap second' });
+    now = Date.parse('2027-01-01T00:00:00.000Z');
+    await publish({ order_id: 'after the leap second' });
+    now = Date.parse('2027-01-01T00:30:00.000Z');
+    await publish({ order_id: 'at 05:30+05' });
+    now += 1000;
+    const orders = async (since_time: string) =>
+      (await consume({ since_time })).body.messages.map((m) => m.payload.order_id);
+    expect(await orders('2026-12-31T23:59:60Z')).toEqual(['after the leap second', 'at 05:30+05']);
+    expect(await orders('2027-01-01T05:30:00+05')).toEqual(['at 05:30+05']);
+    expect(await orders('2027-01-01T05:30:00.0001+05')).toEqual([]);
   });
 
   it('rejects an unknown after_message_id and sending both offsets', async () => {
@@ -87,6 +103,23 @@ describe('consume offsets', () => {
   });
 });
 
+describe('bodies too large', () => {
+  it('are 400 INVALID_REQUEST for consume, which declares no 413, and for the token and management operations', async () => {
+    const { server, accessToken, consume } = await withTopic();
+    const padding = 'x'.repeat(70_000);
+    const tooLarge = await consume({ after_message_id: padding });
+    expect([tooLarge.status, errorOf(tooLarge).details.code]).toEqual([400, 'INVALID_REQUEST']);
+    expect(errorOf(tooLarge).message).toMatch(/larger than 65536 bytes/);
+    const tokenAnswer = await call(server, 'request_access_token', { body: { grant_type: padding } });
+    expect([tokenAnswer.status, oauthErrorOf(tokenAnswer).error]).toEqual([400, 'invalid_request']);
+    const topic = await call(server, 'create_topic', { token: accessToken, body: { name: padding, schema: [] } });
+    expect([topic.status, managementErrorOf(topic).message]).toEqual([
+      400,
+      'The request body is larger than 65536 bytes',
+    ]);
+  });
+});
+
 describe('long polling', () => {
   it('answers within milliseconds of a publish', async () => {
     const { publish, consume } = await withTopic();
@@ -97,6 +130,35 @@ describe('long polling', () => {
     const { answer, at } = await waiting;
     expect(answer.body.messages.map((m) => m.message_id)).toEqual([published.body.message_id]);
     expect(at - publishedAt).toBeLessThan(250);
+  });
+
+  it('keeps waiting through a batch publish that stored nothing', async () => {
+    // The store tells when the consumer has read and found nothing, so it waits from then on.
+    const store = new MemoryStore();
+    const readOldest = store.readOldest.bind(store);
+    let firstRead: () => void = () => {};
+    const waiting = new Promise<void>((resolve) => {
+      firstRead = resolve;
+    });
+    store.readOldest = (topicId, limit) => {
+      firstRead();
+      return readOldest(topicId, limit);
+    };
+    const server = await start({ store });
+    const accessToken = await token(server);
+    const topicId = await createTopic(server, accessToken);
+    const params = { topic_id: topicId };
+    const consumed = call(server, 'consume_messages', { token: accessToken, params, body: { timeout_secs: 30 } });
+    await waiting;
+    server.faults.failBatchPositions([0, 1]);
+    const failed = await call(server, 'publish_messages_batch', {
+      token: accessToken,
+      params,
+      body: { payloads: [{ order_id: 'lost' }, { order_id: 'lost too' }] },
+    });
+    expect(failed.body.is_partial_error).toBe(true);
+    await call(server, 'publish_message', { token: accessToken, params, body: { order_id: 'stored' } });
+    expect((await consumed).body.messages.map((m) => m.payload.order_id)).toEqual(['stored']);
   });
 
   it('answers 200 with an empty batch when timeout_secs passes', async () => {

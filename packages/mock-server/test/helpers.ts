@@ -1,5 +1,6 @@
 // Shared by the tests: starts emulators and calls operations by operationId, checking every response
 // against the bundled spec's schema for that operation and status.
+import { createConnection } from 'node:net';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { afterEach, expect } from 'vitest';
 import type { operations as AuthOperations } from '../src/generated/auth.js';
@@ -130,7 +131,8 @@ export function assertSchema(api: Operation['api'], schemaName: string, value: u
 
 export interface CallOptions {
   params?: Record<string, string | number>;
-  query?: Record<string, string | number>;
+  /** A list repeats the parameter. */
+  query?: Record<string, string | number | (string | number)[]>;
   /** JSON-encoded unless `rawBody` is given. */
   body?: unknown;
   rawBody?: string;
@@ -147,7 +149,7 @@ export async function call<Id extends OperationId>(
   const op = operation(operationId);
   const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(options.params?.[name])));
   const query = options.query
-    ? `?${new URLSearchParams(Object.entries(options.query).map(([k, v]) => [k, String(v)]))}`
+    ? `?${new URLSearchParams(Object.entries(options.query).flatMap(([k, v]) => [v].flat().map((item) => [k, String(item)])))}`
     : '';
   const headers: Record<string, string> = { ...options.headers };
   const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
@@ -168,6 +170,28 @@ export async function toAnswer<Body = unknown>(response: Response): Promise<Answ
     headers: response.headers,
     body: text && json ? JSON.parse(text) : text || undefined,
   };
+}
+
+/**
+ * Sends `request` as raw bytes on a new connection and returns the first answer, read until the
+ * server closes the connection: for requests fetch cannot send (malformed HTTP).
+ */
+export async function rawExchange(server: MockServer, request: string): Promise<Answer> {
+  const socket = createConnection({ host: '127.0.0.1', port: server.port });
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('close', () => resolve());
+    socket.once('error', reject);
+    socket.end(request);
+  });
+  const text = Buffer.concat(chunks).toString('utf8');
+  const [head = '', body = ''] = text.split('\r\n\r\n');
+  const [statusLine = '', ...fields] = head.split('\r\n');
+  const headers = new Headers(fields.map((field) => field.split(/: */, 2) as [string, string]));
+  const length = Number(headers.get('content-length'));
+  const json = /json/.test(headers.get('content-type') ?? '') ? JSON.parse(body.slice(0, length)) : body;
+  return { status: Number(statusLine.split(' ')[1]), headers, body: json };
 }
 
 /** An access token of the bootstrap key (or of the given credentials), JSON format. */

@@ -11,6 +11,7 @@ import {
   managementErrorOf,
   type OperationId,
   ORDER_SCHEMA,
+  rawExchange,
   specs,
   start,
   token,
@@ -80,6 +81,32 @@ describe('topic management', () => {
     expect(unauthorized.status).toBe(401);
   });
 
+  it('answers 400 naming the field, not 500, for a schema nested more than 32 levels deep', async () => {
+    const server = await start();
+    const admin = await token(server);
+    const nested = (levels: number) => {
+      let field: Record<string, unknown> = { name: 'leaf', type: 'string' };
+      for (let level = 1; level < levels; level++) field = { name: 'f', type: 'object', properties: [field] };
+      return [field];
+    };
+    const deepest = `schema${'.0.properties'.repeat(32)}`;
+    for (const levels of [33, 1000]) {
+      const created = await call(server, 'create_topic', {
+        token: admin,
+        body: { name: 'deep', schema: nested(levels) },
+      });
+      expect([created.status, Object.keys(managementErrorOf(created).errors ?? {})]).toEqual([400, [deepest]]);
+    }
+    const created = await call(server, 'create_topic', { token: admin, body: { name: 'deep', schema: nested(32) } });
+    expect([created.status, created.body.id]).toEqual([200, 1]);
+    const updated = await call(server, 'update_topic', {
+      token: admin,
+      params: { topic_id: created.body.id },
+      body: { schema: nested(1000) },
+    });
+    expect([updated.status, Object.keys(managementErrorOf(updated).errors ?? {})]).toEqual([400, [deepest]]);
+  });
+
   it('checks messages against the updated schema after an update', async () => {
     const server = await start();
     const admin = await token(server);
@@ -96,6 +123,54 @@ describe('topic management', () => {
       body: { order_id: 'A' },
     });
     expect(errorOf(old).details).toEqual({ code: 'SCHEMA_MISMATCH', field: 'sku' });
+  });
+});
+
+describe('numbers in parameters and bodies', () => {
+  it('refuses an id that is not a decimal integer, or past 2^53, instead of reading it as another id', async () => {
+    const server = await start();
+    const admin = await token(server);
+    const client = await call(server, 'create_api_client', { token: admin, body: { name: 'c' } });
+    const clientId = client.body.data.id;
+    expect((await call(server, 'get_api_client', { token: admin, params: { api_client_id: clientId } })).status).toBe(
+      200,
+    );
+    const bad = ['0x2', ` ${clientId}`, `${clientId}.0`, '2e0', '1e400', 'Infinity', '9007199254740993'];
+    for (const api_client_id of bad) {
+      const answer = await call(server, 'get_api_client', { token: admin, params: { api_client_id } });
+      expect([answer.status, managementErrorOf(answer).errors], api_client_id).toEqual([
+        400,
+        { api_client_id: [expect.stringMatching(/integer/)] },
+      ]);
+    }
+    for (const page of ['0x1', '1e400', '1e20']) {
+      const answer = await call(server, 'list_api_clients', { token: admin, query: { page } });
+      expect([answer.status, Object.keys(managementErrorOf(answer).errors ?? {})], page).toEqual([400, ['page']]);
+    }
+    const listed = await call(server, 'list_api_clients', { token: admin, query: { cert_bundle_ids: ['1', '0x2'] } });
+    expect([listed.status, Object.keys(managementErrorOf(listed).errors ?? {})]).toEqual([400, ['cert_bundle_ids.1']]);
+    for (const topic_id of ['0x1', ' 1', '1.0', '1e0']) {
+      const answer = await call(server, 'publish_message', {
+        token: admin,
+        params: { topic_id },
+        body: { order_id: 'A' },
+      });
+      expect([answer.status, errorOf(answer).details.code], topic_id).toEqual([400, 'INVALID_TOPIC_ID']);
+    }
+  });
+
+  it('refuses a number in a JSON body beyond the range of a double, instead of storing null', async () => {
+    const server = await start();
+    const admin = await token(server);
+    const headers = { 'content-type': 'application/json' };
+    const created = await call(server, 'create_api_client', {
+      token: admin,
+      rawBody: '{"name":"c","project_id":1e400}',
+      headers,
+    });
+    expect([created.status, managementErrorOf(created).errors]).toEqual([400, { project_id: [expect.any(String)] }]);
+    const listed = await call(server, 'list_api_clients', { token: admin });
+    expect(listed.body.data.map((c) => c.name)).not.toContain('c');
   });
 });
 
@@ -145,16 +220,60 @@ describe('other management operations', () => {
 describe('routes outside the specs', () => {
   it('answers 404 NOT_FOUND in the ErrorResponse shape', async () => {
     const server = await start();
-    for (const [method, path] of [
-      ['GET', '/nothing/here'],
-      ['DELETE', '/api/v1/topics/1/publish'],
-    ]) {
+    const response = await fetch(`${server.url}/nothing/here`);
+    expect(response.status).toBe(404);
+    const body = await response.json();
+    assertSchema('event-streams', 'ErrorResponse', body);
+    expect(body.error.details.code).toBe('NOT_FOUND');
+  });
+
+  it("answers a method a path does not have 405, with Allow and the error body of the path's API", async () => {
+    const server = await start();
+    const answer = async (method: string, path: string) => {
       const response = await fetch(`${server.url}${path}`, { method });
-      expect(response.status).toBe(404);
-      const body = await response.json();
-      assertSchema('event-streams', 'ErrorResponse', body);
-      expect(body.error.details.code).toBe('NOT_FOUND');
+      return { status: response.status, allow: response.headers.get('allow'), body: await response.json() };
+    };
+    const publish = await answer('GET', '/api/v1/topics/1/publish');
+    expect([publish.status, publish.allow, publish.body.error.details.code]).toEqual([
+      405,
+      'POST',
+      'METHOD_NOT_ALLOWED',
+    ]);
+    assertSchema('event-streams', 'ErrorResponse', publish.body);
+    const topic = await answer('POST', '/api/event_streams/topics/1');
+    expect([topic.status, topic.allow]).toEqual([405, 'GET, PUT, DELETE']);
+    assertSchema('management', 'ManagementError', topic.body);
+    const tokenEndpoint = await answer('DELETE', '/oauth2/token');
+    expect([tokenEndpoint.status, tokenEndpoint.allow, tokenEndpoint.body.error]).toEqual([
+      405,
+      'POST',
+      'invalid_request',
+    ]);
+    assertSchema('auth', 'OAuthError', tokenEndpoint.body);
+    const faults = await fetch(`${server.url}/_emulator/faults`, { method: 'PUT' });
+    expect([faults.status, faults.headers.get('allow')]).toEqual([405, 'POST, DELETE']);
+    const docs = await fetch(`${server.url}/docs/`, { method: 'POST' });
+    expect([docs.status, docs.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+  });
+
+  it('answers a request node cannot parse with the JSON ErrorResponse, then closes the connection', async () => {
+    const server = await start();
+    // The Content-Length covers `{}`: the rest is parsed as the next request, whose method is `{"grant_type"...`.
+    const shortLength = await rawExchange(
+      server,
+      'POST /oauth2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n' +
+        '{}{"grant_type":"client_credentials"}',
+    );
+    const headerTooLarge = await rawExchange(
+      server,
+      `GET /api/v2/api_clients HTTP/1.1\r\nX: ${'x'.repeat(20_000)}\r\n\r\n`,
+    );
+    for (const answer of [shortLength, headerTooLarge]) {
+      expect([answer.status, answer.headers.get('content-type')]).toEqual([400, 'application/json; charset=utf-8']);
+      assertSchema('event-streams', 'ErrorResponse', answer.body);
+      expect(errorOf(answer).details.code).toBe('INVALID_REQUEST');
     }
+    expect(errorOf(headerTooLarge).message).toMatch(/headers are larger/);
   });
 
   it('serves the built docs under /docs/, and a clear 404 when they are not built', async () => {

@@ -2,7 +2,18 @@ import { request } from 'node:http';
 import { createConnection } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { defined } from './defined.js';
-import { type Answer, assertConforms, call, errorOf, sizeLimitOf, toAnswer, withTopic } from './helpers.js';
+import {
+  type Answer,
+  assertConforms,
+  call,
+  createTopic,
+  errorOf,
+  sizeLimitOf,
+  start,
+  toAnswer,
+  token,
+  withTopic,
+} from './helpers.js';
 
 describe('publish', () => {
   it('rejects a message that does not match the topic schema, naming the field', async () => {
@@ -28,6 +39,59 @@ describe('publish', () => {
     ]);
   });
 
+  it('finds required fields named __proto__ or constructor only in the message, in publish and batch publish', async () => {
+    const schema = [
+      { name: '__proto__', type: 'string' },
+      { name: 'constructor', type: 'string' },
+    ];
+    const server = await start();
+    const accessToken = await token(server);
+    const topicId = await createTopic(server, accessToken, { schema });
+    const params = { topic_id: topicId };
+    const headers = { 'content-type': 'application/json' };
+    const publish = (rawBody: string) =>
+      call(server, 'publish_message', { token: accessToken, params, rawBody, headers });
+    const batch = (payloads: string) =>
+      call(server, 'publish_messages_batch', {
+        token: accessToken,
+        params,
+        rawBody: `{"payloads":[${payloads}]}`,
+        headers,
+      });
+    for (const answer of [await publish('{"constructor":"c"}'), await batch('{"constructor":"c"}')]) {
+      expect([answer.status, errorOf(answer).details.field]).toEqual([400, '__proto__']);
+    }
+    const missingConstructor = await batch('{"__proto__":"p","constructor":"c"},{"__proto__":"p"}');
+    expect(errorOf(missingConstructor).details).toEqual({ code: 'SCHEMA_MISMATCH', field: 'constructor', position: 1 });
+    expect((await publish('{"__proto__":"p","constructor":"c"}')).status).toBe(201);
+    const stored = await call(server, 'consume_messages', { token: accessToken, params, body: {} });
+    expect(stored.body.messages.map((m) => JSON.stringify(m.payload))).toEqual(['{"__proto__":"p","constructor":"c"}']);
+  });
+
+  it('refuses a number field past the range of a double (1e400), which many consumers cannot read', async () => {
+    const { server, accessToken, topicId, consume } = await withTopic();
+    const params = { topic_id: topicId };
+    const headers = { 'content-type': 'application/json' };
+    const published = await call(server, 'publish_message', {
+      token: accessToken,
+      params,
+      rawBody: '{"order_id":"A","total":1e400}',
+      headers,
+    });
+    const batch = await call(server, 'publish_messages_batch', {
+      token: accessToken,
+      params,
+      rawBody: '{"payloads":[{"order_id":"A","total":-1e400}]}',
+      headers,
+    });
+    expect([published.status, errorOf(published).details]).toEqual([400, { code: 'SCHEMA_MISMATCH', field: 'total' }]);
+    expect([batch.status, errorOf(batch).details]).toEqual([
+      400,
+      { code: 'SCHEMA_MISMATCH', field: 'total', position: 0 },
+    ]);
+    expect((await consume()).body.messages).toEqual([]);
+  });
+
   it('gives a consumer the message text exactly as published: spacing, key order and UTF-8', async () => {
     const { server, accessToken, topicId } = await withTopic();
     const sent = '{ "order_id" : "Ä-1 😀",\n  "note": "\\u00e9 é",  "total": 1.50 }';
@@ -44,6 +108,45 @@ describe('publish', () => {
       body: '{}',
     });
     expect(await consumed.text()).toContain(`"payload":${sent},`);
+  });
+
+  it('refuses a body that is not UTF-8, a charset other than UTF-8 and a Content-Encoding, storing nothing', async () => {
+    const { server, accessToken, topicId, consume } = await withTopic();
+    const send = async (bytes: Uint8Array, headers: Record<string, string>) => {
+      const response = await fetch(`${server.url}/api/v1/topics/${topicId}/publish`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', ...headers },
+        body: new Uint8Array(bytes),
+      });
+      const answer = await toAnswer(response);
+      assertConforms('publish_message', answer);
+      return answer;
+    };
+    const publish = async (bytes: Uint8Array, headers: Record<string, string> = {}) => {
+      const answer = await send(bytes, headers);
+      return [answer.status, errorOf(answer).details.code];
+    };
+    // JSON is UTF-8 (RFC 8259 8.1): a Latin-1 "é", a lone surrogate, an overlong "/" are not read as something else.
+    for (const invalid of [[0xe9], [0xed, 0xa0, 0x80], [0xc0, 0xaf]]) {
+      const bytes = Buffer.concat([Buffer.from('{"order_id":"'), Buffer.from(invalid), Buffer.from('"}')]);
+      expect(await publish(bytes)).toEqual([400, 'INVALID_JSON']);
+    }
+    const utf16 = Buffer.from('{"order_id":"A"}', 'utf16le');
+    expect(await publish(utf16, { 'content-type': 'application/json; charset=utf-16' })).toEqual([
+      400,
+      'UNSUPPORTED_CONTENT_TYPE',
+    ]);
+    const plain = Buffer.from('{"order_id":"A"}');
+    expect(await publish(plain, { 'content-encoding': 'gzip' })).toEqual([400, 'UNSUPPORTED_CONTENT_TYPE']);
+    expect((await consume()).body.messages).toEqual([]);
+    // UTF-8 said in any spelling, and the identity encoding, are taken.
+    for (const headers of <Record<string, string>[]>[
+      { 'content-type': 'application/json; charset=UTF-8' },
+      { 'content-type': 'application/json;charset="utf-8"' },
+      { 'content-encoding': 'identity' },
+    ]) {
+      expect((await send(plain, headers)).status, JSON.stringify(headers)).toBe(201);
+    }
   });
 
   it('answers 400 for bad JSON, a wrong Content-Type, a non-object body and a bad topic_id; 404 for an unknown topic', async () => {
@@ -141,6 +244,22 @@ describe('publish', () => {
     expect(await statuses(server.url, [chunked(message('x'.repeat(2000)))], 1)).toEqual([413]);
     const stored = (await consume()).body.messages.map((m) => m.payload.order_id);
     expect(stored).toEqual(['whole, chunked', 'in pieces', 'pipelined 1', 'pipelined 2']);
+  });
+
+  it('takes a request whose Expect it does not know as if it had none (RFC 9110 10.1.1), not with a bare 417', async () => {
+    const { server, accessToken, topicId, consume } = await withTopic();
+    const body = JSON.stringify({ order_id: 'expected' });
+    const raw = (expect: string) =>
+      `POST /api/v1/topics/${topicId}/publish HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${accessToken}\r\n` +
+      `Content-Type: application/json\r\nExpect: ${expect}\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    expect(await statuses(server.url, [raw('200-ok')], 1)).toEqual([201]);
+    expect(await statuses(server.url, [raw('100-continue')], 2)).toEqual([100, 201]);
+    const unknownPath = `GET /nowhere HTTP/1.1\r\nHost: x\r\nExpect: x\r\n\r\n`;
+    expect(await statuses(server.url, [unknownPath], 1)).toEqual([404]);
+    expect((await consume()).body.messages.map((m) => m.payload)).toEqual([
+      { order_id: 'expected' },
+      { order_id: 'expected' },
+    ]);
   });
 
   it('stores nothing from a client that leaves mid-body, and keeps serving', async () => {

@@ -2,9 +2,9 @@
 
 /** The `x-error-codes` of event-streams.yaml: each `details.code` of an ErrorResponse, and the status it comes with. */
 export interface EventStreamsErrorCodes {
-  /** The body is not well-formed JSON. */
+  /** The body is not well-formed JSON, or not UTF-8. */
   INVALID_JSON: 400;
-  /** The Content-Type is not application/json. */
+  /** The Content-Type is not application/json, names a charset other than UTF-8, or the body has a Content-Encoding. */
   UNSUPPORTED_CONTENT_TYPE: 400;
   /** The body or a parameter does not match the schema; `details.errors` lists each violation with its JSON pointer. */
   INVALID_REQUEST: 400;
@@ -28,8 +28,10 @@ export interface EventStreamsErrorCodes {
   FORBIDDEN: 403;
   /** No topic has this topic_id. */
   TOPIC_NOT_FOUND: 404;
-  /** No operation exists at this method and path. */
+  /** No operation exists at this path. */
   NOT_FOUND: 404;
+  /** The path has no operation for this method; the `Allow` header lists those it has. */
+  METHOD_NOT_ALLOWED: 405;
   /** Too many requests; wait RETRY-AFTER seconds. */
   RATE_LIMITED: 429;
 }

@@ -4351,7 +4351,8 @@ export interface components {
         /**
          * @description One field of a topic's message schema, in the platform's schema format. Published messages are
          *     checked against it: a field not marked `optional` must be present, and each present field must
-         *     have the field's type.
+         *     have the field's type. Fields nest at most 32 levels deep (`properties` within `properties`); a
+         *     deeper schema is refused with a 400 whose `errors` name the `properties` nested too deeply.
          */
         TopicSchemaField: {
             /** @description Property name in the message. */

@@ -2,7 +2,9 @@
 import { RateLimited } from '../errors.js';
 
 export class RateLimiter {
-  private readonly windows = new Map<number, { start: number; count: number }>();
+  /** Requests per key in the current clock minute only: keys idle (or deleted) since are forgotten. */
+  private readonly counts = new Map<number, number>();
+  private minuteStart = Number.NaN;
 
   constructor(
     private readonly perMinute: number | undefined,
@@ -14,12 +16,17 @@ export class RateLimiter {
     if (!this.perMinute) return;
     const now = this.clock();
     const start = now - (now % 60_000);
-    let window = this.windows.get(keyId);
-    if (!window || window.start !== start) {
-      window = { start, count: 0 };
-      this.windows.set(keyId, window);
+    if (start !== this.minuteStart) {
+      this.minuteStart = start;
+      this.counts.clear();
     }
-    window.count += 1;
-    if (window.count > this.perMinute) throw new RateLimited(Math.max(1, Math.ceil((start + 60_000 - now) / 1000)));
+    const count = (this.counts.get(keyId) ?? 0) + 1;
+    this.counts.set(keyId, count);
+    if (count > this.perMinute) throw new RateLimited(Math.max(1, Math.ceil((start + 60_000 - now) / 1000)));
+  }
+
+  /** How many keys it counts requests of. */
+  get size(): number {
+    return this.counts.size;
   }
 }

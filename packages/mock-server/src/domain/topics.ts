@@ -1,7 +1,6 @@
 // Topics of the workspace: their fields (spec schema Topic), compiled message validators and the
 // consumers waiting for their next message. The fields are written through to the resource store,
 // which rebuilds them at start; the messages are the message store's.
-import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { NotFound, Unprocessable } from '../errors.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
 import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from '../spec/topic-schema.js';
@@ -44,7 +43,6 @@ export class Topics {
   constructor(
     private readonly store: MessageStore,
     private readonly resources: ResourceStore,
-    private readonly ajv: Ajv2020,
     private readonly clock: () => number,
   ) {}
 
@@ -52,7 +50,7 @@ export class Topics {
   async load(): Promise<void> {
     for (const { value } of await this.resources.list(TOPICS)) {
       const topic = value as unknown as Topic;
-      this.entries.set(topic.id, { topic, validate: compileTopicSchema(this.ajv, topic.schema), waiters: new Set() });
+      this.entries.set(topic.id, { topic, validate: compileTopicSchema(topic.schema), waiters: new Set() });
     }
   }
 
@@ -74,7 +72,8 @@ export class Topics {
   create(input: Required<Pick<TopicInput, 'name' | 'schema'>> & TopicInput): Awaitable<Topic> {
     if (this.entries.size >= MAX_TOPICS) throw new Unprocessable(`A workspace holds at most ${MAX_TOPICS} topics`);
     this.assertNameFree(input.name);
-    const validate = compileTopicSchema(this.ajv, input.schema);
+    // Before the topic takes an id: a refused schema leaves no gap in the ids.
+    const validate = compileTopicSchema(input.schema);
     return after(this.resources.nextId(TOPICS), (id) => {
       const now = this.times.format(this.clock());
       const topic: Topic = {
@@ -102,7 +101,7 @@ export class Topics {
       ...input,
       updated_at: this.times.format(this.clock()),
     };
-    const validate = input.schema ? compileTopicSchema(this.ajv, topic.schema) : entry.validate;
+    const validate = input.schema ? compileTopicSchema(topic.schema) : entry.validate;
     const stored =
       input.retention === undefined ? undefined : this.store.setRetention(topic.id, topic.retention * 1000);
     return after(stored, () => {

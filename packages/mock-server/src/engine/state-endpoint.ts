@@ -22,7 +22,7 @@ export async function stateEndpoint(
 ): Promise<void> {
   try {
     if (pathname === '/_emulator/reset') {
-      if (req.method !== 'POST') return respond(res, 405, 'Use POST to empty the state');
+      if (req.method !== 'POST') return respond(res, 405, 'Use POST to empty the state', { allow: 'POST' });
       await state.reset();
       return respond(res, 204);
     }
@@ -33,7 +33,8 @@ export async function stateEndpoint(
       res.end(text);
       return;
     }
-    if (req.method !== 'PUT') return respond(res, 405, 'Use GET to export the state or PUT to replace it');
+    if (req.method !== 'PUT')
+      return respond(res, 405, 'Use GET to export the state or PUT to replace it', { allow: 'GET, PUT' });
     await state.load(
       await parseState((await bodies.readAll(req, STATE_BODY_LIMIT, 'state document')).toString('utf8')),
     );

@@ -19,6 +19,12 @@ export interface paths {
          *     the API key's client ID and secret, either in a Basic `Authorization` header (recommended)
          *     or in the body. The `Content-Type` must match the body. Each call issues a new token valid
          *     for `expires_in` seconds (3600).
+         *
+         *     The Basic header is `BASE64(client_id:client_secret)` with both parts as they are, the way
+         *     curl and most client libraries send it. The form that RFC 6749 section 2.3.1 describes, each
+         *     part form-urlencoded before it is joined and encoded (`+` for a space, `%2B` for `+`), is
+         *     accepted too: a secret containing `+`, `%` or `:` authenticates in either form. A client ID
+         *     containing `:` can only be sent in the form-urlencoded form (or in the body).
          */
         post: operations["request_access_token"];
         delete?: never;

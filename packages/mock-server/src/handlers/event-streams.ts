@@ -3,7 +3,7 @@ import type { EmulatorState } from '../domain/state.js';
 import type { TopicEntry } from '../domain/topics.js';
 import { InvalidRequest, NotFound, PayloadTooLarge } from '../errors.js';
 import type { Reply } from '../http/replies.js';
-import { IsoTimeFormatter } from '../spec/date-time.js';
+import { IsoTimeFormatter, instantOf } from '../spec/date-time.js';
 import { type Awaitable, after, appendAll, type ReadResult } from '../store/message-store.js';
 import type { HandlerRequest, Handlers, JsonBody, JsonBodyRule, Outcome } from './handler.js';
 
@@ -121,7 +121,8 @@ class EventStreams {
           results += `${results ? ',' : ''}"${position}":{"result":"failure","error":"Message could not be stored, retry later"}`;
         }
       }
-      topics.wake(entry);
+      // A batch whose every position failed stored nothing to wake a consumer for.
+      if (next > 0) topics.wake(entry);
       return { status: 201, json: `{"message_ids":{${results}},"is_partial_error":${next < texts.length}}` };
     });
   }
@@ -141,7 +142,7 @@ class EventStreams {
     }
     if (offsets.since_time !== undefined) {
       // A time in the future means now.
-      const since = Math.min(Date.parse(offsets.since_time), clock());
+      const since = Math.min(instantOf(offsets.since_time), clock());
       return () => store.readSince(topicId, since, limit);
     }
     return () => store.readOldest(topicId, limit);

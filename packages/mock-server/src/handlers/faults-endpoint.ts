@@ -27,7 +27,9 @@ export async function faultsEndpoint(
       faults.clear();
       return respond(res, 204);
     }
-    if (req.method !== 'POST') return respond(res, 405, 'Use POST to add a fault or DELETE to clear them');
+    if (req.method !== 'POST') {
+      return respond(res, 405, 'Use POST to add a fault or DELETE to clear them', { allow: 'POST, DELETE' });
+    }
     if (!isJsonContentType(req.headers['content-type']))
       return respond(res, 400, 'Content-Type must be application/json');
     const body = JSON.parse((await bodies.readAll(req, SMALL_BODY_LIMIT, 'fault')).toString('utf8')) as FaultRequest;
@@ -54,11 +56,16 @@ export async function faultsEndpoint(
 }
 
 /** A `{message}` answer, or none: the emulator's own endpoints answer in this shape. */
-export function respond(res: ServerResponse, status: number, message?: string): void {
+export function respond(
+  res: ServerResponse,
+  status: number,
+  message?: string,
+  headers: Record<string, string> = {},
+): void {
   const json = message === undefined ? '' : JSON.stringify({ message });
-  res.writeHead(
-    status,
-    message === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) },
-  );
+  res.writeHead(status, {
+    ...headers,
+    ...(message === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) }),
+  });
   res.end(json);
 }

@@ -14,6 +14,14 @@ export function tokenHandlers(state: EmulatorState): Pick<Handlers, 'request_acc
 }
 
 async function requestToken(state: EmulatorState, request: HandlerRequest<'request_access_token'>): Promise<Reply> {
+  // A compressed body would be read as a garbled form: refused, as for every other JSON operation.
+  const encoding = request.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw new OAuthError(
+      'invalid_request',
+      `Content-Encoding ${encoding} is not supported: send the body uncompressed`,
+    );
+  }
   const body = await request.readBytes();
   const form = await parseTokenBody(request.headers['content-type'], body);
   const basic = basicCredentials(request.headers.authorization);
@@ -27,10 +35,13 @@ async function requestToken(state: EmulatorState, request: HandlerRequest<'reque
       'Send the client credentials in the Authorization header or in the body, not both',
     );
   }
-  const clientId = basic?.clientId ?? form.client_id;
-  const secret = basic?.secret ?? form.client_secret;
-  if (!clientId || !secret) throw new OAuthError('invalid_request', 'client_id and client_secret are required');
-  const key = state.credentials.authenticateClient(clientId, secret);
+  const readings = basic ?? [{ clientId: form.client_id ?? '', secret: form.client_secret ?? '' }];
+  if (readings.some(({ clientId, secret }) => clientId === '' || secret === '')) {
+    throw new OAuthError('invalid_request', 'client_id and client_secret are required');
+  }
+  const key = readings
+    .map(({ clientId, secret }) => state.credentials.authenticateClient(clientId, secret))
+    .find((found) => found !== undefined);
   // RFC 6749 5.2: 401 when the client authenticated with the Authorization header, 400 otherwise.
   if (!key) throw new OAuthError('invalid_client', 'Client authentication failed', basic !== undefined);
   const { token, expiresIn } = state.credentials.issueToken(key);
@@ -52,25 +63,30 @@ async function parseTokenBody(contentType: string | undefined, body: Buffer): Pr
   if (essence === 'application/x-www-form-urlencoded') {
     // A JSON document or a multipart body sent as a form would otherwise parse as one odd field name.
     if (/^\s*[{[]/.test(text) || text.startsWith('--')) throw mismatch();
-    return stringFields(Object.fromEntries(new URLSearchParams(text)));
+    return formParameters(new URLSearchParams(text));
   }
-  if (essence === 'multipart/form-data') {
-    try {
-      const data = await new Response(new Uint8Array(body), { headers: { 'content-type': contentType } }).formData();
-      const field = (name: string) => data.get(name) ?? undefined;
-      return stringFields({
-        grant_type: field('grant_type'),
-        client_id: field('client_id'),
-        client_secret: field('client_secret'),
-      });
-    } catch {
-      throw mismatch();
-    }
-  }
+  if (essence === 'multipart/form-data') return formParameters(await multipartForm(body, contentType));
   throw new OAuthError(
     'invalid_request',
     `Content-Type ${essence} is not accepted; use application/x-www-form-urlencoded, application/json or multipart/form-data`,
   );
+}
+
+async function multipartForm(body: Buffer, contentType: string): Promise<FormData> {
+  try {
+    return await new Response(new Uint8Array(body), { headers: { 'content-type': contentType } }).formData();
+  } catch {
+    throw mismatch();
+  }
+}
+
+/** A form's parameters; RFC 6749 3.2: none may be sent more than once. */
+function formParameters(form: { getAll(name: string): unknown[] }): TokenParameters {
+  return stringFields((name) => {
+    const values = form.getAll(name);
+    if (values.length > 1) throw new OAuthError('invalid_request', `${name} is sent more than once`);
+    return values[0];
+  });
 }
 
 function parseJsonParameters(text: string): TokenParameters {
@@ -81,33 +97,49 @@ function parseJsonParameters(text: string): TokenParameters {
     throw mismatch();
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw mismatch();
-  return stringFields(value as Record<string, unknown>);
+  const fields = value as Record<string, unknown>;
+  return stringFields((name) => (Object.hasOwn(fields, name) ? fields[name] : undefined));
 }
 
-function stringFields(fields: Record<string, unknown>): TokenParameters {
+function stringFields(parameter: (name: keyof TokenParameters) => unknown): TokenParameters {
   const pick = (name: keyof TokenParameters) => {
-    const v = fields[name];
+    const v = parameter(name);
     if (v !== undefined && typeof v !== 'string') throw new OAuthError('invalid_request', `${name} must be a string`);
     return v;
   };
   return { grant_type: pick('grant_type'), client_id: pick('client_id'), client_secret: pick('client_secret') };
 }
 
-function basicCredentials(authorization: string | undefined): { clientId: string; secret: string } | undefined {
+interface ClientCredentials {
+  clientId: string;
+  secret: string;
+}
+
+/**
+ * The ways to read a Basic header's client ID and secret: as sent, `BASE64(client_id:client_secret)`
+ * (the spec, curl, requests-oauthlib, authlib), and form-decoded first when that differs (RFC 6749
+ * 2.3.1, as other OAuth libraries send them). The first that authenticates counts, so a secret with
+ * `+`, `%` or `:` works either way.
+ */
+function basicCredentials(authorization: string | undefined): ClientCredentials[] | undefined {
   const encoded = authorization ? /^Basic +(\S+) *$/i.exec(authorization)?.[1] : undefined;
   if (encoded === undefined) return undefined;
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0)
     throw new OAuthError('invalid_request', 'The Basic credentials must be base64(client_id:client_secret)');
-  // RFC 6749 2.3.1: both parts are form-urlencoded before base64.
-  return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+  const plain = { clientId: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+  const clientId = formDecode(plain.clientId);
+  const secret = formDecode(plain.secret);
+  const differs = clientId !== plain.clientId || secret !== plain.secret;
+  return clientId !== undefined && secret !== undefined && differs ? [plain, { clientId, secret }] : [plain];
 }
 
-function formDecode(value: string): string {
+/** undefined when the value is not validly form-encoded (a `%` not followed by two hex digits). */
+function formDecode(value: string): string | undefined {
   try {
     return decodeURIComponent(value.replace(/\+/g, ' '));
   } catch {
-    throw new OAuthError('invalid_request', 'The Basic credentials are not validly form-encoded');
+    return undefined;
   }
 }

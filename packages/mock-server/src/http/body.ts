@@ -126,3 +126,24 @@ export function isJsonContentType(contentType: string | undefined): boolean {
     contentType === 'application/json' || (contentType !== undefined && mediaType(contentType) === 'application/json')
   );
 }
+
+/**
+ * Why a JSON body with these headers cannot be read as sent, or undefined: JSON is UTF-8 (RFC 8259
+ * 8.1), so a charset must name UTF-8; a Content-Encoding (gzip) is not decoded, so none but identity.
+ */
+export function unreadableJson(contentType: string, contentEncoding: string | undefined): string | undefined {
+  if (contentEncoding !== undefined && contentEncoding.trim().toLowerCase() !== 'identity') {
+    return `Content-Encoding ${contentEncoding} is not supported: send the body uncompressed`;
+  }
+  if (contentType === 'application/json') return undefined;
+  for (const parameter of contentType.split(';').slice(1)) {
+    const equals = parameter.indexOf('=');
+    if (parameter.slice(0, equals).trim().toLowerCase() !== 'charset') continue;
+    const charset = parameter
+      .slice(equals + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
+    if (!/^utf-?8$/i.test(charset)) return `A JSON body is UTF-8 (RFC 8259), not charset=${charset}`;
+  }
+  return undefined;
+}

@@ -35,8 +35,10 @@ export async function serveDocs(
   res: ServerResponse,
   req: IncomingMessage,
 ) {
-  if (req.method !== 'GET' && req.method !== 'HEAD')
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('allow', 'GET, HEAD');
     return respondText(res, 405, 'Only GET and HEAD are served under /docs/');
+  }
   if (!docsDir) {
     return respondText(
       res,

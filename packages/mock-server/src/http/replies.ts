@@ -15,7 +15,7 @@ export const jsonReply = (status: number, value: unknown, headers?: Record<strin
   headers,
 });
 
-const CONTENT_TYPES: Record<ApiName, string> = {
+export const CONTENT_TYPES: Readonly<Record<ApiName, string>> = {
   'event-streams': 'application/json; charset=utf-8',
   auth: 'application/json',
   management: 'application/json',

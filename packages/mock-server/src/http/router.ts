@@ -1,7 +1,7 @@
 // Matches a method and path to an operation of the specs. Built from the path templates, so a route
 // exists exactly when a spec declares it. A segment tree prefers literal segments over `{param}` ones,
 // which keeps `/api/packages/export/{manifest_id}` apart from `/api/packages/{id}/download`.
-import type { Operation } from '../spec/bundles.js';
+import type { ApiName, Operation } from '../spec/bundles.js';
 
 interface RouteNode {
   literal: Map<string, RouteNode>;
@@ -15,7 +15,13 @@ export interface RouteMatch {
   params: Readonly<Record<string, string>>;
 }
 
-export type RouteResult = RouteMatch | 'method-not-allowed' | undefined;
+/** A path of the specs without an operation for the method: the methods it has, and its API. */
+export interface OtherMethods {
+  allowed: readonly string[];
+  api: ApiName;
+}
+
+export type RouteResult = RouteMatch | OtherMethods | undefined;
 
 const newNode = (): RouteNode => ({ literal: new Map(), operations: new Map() });
 
@@ -56,11 +62,17 @@ export class Router {
     const node = find(this.root, splitPath(pathname), 0, values);
     if (!node) return undefined;
     const entry = node.operations.get(method);
-    if (!entry) return 'method-not-allowed';
+    if (!entry) return otherMethods(node);
     // One value per parameter segment, in path order.
     const params = Object.fromEntries(entry.paramNames.map((name, i) => [name, safeDecode(values[i] ?? '')]));
     return { operation: entry.operation, params };
   }
+}
+
+function otherMethods(node: RouteNode): OtherMethods {
+  const operations = [...node.operations.values()].map((entry) => entry.operation);
+  // The paths of one API never share a template with another's.
+  return { allowed: operations.map((op) => op.method), api: operations[0]?.api ?? 'event-streams' };
 }
 
 function find(node: RouteNode, segments: string[], index: number, values: string[]): RouteNode | undefined {

@@ -1,4 +1,5 @@
-// RFC 3339 date-times both ways: checking them (isDateTime, the `date-time` format of the validators)
+// RFC 3339 date-times both ways: checking them (isDateTime, the `date-time` format of the validators
+// and of topic schemas, and isDate, their full-dates), reading them (instantOf, consume's since_time)
 // and writing them (IsoTimeFormatter, the times of messages and records).
 //
 // isDateTime decides exactly as ajv-formats' full "date-time" format does (a time zone is
@@ -27,6 +28,41 @@ export function isDateTime(value: string): boolean {
   const utcMinutes = minutes - zoneMinutes * sign;
   const utcHours = hours - zoneHours * sign - (utcMinutes < 0 ? 1 : 0);
   return (utcHours === 23 || utcHours === -1) && (utcMinutes === 59 || utcMinutes === -1) && seconds <= 60;
+}
+
+/**
+ * The instant of a value isDateTime accepted, in milliseconds since the epoch: every separator and
+ * zone form it accepts (Date.parse answers NaN for a leap second, a `+05` zone or a tab). Rounded up
+ * to the first whole millisecond not before the value, so that "stored at or after it" compares
+ * exactly with the whole-millisecond times of messages: a fraction finer than a millisecond rounds
+ * up, and a leap second (23:59:60 UTC) is the start of the next minute.
+ */
+export function instantOf(value: string): number {
+  const two = (at: number) => (value.charCodeAt(at) - 48) * 10 + value.charCodeAt(at + 1) - 48;
+  const date = new Date(0);
+  date.setUTCFullYear(two(0) * 100 + two(2), two(5) - 1, two(8));
+  const seconds = two(17);
+  date.setUTCHours(two(11), two(14), seconds, seconds === 60 ? 0 : fractionMs(value));
+  const { sign, hours, minutes } = zoneOffset(value);
+  return date.getTime() - sign * (hours * 60 + minutes) * 60_000;
+}
+
+/** The milliseconds of the fraction after the seconds, rounded up. */
+function fractionMs(value: string): number {
+  const digits = /^\.(\d+)/.exec(value.slice(19))?.[1] ?? '';
+  const ms = Number(digits.slice(0, 3).padEnd(3, '0'));
+  return /[1-9]/.test(digits.slice(3)) ? ms + 1 : ms;
+}
+
+const DATE = /^\d{4}-\d\d-\d\d$/;
+
+/** An RFC 3339 full-date (`2026-11-22`), decided as ajv-formats' full "date" format does. */
+export function isDate(value: string): boolean {
+  if (!DATE.test(value)) return false;
+  const year = Number(value.slice(0, 4));
+  const month = Number(value.slice(5, 7));
+  const day = Number(value.slice(8));
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
 }
 
 function daysInMonth(year: number, month: number): number {

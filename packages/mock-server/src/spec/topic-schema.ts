@@ -1,6 +1,14 @@
-// A topic's message schema (the platform's format: a list of TopicSchemaField) turned into a JSON
-// Schema, compiled once per topic version, so each publish costs one ajv call.
-import type { Ajv2020, ErrorObject } from 'ajv/dist/2020.js';
+// A topic's message schema (the platform's format: a list of TopicSchemaField), compiled once per
+// topic version into a tree of closures that accepts or refuses a message; a refused message is then
+// walked in the schema's order to name its first failing field.
+//
+// Not through ajv: ajv writes each schema as JavaScript source and compiles it with `new Function`,
+// and V8 keeps large compiled sources in its compilation cache for good (300 updates of a topic to one
+// 14 KB schema kept 85 MB; endless distinct schemas grow it without bound), and its code generation
+// ran out of stack on a schema nested 1,000 levels deep. Closures go with the last topic that uses
+// them and compile in microseconds. They cost a publish about 0.15 us more than ajv's code did.
+import { InvalidRequest } from '../errors.js';
+import { isDate, isDateTime } from './date-time.js';
 
 export interface TopicSchemaField {
   name: string;
@@ -10,8 +18,7 @@ export interface TopicSchemaField {
   of?: Exclude<FieldType, 'array'>;
 }
 type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'date' | 'date_time' | 'object' | 'array';
-
-type JsonSchema = { type: string | string[]; [keyword: string]: unknown };
+type LeafType = Exclude<FieldType, 'object' | 'array'>;
 
 export interface SchemaMismatch {
   /** Dotted path of the failing field, e.g. `customer.email` or `items[2].sku`. */
@@ -22,69 +29,138 @@ export interface SchemaMismatch {
 /** Returns undefined when the message matches, else the first failing field. */
 export type MessageValidator = (message: unknown) => SchemaMismatch | undefined;
 
-export function compileTopicSchema(ajv: Ajv2020, fields: TopicSchemaField[]): MessageValidator {
-  const validate = ajv.compile(objectSchema(fields));
-  return (message) => (validate(message) ? undefined : mismatch(validate.errors?.[0]));
+/** Fields nest at most this deep (`properties` within `properties`), as the management spec documents. */
+export const MAX_FIELD_DEPTH = 32;
+
+/** InvalidRequest (naming the field) for a schema nested deeper than MAX_FIELD_DEPTH. */
+export function compileTopicSchema(fields: TopicSchemaField[]): MessageValidator {
+  const accepts = objectCheck(fields, '/schema', 1);
+  return (message) => (accepts(message) ? undefined : describe(objectFailure(fields, message)));
 }
 
-function objectSchema(fields: TopicSchemaField[] = []): JsonSchema {
-  return {
-    type: 'object',
-    properties: Object.fromEntries(fields.map((f) => [f.name, fieldSchema(f)])),
-    required: fields.filter((f) => !f.optional).map((f) => f.name),
+type Check = (value: unknown) => boolean;
+
+const LEAF_CHECKS: Readonly<Record<LeafType, Check>> = {
+  string: (value) => typeof value === 'string',
+  integer: Number.isInteger,
+  // JSON.parse reads a number past a double's range (1e400) as Infinity: refused, as by ajv's strictNumbers.
+  number: (value) => Number.isFinite(value),
+  boolean: (value) => typeof value === 'boolean',
+  date: (value) => typeof value === 'string' && isDate(value),
+  date_time: (value) => typeof value === 'string' && isDateTime(value),
+};
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Visits the message's own keys: a field named `__proto__` or `constructor` is never found on
+ * Object.prototype, so a required one is missing when the message lacks it.
+ */
+function objectCheck(fields: TopicSchemaField[] | undefined, pointer: string, depth: number): Check {
+  if (depth > MAX_FIELD_DEPTH) {
+    throw new InvalidRequest('INVALID_REQUEST', `Topic schema fields nest at most ${MAX_FIELD_DEPTH} levels deep`, {
+      errors: [{ pointer, message: `nests fields deeper than ${MAX_FIELD_DEPTH} levels` }],
+    });
+  }
+  // A name listed twice keeps its last definition, as in the JSON Schema object it stands for.
+  const checks = new Map(
+    (fields ?? []).map((field, index) => {
+      const check = typeCheck(field, field.type, `${pointer}/${index}/properties`, depth);
+      return [field.name, { check, field }];
+    }),
+  );
+  const requiredCount = [...checks.values()].filter(({ field }) => !field.optional).length;
+  return (value) => {
+    if (!isObject(value)) return false;
+    let requiredSeen = 0;
+    for (const key in value) {
+      const entry = checks.get(key);
+      if (entry === undefined) continue;
+      const { check, field } = entry;
+      if (!field.optional) requiredSeen++;
+      const property = value[key];
+      if (!(property === null && field.optional) && !check(property)) return false;
+    }
+    return requiredSeen === requiredCount;
   };
 }
 
-function fieldSchema(field: TopicSchemaField): object {
-  const schema = typeSchema(field.type, field);
-  // An optional field may be absent or null.
-  return field.optional ? { ...schema, type: [schema.type, 'null'] } : schema;
+function typeCheck(field: TopicSchemaField, type: FieldType, pointer: string, depth: number): Check {
+  if (type === 'object') return objectCheck(field.properties, pointer, depth + 1);
+  if (type !== 'array') return LEAF_CHECKS[type];
+  // Without `of`, the elements may be anything.
+  const element = field.of && typeCheck(field, field.of, pointer, depth);
+  return (value) => Array.isArray(value) && (!element || value.every(element));
 }
 
-function typeSchema(type: FieldType, field: TopicSchemaField): JsonSchema {
-  switch (type) {
-    case 'date':
-      return { type: 'string', format: 'date' };
-    case 'date_time':
-      return { type: 'string', format: 'date-time' };
-    case 'object':
-      return objectSchema(field.properties);
-    case 'array':
-      return { type: 'array', items: field.of ? typeSchema(field.of, field) : {} };
-    default:
-      return { type };
+/** Why a value failed: the path to it and what was expected there. */
+interface Failure {
+  path: (string | number)[];
+  expected: FieldType | 'presence';
+}
+
+const fail = (expected: Failure['expected']): Failure => ({ path: [], expected });
+
+/** The failure of a part of a value, placed under that part's name or index. */
+function within(segment: string | number, failure: Failure | undefined): Failure | undefined {
+  failure?.path.unshift(segment);
+  return failure;
+}
+
+/** The first failure in the order a JSON Schema validator reports: the type, each required field, each field present. */
+function objectFailure(fields: TopicSchemaField[] | undefined, value: unknown): Failure | undefined {
+  if (!isObject(value)) return fail('object');
+  const known = [...new Map((fields ?? []).map((field) => [field.name, field])).values()];
+  const missing = known.find((field) => !field.optional && !Object.hasOwn(value, field.name));
+  if (missing) return within(missing.name, fail('presence'));
+  for (const field of known) {
+    const property = Object.hasOwn(value, field.name) ? value[field.name] : undefined;
+    if (property === undefined || (property === null && field.optional)) continue;
+    const failure = within(field.name, typeFailure(field, field.type, property));
+    if (failure) return failure;
   }
+  return undefined;
 }
 
-const EXPECTED: Record<string, string> = {
-  'date-time': 'an RFC 3339 date-time string',
-  date: 'a full-date string (YYYY-MM-DD)',
+function typeFailure(field: TopicSchemaField, type: FieldType, value: unknown): Failure | undefined {
+  if (type === 'object') return objectFailure(field.properties, value);
+  if (type === 'array') return arrayFailure(field, value);
+  if (LEAF_CHECKS[type](value)) return undefined;
+  // A date that is not a string fails as not a string; a string, as not a date.
+  return fail((type === 'date' || type === 'date_time') && typeof value !== 'string' ? 'string' : type);
+}
+
+function arrayFailure(field: TopicSchemaField, value: unknown): Failure | undefined {
+  if (!Array.isArray(value)) return fail('array');
+  const { of } = field;
+  if (!of) return undefined;
+  for (const [index, element] of value.entries()) {
+    const failure = within(index, typeFailure(field, of, element));
+    if (failure) return failure;
+  }
+  return undefined;
+}
+
+const EXPECTED: Readonly<Record<Failure['expected'], string>> = {
+  presence: 'is required',
+  string: 'must be a string',
+  integer: 'must be an integer',
+  number: 'must be a number',
+  boolean: 'must be a boolean',
+  object: 'must be an object',
+  array: 'must be an array',
+  date: 'must be a full-date string (YYYY-MM-DD)',
+  date_time: 'must be an RFC 3339 date-time string',
 };
 
-function mismatch(error: ErrorObject | undefined): SchemaMismatch {
-  if (!error) return { field: '', message: 'The message does not match the topic schema' };
-  const params: { missingProperty?: string; format?: string; type?: string } = error.params;
-  const segments = error.instancePath
-    .split('/')
-    .slice(1)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (error.keyword === 'required') segments.push(String(params.missingProperty));
-  const field = segments.reduce((path, s) => (/^\d+$/.test(s) ? `${path}[${s}]` : path ? `${path}.${s}` : s), '');
-  const label = field || 'message';
-  if (error.keyword === 'required') return { field, message: `Field '${label}' is required` };
-  if (error.keyword === 'format')
-    return { field, message: `Field '${label}' must be ${EXPECTED[String(params.format)] ?? params.format}` };
-  if (error.keyword === 'type')
-    return { field, message: `Field '${label}' must be ${article(firstType(String(params.type)))}` };
-  return { field, message: `Field '${label}' ${error.message ?? 'is invalid'}` };
-}
-
-/** ajv names a type list ('string,null') for a field that may be null: the first is the one to name. */
-function firstType(types: string): string {
-  const comma = types.indexOf(',');
-  return comma < 0 ? types : types.slice(0, comma);
-}
-
-function article(type: string): string {
-  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+/** Called for a refused message only: the walk finds the failure the closures found. */
+function describe(failure: Failure | undefined): SchemaMismatch {
+  const { path, expected } = failure ?? fail('object');
+  const field = path.reduce<string>(
+    (dotted, segment) =>
+      typeof segment === 'number' ? `${dotted}[${segment}]` : dotted ? `${dotted}.${segment}` : segment,
+    '',
+  );
+  return { field, message: `Field '${field || 'message'}' ${EXPECTED[expected]}` };
 }

@@ -14,7 +14,16 @@ const UINT32_MAX = 4294967295;
 /** An ajv instance that knows the specs' components and the OpenAPI integer formats. */
 export function createAjv(specs: Specs, options: { coerceTypes?: boolean } = {}): Ajv2020 {
   // Schemas come from the linted specs, so they are not checked against the meta-schema (faster start).
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, meta: false, ...options });
+  // strictNumbers: a JSON number past a double's range (1e400) parses as Infinity, which no integer or
+  // number schema takes (strict: false would let it through, to be stored and answered as null).
+  const ajv = new Ajv2020({
+    strict: false,
+    strictNumbers: true,
+    allErrors: true,
+    validateSchema: false,
+    meta: false,
+    ...options,
+  });
   addFormats(ajv);
   ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
   ajv.addFormat('uint32', {
@@ -50,6 +59,10 @@ export function anchorRefs(api: ApiName, schema: unknown): unknown {
 interface OperationValidators {
   /** Path and query parameters, coerced from strings in place. */
   params?: ValidateFunction;
+  /** The query parameters that are arrays: each repeats the parameter (OpenAPI's default, form style exploded). */
+  listParams: readonly string[];
+  /** The parameters whose values are integers or numbers (or lists of them), checked as text before ajv coerces them. */
+  numericParams: readonly NumericParam[];
   /** The JSON request body, when the operation takes one. */
   body?: ValidateFunction;
 }
@@ -74,8 +87,9 @@ export class RequestValidators {
     pathParams: Readonly<Record<string, string>>,
     query: string,
   ): Readonly<Record<string, unknown>> {
+    const { listParams } = this.for(operation);
     const params: Record<string, unknown> = query
-      ? { ...Object.fromEntries(new URLSearchParams(query)), ...pathParams }
+      ? { ...queryParams(query, listParams), ...pathParams }
       : { ...pathParams };
     return this.checkParamValues(operation, params);
   }
@@ -85,10 +99,11 @@ export class RequestValidators {
    * for a repeated array parameter): coerced in place and frozen.
    */
   checkParamValues(operation: Operation, params: Record<string, unknown>): Readonly<Record<string, unknown>> {
-    const validate = this.for(operation).params;
+    const { params: validate, numericParams } = this.for(operation);
     const topicId = params.topic_id;
-    if (validate && !validate(params)) {
-      const list = violations(validate.errors);
+    let list = numericViolations(numericParams, params);
+    if (list.length === 0 && validate && !validate(params)) list = violations(validate.errors);
+    if (list.length > 0) {
       if (list.some((v) => v.pointer.startsWith('/topic_id'))) {
         throw new InvalidRequest('INVALID_TOPIC_ID', `topic_id must be an unsigned 32-bit integer, not '${topicId}'`);
       }
@@ -119,6 +134,14 @@ export class RequestValidators {
     const params = operation.parameters.filter((p) => p.in === 'path' || p.in === 'query');
     const bodySchema = jsonBodySchema(operation);
     return {
+      listParams: params
+        .filter((p) => p.in === 'query' && [p.schema?.type].flat().includes('array'))
+        .map((p) => p.name),
+      numericParams: params.flatMap((p) => {
+        const list = [p.schema?.type].flat().includes('array');
+        const kind = numericKind(list ? (p.schema?.items as SchemaObject | undefined) : p.schema);
+        return kind ? [{ name: p.name, kind, list }] : [];
+      }),
       params:
         params.length === 0
           ? undefined
@@ -134,6 +157,54 @@ export class RequestValidators {
         : undefined,
     };
   }
+}
+
+interface NumericParam {
+  name: string;
+  kind: 'integer' | 'number';
+  list: boolean;
+}
+
+function numericKind(schema: SchemaObject | undefined): NumericParam['kind'] | undefined {
+  const types = [schema?.type].flat();
+  if (types.includes('integer')) return 'integer';
+  return types.includes('number') ? 'number' : undefined;
+}
+
+/** A decimal integer, and a JSON number: the text an integer or number parameter may have. */
+const INTEGER_TEXT = /^-?\d+$/;
+const NUMBER_TEXT = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
+
+/**
+ * ajv's coercion reads a parameter as JavaScript's Number() does: `0x2`, ` 2`, `2.0`, `2e0` are the
+ * id 2, `1e400` is Infinity, `9007199254740993` is 9007199254740992. Such values are refused here, so
+ * a request never names another resource than it wrote.
+ */
+function numericViolations(numeric: readonly NumericParam[], params: Record<string, unknown>): Violation[] {
+  const list: Violation[] = [];
+  for (const { name, kind, list: isList } of numeric) {
+    const value = params[name];
+    const values = Array.isArray(value) ? value : [value];
+    values.forEach((text, index) => {
+      if (typeof text !== 'string') return;
+      const pointer = isList ? `/${name}/${index}` : `/${name}`;
+      if (kind === 'integer' && !INTEGER_TEXT.test(text)) list.push({ pointer, message: 'must be a decimal integer' });
+      else if (kind === 'integer' && !Number.isSafeInteger(Number(text))) {
+        list.push({ pointer, message: `must be an integer of at most ${Number.MAX_SAFE_INTEGER} in magnitude` });
+      } else if (kind === 'number' && !(NUMBER_TEXT.test(text) && Number.isFinite(Number(text)))) {
+        list.push({ pointer, message: 'must be a decimal number' });
+      }
+    });
+  }
+  return list;
+}
+
+/** The query's parameters: the last value of each, and every value of a list. */
+function queryParams(query: string, listParams: readonly string[]): Record<string, unknown> {
+  const search = new URLSearchParams(query);
+  const params: Record<string, unknown> = Object.fromEntries(search);
+  for (const name of listParams) if (search.has(name)) params[name] = search.getAll(name);
+  return params;
 }
 
 /** The schema of the operation's JSON request body (any `application/json` media type). */

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { IsoTimeFormatter, isDateTime } from '../../src/spec/date-time.js';
+import { IsoTimeFormatter, instantOf, isDate, isDateTime } from '../../src/spec/date-time.js';
 import { defined } from '../defined.js';
 
 // The reference: ajv-formats' full "date-time", which isDateTime replaces for speed.
@@ -8,6 +8,7 @@ const { fullFormats } = createRequire(import.meta.url)('ajv-formats/dist/formats
   fullFormats: Record<string, { validate: (value: string) => boolean }>;
 };
 const reference = defined(fullFormats['date-time']).validate;
+const referenceDate = defined(fullFormats.date).validate;
 
 const EDGE_CASES = [
   '2026-11-22T12:00:00Z',
@@ -76,6 +77,48 @@ describe('isDateTime', () => {
     // The cases exercise both answers, leap seconds and days past a month's end included.
     expect(cases.filter(reference).length).toBeGreaterThan(50);
     expect(cases.filter((value) => !reference(value)).length).toBeGreaterThan(500);
+  });
+});
+
+describe('isDate', () => {
+  it('accepts and refuses exactly what ajv-formats full date does', () => {
+    const dates = [...EDGE_CASES, ...mutations()].flatMap((value) => [value, value.slice(0, 10), value.slice(0, 11)]);
+    expect(dates.filter((value) => isDate(value) !== referenceDate(value))).toEqual([]);
+    expect(dates.filter(referenceDate).length).toBeGreaterThan(50);
+    expect(['2024-02-29', '2023-02-29', '2026-04-31', '2026-4-30', '2026-04-30\n'].map(isDate)).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
+});
+
+describe('instantOf', () => {
+  it('agrees with Date.parse wherever Date.parse reads the value', () => {
+    const valid = [...EDGE_CASES, ...mutations()].filter(isDateTime);
+    const readable = valid.filter((value) => !Number.isNaN(Date.parse(value)) && !/\.\d{4}/.test(value));
+    expect(readable.length).toBeGreaterThan(50);
+    expect(readable.filter((value) => instantOf(value) !== Date.parse(value))).toEqual([]);
+  });
+
+  it('reads the forms Date.parse cannot: leap seconds, hour-only zones, any separator, sub-millisecond fractions', () => {
+    const nextMinute = Date.parse('2027-01-01T00:00:00Z');
+    expect(instantOf('2026-12-31T23:59:60Z')).toBe(nextMinute);
+    expect(instantOf('2026-12-31T23:59:60.999Z')).toBe(nextMinute);
+    expect(instantOf('2026-12-31T18:59:60-05:00')).toBe(nextMinute);
+    expect(instantOf('2026-11-22T12:00:00+05')).toBe(Date.parse('2026-11-22T07:00:00Z'));
+    expect(instantOf('2026-11-22T12:00:00-0130')).toBe(Date.parse('2026-11-22T13:30:00Z'));
+    expect(instantOf('2026-11-22\t12:00:00z')).toBe(Date.parse('2026-11-22T12:00:00Z'));
+    // Rounded up to the first whole millisecond not before the value.
+    expect(instantOf('2026-11-22T12:00:00.1234Z')).toBe(Date.parse('2026-11-22T12:00:00.124Z'));
+    expect(instantOf('2026-11-22T12:00:00.1230000Z')).toBe(Date.parse('2026-11-22T12:00:00.123Z'));
+    expect(instantOf('2026-11-22T12:00:00.9999Z')).toBe(Date.parse('2026-11-22T12:00:01Z'));
+    expect(instantOf('0001-01-01T00:00:00Z')).toBe(Date.parse('0001-01-01T00:00:00Z'));
+    for (const value of ['2026-12-31T23:59:60Z', '2026-11-22T12:00:00+05']) {
+      expect([value, isDateTime(value), Date.parse(value)]).toEqual([value, true, Number.NaN]);
+    }
   });
 });
 
