@@ -15,6 +15,7 @@ import { isObject, propertiesOf, resolve, type SchemaNode } from './schema.js';
 import { type JsonObject, MemoryResourceStore, type ResourceStore, type StoredItem } from './store.js';
 import { coerce, complete, uuidFrom, type ValueContext } from './values.js';
 import {
+  countedId,
   type EngineOperation,
   type OnDelete,
   type ResourceType,
@@ -428,8 +429,7 @@ class Engine implements ResourceEngine {
 
   private async newId(type: ResourceType, values: ValueContext): Promise<string | number> {
     if (type.id.kind === 'uuid') return values.uuid();
-    const next = await this.store.nextId(type.name);
-    return type.id.kind === 'integer' ? next : `${type.id.prefix}${next}`;
+    return countedId(type, await this.store.nextId(type.name));
   }
 
   /** The item with its timestamps and every required field it lacks. */

@@ -11,6 +11,7 @@
 import type { ResourceEngine } from './engine.js';
 import { isObject } from './schema.js';
 import type { Awaitable, JsonObject, StoredItem, StoreSnapshot } from './store.js';
+import { countedId } from './vocabulary.js';
 
 export const STATE_FORMAT = 'platform-api-emulator-state';
 export const STATE_VERSION = 1;
@@ -123,7 +124,7 @@ function snapshotFrom(engine: ResourceEngine, resources: unknown, counters: unkn
       const given = fields[type.id.field];
       if (given !== undefined && typeof given !== 'string' && typeof given !== 'number')
         throw new StateError(`${where}: ${type.id.field} must be a string or a number`);
-      const id = given ?? nextCounter(snapshot, typeName);
+      const id = given ?? countedId(type, nextCounter(snapshot, typeName));
       const value = engine.completeItem(typeName, fields, id, parent === undefined ? undefined : String(parent));
       const problems = engine.itemProblems(typeName, value);
       if (problems) throw new StateError(`${where}: ${problems}`);

@@ -39,6 +39,11 @@ export interface ResourceType {
   states?: StateMachine;
 }
 
+/** The type's id from its counter's next value: the number, or the string behind the type's prefix. */
+export function countedId(type: ResourceType, next: number): string | number {
+  return type.id.kind === 'integer' ? next : `${type.id.prefix}${next}`;
+}
+
 export interface Filter {
   param: string;
   field: string;

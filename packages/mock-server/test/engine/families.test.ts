@@ -393,6 +393,35 @@ describe('seeded families', () => {
     await run('delete_recipe', { params: { id: 5 } });
     expect((await run('get_recipe_job', { params: { recipe_id: 5, job_handle: 'j-1' } })).status).toBe(404);
   });
+  it("a knowledge base's seeded data sources and recipes, a recipe's test cases: listed by parent, gone with it", async () => {
+    const { run } = await session({
+      seed: {
+        version: 1,
+        resources: {
+          knowledge_base: [{ id: 'kb-1', name: 'Docs' }],
+          knowledge_base_data_source: [{ $parent: 'kb-1', id: 'ds-1', source_type: 'google_drive' }],
+          knowledge_base_recipe: [
+            { $parent: 'kb-1', id: 3, name: 'Sync drive' },
+            { $parent: 'kb-1', id: 4, name: 'Sync wiki' },
+          ],
+          recipe: [{ id: 5, name: 'Orders', code: '{}' }],
+          test_case: [{ $parent: 5, name: 'Happy path' }],
+        },
+      },
+    });
+    const kb = { id: 'kb-1' };
+    const sources = await run('list_knowledge_base_data_sources', { params: kb });
+    expect(sources.body.data.map((source) => source.source_type)).toEqual(['google_drive']);
+    const recipes = await run('list_knowledge_base_recipes', { params: kb, query: { query: 'WIKI' } });
+    expect(recipes.body.data.map((recipe) => recipe.id)).toEqual([4]);
+    const cases = await run('list_recipe_test_cases', { params: { recipe_id: 5 } });
+    expect(cases.body.data.map((testCase) => [testCase.id, testCase.recipe_id])).toEqual([['citc-1', 5]]);
+    await run('delete_knowledge_base', { params: kb });
+    expect((await run('list_knowledge_base_data_sources', { params: kb })).status).toBe(404);
+    expect((await run('list_knowledge_base_recipes', { params: kb })).status).toBe(404);
+    await run('delete_recipe', { params: { id: 5 } });
+    expect((await run('list_recipe_test_cases', { params: { recipe_id: 5 } })).status).toBe(404);
+  });
 });
 
 describe('IAM users and groups', () => {
