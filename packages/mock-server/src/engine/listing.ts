@@ -12,8 +12,19 @@ const PAGING_PARAMS = [
 
 export function matchesFilters(filters: Filter[], params: Readonly<JsonObject>, value: JsonObject): boolean {
   return filters.every(
-    (filter) => params[filter.param] === undefined || matches(filter, value[filter.field], params[filter.param]),
+    (filter) =>
+      params[filter.param] === undefined || matches(filter, fieldAt(value, filter.field), params[filter.param]),
   );
+}
+
+/** The value of a field, or of a nested one named by a dotted path (`project.id`). */
+function fieldAt(value: JsonObject, path: string): unknown {
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (held, name) => (held && typeof held === 'object' ? (held as JsonObject)[name] : undefined),
+      value,
+    );
 }
 
 function matches({ match }: Filter, actual: unknown, wanted: unknown): boolean {

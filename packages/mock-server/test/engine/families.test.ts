@@ -422,6 +422,30 @@ describe('seeded families', () => {
     await run('delete_recipe', { params: { id: 5 } });
     expect((await run('list_recipe_test_cases', { params: { recipe_id: 5 } })).status).toBe(404);
   });
+  it('project grants from a seed: listed by project, by collaborator and by group (dotted fields)', async () => {
+    const project = (id: number) => ({ id, name: `P${id}`, environment: { id: 1, type: 'dev' } });
+    const role = { id: 'pr-1', name: 'Operator' };
+    const { run } = await session({
+      seed: {
+        version: 1,
+        resources: {
+          project_grant: [
+            { project: project(4), project_role: role, user: { id: 7, name: 'Ada', email: 'ada@example.com' } },
+            { project: project(4), project_role: role, user: null, user_group: { id: 'am-1', name: 'Ops' } },
+            { project: project(5), project_role: role, user: { id: 7, name: 'Ada', email: 'ada@example.com' } },
+          ],
+        },
+      },
+    });
+    const ids = (answer: { body: { data: { id: string }[] | null } }) =>
+      (answer.body.data ?? []).map((grant) => grant.id);
+    expect(ids(await run('list_project_grants', { params: { id: 4 } }))).toEqual(['pg-1', 'pg-2']);
+    expect(ids(await run('list_project_grants', { params: { id: 6 } }))).toEqual([]);
+    expect(ids(await run('list_member_project_grants', { params: { id: 7 } }))).toEqual(['pg-1', 'pg-3']);
+    expect(ids(await run('list_user_group_project_grants', { params: { id: 'am-1' } }))).toEqual(['pg-2']);
+    await run('delete_project_grant', { params: { id: 'pg-1' } });
+    expect(ids(await run('list_member_project_grants', { params: { id: 7 } }))).toEqual(['pg-3']);
+  });
 });
 
 describe('IAM users and groups', () => {
