@@ -11,6 +11,7 @@ import { Credentials } from './domain/credentials.js';
 import { Faults, faultProblem } from './domain/faults.js';
 import { RateLimiter } from './domain/rate-limit.js';
 import type { EmulatorState } from './domain/state.js';
+import { credentialSection, topicSection } from './domain/state-sections.js';
 import { Topics } from './domain/topics.js';
 import { createResourceEngine } from './engine/engine.js';
 import { resourceSection, WorkspaceState } from './engine/state.js';
@@ -32,7 +33,7 @@ export interface MockServer {
   clientId: string;
   clientSecret: string;
   faults: Faults;
-  /** The state of the management resources: export(), load(document), reset(). */
+  /** The emulator's state (resources, topics and their messages, API clients and keys): export(), load(document), reset(). */
   state: WorkspaceState;
   close(): Promise<void>;
 }
@@ -65,8 +66,12 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     random: options.random,
     ajv: { params: paramsAjv, body: bodyAjv },
   });
-  // The hand-written state (topics, API clients and keys) joins the document as sections of its own.
-  const workspace = new WorkspaceState([resourceSection(engine)]);
+  // The state document: the engine's resources, then the hand-written state (topics, API clients and keys).
+  const workspace = new WorkspaceState([
+    resourceSection(engine),
+    topicSection(state.topics, bodyAjv, clock),
+    credentialSection(state.credentials, bodyAjv),
+  ]);
   if (options.seed !== undefined) await workspace.load(options.seed);
   const dispatcher = new Dispatcher({
     state,
@@ -145,6 +150,7 @@ function bootstrapKey(credentials: Credentials, options: MockServerOptions) {
     name: 'Local emulator',
     description: 'Created at start-up; its key has every right',
   });
+  credentials.keepThroughReset(client);
   const { key, secret } = credentials.createKey(
     client,
     { name: 'Bootstrap key' },

@@ -80,6 +80,8 @@ export class Credentials {
   private nextClientId = 1;
   private nextKeyId = 1;
   private issued = 0;
+  /** API clients that a state load or reset keeps, with their keys (the bootstrap key's client). */
+  private readonly kept = new Set<number>();
 
   constructor(
     private readonly clock: () => number,
@@ -125,6 +127,48 @@ export class Credentials {
   deleteClient(client: ApiClient): void {
     for (const key of this.listKeys(client.id)) this.deleteKey(key);
     this.clients.delete(client.id);
+  }
+
+  /** The client and its keys stay through every state load and reset, and are not part of the state. */
+  keepThroughReset(client: ApiClient): void {
+    this.kept.add(client.id);
+  }
+
+  /** The clients (and keys, with their secrets) of the state document: all but the kept ones. */
+  exportState(): { clients: ApiClient[]; keys: (ApiKey & { secret: string })[] } {
+    const clients = this.listClients().filter((client) => !this.kept.has(client.id));
+    const keys = [...this.keys.values()]
+      .filter((entry) => !this.kept.has(entry.key.api_client_id))
+      .map((entry) => ({ ...entry.key, secret: entry.secret }));
+    return { clients: structuredClone(clients), keys: structuredClone(keys) };
+  }
+
+  /** The ids, client IDs and creation times a state document cannot take or fills in. */
+  reserved(): { clientIds: Set<number>; keyIds: Set<number>; keyClientIds: Set<string>; now: string } {
+    const keptKeys = [...this.keys.values()].filter((entry) => this.kept.has(entry.key.api_client_id));
+    return {
+      clientIds: new Set(this.kept),
+      keyIds: new Set(keptKeys.map((entry) => entry.key.id)),
+      keyClientIds: new Set(keptKeys.map((entry) => entry.key.client_id)),
+      now: this.now(),
+    };
+  }
+
+  /**
+   * Replaces every client and key but the kept ones (their tokens are revoked) with these, checked by
+   * the caller; new ids continue after the highest held.
+   */
+  replaceState(clients: ApiClient[], keys: (ApiKey & { secret: string })[]): void {
+    for (const client of this.listClients()) if (!this.kept.has(client.id)) this.deleteClient(client);
+    for (const client of clients) this.clients.set(client.id, client);
+    for (const { secret, ...key } of keys) {
+      const entry: KeyEntry = { key, secret, tokens: new Set() };
+      this.keys.set(key.id, entry);
+      this.keysByClientId.set(key.client_id, entry);
+      if (key.active) this.registerStaticToken(entry);
+    }
+    this.nextClientId = Math.max(0, ...this.clients.keys()) + 1;
+    this.nextKeyId = Math.max(0, ...this.keys.keys()) + 1;
   }
 
   // --- API keys ----------------------------------------------------------------------------------

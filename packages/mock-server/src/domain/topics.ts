@@ -4,7 +4,7 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { NotFound, Unprocessable } from '../errors.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
 import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from '../spec/topic-schema.js';
-import { type Awaitable, after, type MessageStore } from '../store/message-store.js';
+import { type Awaitable, after, appendAll, type MessageStore } from '../store/message-store.js';
 
 export interface Topic {
   id: number;
@@ -103,6 +103,31 @@ export class Topics {
     const removed = this.store.removeTopic(entry.topic.id);
     this.wake(entry);
     return removed;
+  }
+
+  /** The topic's retained messages (JSON text), oldest first. */
+  async readAll(id: number): Promise<string[]> {
+    const { messages } = await this.store.readOldest(id, Number.MAX_SAFE_INTEGER);
+    return messages.map((message) => message.payload);
+  }
+
+  /** Compiles a topic's message schema (throws on a schema ajv cannot compile). */
+  compile(schema: TopicSchemaField[]): MessageValidator {
+    return compileTopicSchema(this.ajv, schema);
+  }
+
+  /**
+   * Replaces every topic (their waiting consumers get a 404) with these, checked by the caller, and
+   * publishes each one's messages in order; new ids continue after the highest held.
+   */
+  async replaceAll(topics: { topic: Topic; validate: MessageValidator; messages: string[] }[]): Promise<void> {
+    for (const entry of [...this.entries.values()]) await this.delete(entry);
+    for (const { topic, validate, messages } of topics) {
+      await this.store.addTopic(topic.id, topic.retention * 1000);
+      this.entries.set(topic.id, { topic, validate, waiters: new Set() });
+      await appendAll(this.store, topic.id, messages);
+    }
+    this.nextId = Math.max(0, ...this.entries.keys()) + 1;
   }
 
   /** Wakes every consumer waiting on the topic; each re-reads from its own offset. */

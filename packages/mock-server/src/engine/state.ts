@@ -6,8 +6,8 @@
 //   counters: { <type>: <last integer id given out> }   # optional
 //
 // Each part of the emulator that keeps state contributes a section (its top-level keys). The resource
-// engine's section is below; the hand-written state (topics, API clients and keys) joins by adding
-// sections of its own to the server's WorkspaceState.
+// engine's section is below; the hand-written state's (`topics`, `api_clients`, `api_keys`) is in
+// domain/state-sections.ts.
 import type { ResourceEngine } from './engine.js';
 import { isObject } from './schema.js';
 import type { Awaitable, JsonObject, StoredItem, StoreSnapshot } from './store.js';
