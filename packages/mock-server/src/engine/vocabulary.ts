@@ -11,8 +11,8 @@ const ITEM_KINDS: readonly OpKind[] = ['get', 'update', 'delete', 'action'];
 
 export type IdKind = 'integer' | 'uuid' | 'string';
 export type OnDelete = 'keep' | 'cascade' | 'restrict';
-export type Match = 'equals' | 'prefix' | 'contains' | 'after' | 'before' | 'fields';
-const MATCHES: readonly Match[] = ['equals', 'prefix', 'contains', 'after', 'before', 'fields'];
+export type Match = 'equals' | 'one_of' | 'excludes' | 'prefix' | 'contains' | 'after' | 'before' | 'fields';
+const MATCHES: readonly Match[] = ['equals', 'one_of', 'excludes', 'prefix', 'contains', 'after', 'before', 'fields'];
 
 export interface Transition {
   from: unknown[];
