@@ -8,6 +8,7 @@
 // Each part of the emulator that keeps state contributes a section (its top-level keys). The resource
 // engine's section is below; the hand-written state's (`topics`, `api_clients`, `api_keys`) is in
 // domain/state-sections.ts.
+import { randomUUID } from 'node:crypto';
 import type { ResourceEngine } from './engine.js';
 import { isObject } from './schema.js';
 import type { Awaitable, JsonObject, StoredItem, StoreSnapshot } from './store.js';
@@ -124,7 +125,7 @@ function snapshotFrom(engine: ResourceEngine, resources: unknown, counters: unkn
       const given = fields[type.id.field];
       if (given !== undefined && typeof given !== 'string' && typeof given !== 'number')
         throw new StateError(`${where}: ${type.id.field} must be a string or a number`);
-      const id = given ?? countedId(type, nextCounter(snapshot, typeName));
+      const id = given ?? (type.id.kind === 'uuid' ? randomUUID() : countedId(type, nextCounter(snapshot, typeName)));
       const value = engine.completeItem(typeName, fields, id, parent === undefined ? undefined : String(parent));
       const problems = engine.itemProblems(typeName, value);
       if (problems) throw new StateError(`${where}: ${problems}`);
