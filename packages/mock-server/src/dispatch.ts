@@ -39,7 +39,7 @@ export interface DispatcherParts {
   prism: PrismBackend;
   /** Serves the management operations the spec annotates; none in `--mode prism`. */
   engine: ResourceEngine | undefined;
-  /** The resource engine's state, for /_emulator/state and /_emulator/reset. */
+  /** The emulator's state document, for /_emulator/state and /_emulator/reset. */
   workspace: WorkspaceState;
   docsDir: string | undefined;
   logger: Logger;

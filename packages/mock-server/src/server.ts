@@ -12,6 +12,7 @@ import { Credentials } from './domain/credentials.js';
 import { Faults, faultProblem } from './domain/faults.js';
 import { RateLimiter } from './domain/rate-limit.js';
 import type { EmulatorState } from './domain/state.js';
+import { credentialSection, topicSection } from './domain/state-sections.js';
 import { Topics } from './domain/topics.js';
 import { createResourceEngine } from './engine/engine.js';
 import { resourceSection, WorkspaceState } from './engine/state.js';
@@ -36,7 +37,7 @@ export interface MockServer {
   clientId: string;
   clientSecret: string;
   faults: Faults;
-  /** The state of the management resources: export(), load(document), reset(). */
+  /** The emulator's state (resources, topics and their messages, API clients and keys): export(), load(document), reset(). */
   state: WorkspaceState;
   close(): Promise<void>;
 }
@@ -71,8 +72,12 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     ajv: { params: paramsAjv, body: bodyAjv },
     store: scopedResources(resources, 'management:'),
   });
-  // The hand-written state (topics, API clients and keys) joins the document as sections of its own.
-  const workspace = new WorkspaceState([resourceSection(engine)]);
+  // The state document: the engine's resources, then the hand-written state (topics, API clients and keys).
+  const workspace = new WorkspaceState([
+    resourceSection(engine),
+    topicSection(state.topics, bodyAjv, clock),
+    credentialSection(state.credentials, bodyAjv),
+  ]);
   const dispatcher = new Dispatcher({
     state,
     handlers,
@@ -96,9 +101,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   try {
     await state.topics.load();
     await state.credentials.load();
-    // A data dir that holds state already keeps it: the seed initialises a new one.
-    if (options.seed !== undefined && storage.fresh) await workspace.load(options.seed);
     bootstrap = await bootstrapKey(state.credentials, resources, options);
+    // A data dir that holds state already keeps it: the seed initialises a new one. After the
+    // bootstrap key, which a seed neither holds nor replaces (its API client is the first).
+    if (options.seed !== undefined && storage.fresh) await workspace.load(options.seed);
     await storage.commit();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -141,7 +141,7 @@ describe('an emulator with a data dir', () => {
     expect((await call(again, 'list_topics', { token: fixedToken })).status).toBe(200);
   });
 
-  it('keeps the management resources; a seed initialises a new dir only, and a reset leaves topics be', async () => {
+  it('keeps the management resources; a seed initialises a new dir only, and a reset is kept', async () => {
     const seed = { version: 1, resources: { folder: [{ id: 10, name: 'Sales' }] } };
     const options = { dataDir: tempDir(), seed, ...CREDENTIALS };
     const before = await start(options);
@@ -167,13 +167,15 @@ describe('an emulator with a data dir', () => {
     });
     expect(next.body.id).toBe(recipe.id + 1);
 
-    // The state document's reset empties the management resources, not the event-streams topics.
+    // A reset (management resources, topics, API clients and keys but the bootstrap key) is kept too.
+    expect((await call(after, 'list_topics', { token: admin })).body.data.map((t: { id: number }) => t.id)).toEqual([
+      topicId,
+    ]);
     await after.state.reset();
     const reopened = await restart(after, options);
     expect((await call(reopened, 'get_recipe', { token: admin, params: { id: recipe.id } })).status).toBe(404);
-    expect((await call(reopened, 'list_topics', { token: admin })).body.data.map((t: { id: number }) => t.id)).toEqual([
-      topicId,
-    ]);
+    expect((await call(reopened, 'list_topics', { token: admin })).body.count).toBe(0);
+    expect(await createTopic(reopened, admin)).toBe(1);
   });
 
   it('is refused while another emulator uses the dir, and with a message store of its own', async () => {

@@ -1,7 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { createResourceEngine } from '../src/engine/engine.js';
+import { STATEFUL_MANAGEMENT_OPERATIONS } from '../src/handlers/handler.js';
 import { EMITTED_ERROR_CODES } from '../src/index.js';
 import { deref, type ParameterObject } from '../src/spec/bundles.js';
 import {
@@ -215,6 +218,31 @@ describe('other management operations', () => {
     },
     60_000,
   );
+});
+
+describe('which operations Prism answers', () => {
+  it('exactly those EXTENSIONS.md lists under "Operations left to Prism", each with its reason', () => {
+    const extensions = readFileSync(
+      fileURLToPath(new URL('../../../spec/management/EXTENSIONS.md', import.meta.url)),
+      'utf8',
+    );
+    const section = extensions.split('## Operations left to Prism')[1] ?? '';
+    const listed = new Set([...section.matchAll(/`([a-z_]+)`/g)].map((match) => match[1]));
+    const engine = createResourceEngine(specs);
+    const handWritten = new Set<string>(STATEFUL_MANAGEMENT_OPERATIONS);
+    const prism = specs.operations
+      .filter((op) => op.api === 'management' && !handWritten.has(op.operationId) && !engine.handles(op.operationId))
+      .map((op) => op.operationId);
+    expect(prism.filter((operationId) => !listed.has(operationId))).toEqual([]);
+    const named = [...listed].filter((name) => specs.operations.some((op) => op.operationId === name));
+    expect(named.sort()).toEqual([...prism].sort());
+    const management = specs.operations.filter((op) => op.api === 'management').length;
+    expect({ management, engine: engine.operationIds.length, handWritten: handWritten.size }).toEqual({
+      management: 238,
+      engine: 185,
+      handWritten: 24,
+    });
+  });
 });
 
 describe('routes outside the specs', () => {

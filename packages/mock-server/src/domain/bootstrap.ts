@@ -22,11 +22,15 @@ export async function bootstrapKey(
     given.clientId === undefined
       ? await rememberedKey(credentials, resources)
       : credentials.keyOfClientId(given.clientId);
-  if (key) return { clientId: key.client_id, secret: keptOrNewSecret(credentials, key, given.clientSecret) };
+  if (key) {
+    credentials.keepThroughReset(key.api_client_id);
+    return { clientId: key.client_id, secret: keptOrNewSecret(credentials, key, given.clientSecret) };
+  }
   const client = await credentials.createClient({
     name: 'Local emulator',
     description: 'Created at start-up; its key has every right',
   });
+  credentials.keepThroughReset(client.id);
   const created = await credentials.createKey(
     client,
     { name: 'Bootstrap key' },

@@ -68,12 +68,15 @@ interface TokenEntry {
 }
 
 /** How a key is stored: its fields and its secret's digest. */
-type StoredKey = ApiKey & { secret_sha256: string };
+export type StoredKey = ApiKey & { secret_sha256: string };
 
 /** Resource types of the credentials; prefixed, so they never meet the management engine's types. */
 const CLIENTS = 'emulator:api_client';
 const KEYS = 'emulator:api_key';
 const TOKENS = 'emulator:access_token';
+
+/** How a key is stored, and exported in a state document: its fields and its secret's digest. */
+const storedKey = ({ key, secretDigest }: KeyEntry): StoredKey => ({ ...key, secret_sha256: secretDigest });
 
 const randomToken = (bytes: number) => randomBytes(bytes).toString('base64url');
 const digest = (secret: string) => hash('sha256', secret, 'base64url');
@@ -94,6 +97,8 @@ export class Credentials {
   private recent: { header: string; digest: string; found: TokenEntry; tokensVersion: number } | undefined;
   private tokensVersion = 0;
   private issued = 0;
+  /** API clients that a state load or reset keeps, with their keys (the bootstrap key's client). */
+  private readonly kept = new Set<number>();
 
   constructor(
     private readonly resources: ResourceStore,
@@ -161,6 +166,58 @@ export class Credentials {
     for (const key of this.listKeys(client.id)) this.deleteKey(key);
     this.clients.delete(client.id);
     this.resources.delete(CLIENTS, String(client.id));
+  }
+
+  /** The client and its keys stay through every state load and reset, and are not part of the state. */
+  keepThroughReset(clientId: number): void {
+    this.kept.add(clientId);
+  }
+
+  /** The clients and keys (with their secrets' digests) of the state document: all but the kept ones. */
+  exportState(): { clients: ApiClient[]; keys: StoredKey[] } {
+    const clients = this.listClients().filter((client) => !this.kept.has(client.id));
+    const keys = [...this.keys.values()].filter((entry) => !this.kept.has(entry.key.api_client_id)).map(storedKey);
+    return { clients: structuredClone(clients), keys: structuredClone(keys) };
+  }
+
+  /** The ids, client IDs and creation times a state document cannot take or fills in. */
+  reserved(): { clientIds: Set<number>; keyIds: Set<number>; keyClientIds: Set<string>; now: string } {
+    const keptKeys = [...this.keys.values()].filter((entry) => this.kept.has(entry.key.api_client_id));
+    return {
+      clientIds: new Set(this.kept),
+      keyIds: new Set(keptKeys.map((entry) => entry.key.id)),
+      keyClientIds: new Set(keptKeys.map((entry) => entry.key.client_id)),
+      now: this.now(),
+    };
+  }
+
+  /**
+   * Replaces every client and key but the kept ones (their tokens are revoked) with these, checked by
+   * the caller (a key's secret given as text or as its digest); new ids continue after the highest held.
+   */
+  async replaceState(
+    clients: ApiClient[],
+    keys: (ApiKey & ({ secret: string } | { secret_sha256: string }))[],
+  ): Promise<void> {
+    for (const client of this.listClients()) if (!this.kept.has(client.id)) this.deleteClient(client);
+    for (const client of clients) this.clients.set(client.id, client);
+    for (const given of keys) {
+      const { secret, secret_sha256, ...key } = given as ApiKey & { secret?: string; secret_sha256?: string };
+      this.addKey({ key, secretDigest: secret_sha256 ?? digest(secret ?? ''), tokens: new Set() });
+    }
+    // The stored clients and keys and their id counters are replaced together (each type's own restore).
+    const storedKeys = [...this.keys.values()].map((entry) => ({
+      id: String(entry.key.id),
+      parent: String(entry.key.api_client_id),
+      value: asJsonObject(storedKey(entry)),
+    }));
+    const storedClients = this.listClients().map((client) => ({ id: String(client.id), value: asJsonObject(client) }));
+    const last = (ids: Iterable<number>) => Math.max(0, ...ids);
+    await this.resources.restore(
+      { items: { [CLIENTS]: storedClients }, counters: { [CLIENTS]: last(this.clients.keys()) } },
+      CLIENTS,
+    );
+    await this.resources.restore({ items: { [KEYS]: storedKeys }, counters: { [KEYS]: last(this.keys.keys()) } }, KEYS);
   }
 
   // --- API keys ----------------------------------------------------------------------------------
@@ -359,9 +416,9 @@ export class Credentials {
     this.resources.put(CLIENTS, { id: String(client.id), value: asJsonObject(client) });
   }
 
-  private saveKey({ key, secretDigest }: KeyEntry): void {
-    const stored: StoredKey = { ...key, secret_sha256: secretDigest };
-    this.resources.put(KEYS, { id: String(key.id), parent: String(key.api_client_id), value: asJsonObject(stored) });
+  private saveKey(entry: KeyEntry): void {
+    const { id, api_client_id } = entry.key;
+    this.resources.put(KEYS, { id: String(id), parent: String(api_client_id), value: asJsonObject(storedKey(entry)) });
   }
 
   private entry(key: ApiKey): KeyEntry {

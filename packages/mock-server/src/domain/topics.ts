@@ -4,7 +4,7 @@
 import { NotFound, Unprocessable } from '../errors.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
 import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from '../spec/topic-schema.js';
-import { type Awaitable, after, type MessageStore } from '../store/message-store.js';
+import { type Awaitable, after, appendAll, type MessageStore } from '../store/message-store.js';
 import { asJsonObject, type ResourceStore } from '../store/resource-store.js';
 
 export interface Topic {
@@ -119,6 +119,29 @@ export class Topics {
     const removed = this.store.removeTopic(entry.topic.id);
     this.wake(entry);
     return removed;
+  }
+
+  /** The topic's retained messages (JSON text), oldest first. */
+  async readAll(id: number): Promise<string[]> {
+    const { messages } = await this.store.readOldest(id, Number.MAX_SAFE_INTEGER);
+    return messages.map((message) => message.payload);
+  }
+
+  /**
+   * Replaces every topic (their waiting consumers get a 404) with these, checked by the caller, and
+   * publishes each one's messages in order; new ids continue after the highest of them.
+   */
+  async replaceAll(topics: { topic: Topic; validate: MessageValidator; messages: string[] }[]): Promise<void> {
+    for (const entry of [...this.entries.values()]) await this.delete(entry);
+    // The stored topics and their id counter are replaced together (the type's own restore).
+    const items = topics.map(({ topic }) => ({ id: String(topic.id), value: asJsonObject(topic) }));
+    const last = Math.max(0, ...topics.map(({ topic }) => topic.id));
+    await this.resources.restore({ items: { [TOPICS]: items }, counters: { [TOPICS]: last } }, TOPICS);
+    for (const { topic, validate, messages } of topics) {
+      await this.store.addTopic(topic.id, topic.retention * 1000);
+      this.entries.set(topic.id, { topic, validate, waiters: new Set() });
+      await appendAll(this.store, topic.id, messages);
+    }
   }
 
   /** Wakes every consumer waiting on the topic; each re-reads from its own offset. */

@@ -15,6 +15,7 @@ import { type CheckedRequest, checkRequest, type EngineRequest } from './request
 import { isObject, propertiesOf, resolve, type SchemaNode } from './schema.js';
 import { coerce, complete, uuidFrom, type ValueContext } from './values.js';
 import {
+  countedId,
   type EngineOperation,
   type OnDelete,
   type ResourceType,
@@ -174,11 +175,12 @@ class Engine implements ResourceEngine {
         const all = (await this.store.list(op.type.name, parent?.id)).map((item) => item.value);
         const matching = all.filter((value) => matchesFilters(op.filters, params, value));
         if (op.type.order === 'newest_first') matching.reverse();
-        if (op.op === 'list') return listPage(op.operation, params, matching);
+        if (op.op === 'list') return listPage(op.operation, params, matching, op.type.id.field);
         if (!matching[0]) throw new NotFound(`No ${label(op.type)} matches the query`);
         return { item: matching[0] };
       }
       case 'create': {
+        await this.checkPathReferences(op, params);
         const fields = this.fieldsFrom(op, body, params, values);
         return { item: await this.create(op, fields, await this.parentOf(op, params), values) };
       }
@@ -372,6 +374,17 @@ class Engine implements ResourceEngine {
     return this.newValue(op.type, this.withParent(op.type, {}, parent?.id, values), values);
   }
 
+  /** A reference named in the path (`params` of a path parameter) that names nothing is a 404, as a missing parent is. */
+  private async checkPathReferences(op: EngineOperation, params: Readonly<JsonObject>): Promise<void> {
+    for (const [param, field] of Object.entries(op.params)) {
+      const ref = op.type.refs.find((each) => each.field === field);
+      const inPath = op.operation.parameters.some((p) => p.in === 'path' && p.name === param);
+      if (!ref || !inPath || params[param] === undefined) continue;
+      if (!(await this.store.get(ref.type, String(params[param]))))
+        throw notFound(ref.type.replace(/_/g, ' '), params[param]);
+    }
+  }
+
   private async checkReferences(op: EngineOperation, fields: JsonObject): Promise<void> {
     for (const ref of op.type.refs) {
       const value = fields[ref.field];
@@ -428,8 +441,7 @@ class Engine implements ResourceEngine {
 
   private async newId(type: ResourceType, values: ValueContext): Promise<string | number> {
     if (type.id.kind === 'uuid') return values.uuid();
-    const next = await this.store.nextId(type.name);
-    return type.id.kind === 'integer' ? next : `${type.id.prefix}${next}`;
+    return countedId(type, await this.store.nextId(type.name));
   }
 
   /** The item with its timestamps and every required field it lacks. */

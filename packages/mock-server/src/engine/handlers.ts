@@ -5,10 +5,10 @@
 import type { JsonObject, StoredItem } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
 import type { Workspace } from './engine.js';
-import { invalidFields } from './errors.js';
+import { invalidFields, notFound } from './errors.js';
 import { compare } from './listing.js';
 import type { CheckedRequest } from './request.js';
-import { isObject } from './schema.js';
+import { isObject, propertiesOf } from './schema.js';
 import type { EngineOperation } from './vocabulary.js';
 
 export type HandlerResult = AnswerData | { body: unknown };
@@ -95,6 +95,30 @@ export const customHandlers: Record<string, Handler> = {
     return { item: await workspace.update(op, row, { data }) };
   },
 
+  /** `{ids}` in, every id deleted (with its sub-collections); one that names no item is a 404 and nothing is deleted. */
+  delete_each: async (workspace, op, { body }) => {
+    const ids = idsIn(body, 'ids');
+    const items = await itemsNamed(workspace, op, ids);
+    for (const item of items) await workspace.delete(op, item);
+    return {};
+  },
+
+  /** The items named by the body's `add.from` ids each get the path parameter's value in their `add.field`. */
+  add_to_each: (workspace, op, request) => changeEach(workspace, op, request, 'add'),
+
+  /** The items named by the body's `remove.from` ids each lose the path parameter's value from `remove.field`. */
+  remove_from_each: (workspace, op, request) => changeEach(workspace, op, request, 'remove'),
+
+  /** A new item with the fields of the one the path names, overridden by the body's (`copy_role`). */
+  copy: async (workspace, op, { params, body }) => {
+    const original = await workspace.itemOf(op, params);
+    const { [op.type.id.field]: _id, created_at: _created, updated_at: _updated, ...fields } = original.value;
+    const parent = original.parent === undefined ? undefined : await workspace.parentOf(op, params);
+    const properties = propertiesOf(op.type.schema);
+    const sent = Object.fromEntries(Object.entries(isObject(body) ? body : {}).filter(([name]) => properties[name]));
+    return { item: await workspace.create(op, { ...fields, ...sent }, parent) };
+  },
+
   /** `{ids}` in, `{data: {deleted_ids, failed}}` out: each id is deleted (with its sub-collections) or reported. */
   batch_delete: async (workspace, op, { body }) => {
     const deleted: unknown[] = [];
@@ -109,6 +133,48 @@ export const customHandlers: Record<string, Handler> = {
     return { body: { data: { deleted_ids: deleted, failed } } };
   },
 };
+
+/** The ids of a body field (one id or a list). */
+function idsIn(body: unknown, field: string): unknown[] {
+  const sent = isObject(body) ? body[field] : undefined;
+  return Array.isArray(sent) ? sent : sent === undefined ? [] : [sent];
+}
+
+/** The items of the operation's type with these ids; a 404 for the first id that names none. */
+async function itemsNamed(workspace: Workspace, op: EngineOperation, ids: unknown[]): Promise<StoredItem[]> {
+  const items: StoredItem[] = [];
+  for (const id of ids) {
+    const item = await workspace.store.get(op.type.name, String(id));
+    if (!item) throw notFound(op.type.name.replace(/_/g, ' '), id);
+    items.push(item);
+  }
+  return items;
+}
+
+async function changeEach(
+  workspace: Workspace,
+  op: EngineOperation,
+  { params, body }: CheckedRequest,
+  which: 'add' | 'remove',
+): Promise<HandlerResult> {
+  const change = op[which];
+  if (!change || op.param === undefined)
+    throw new Error(`${op.operation.operationId}: ${which}_to_each needs ${which} and a path parameter`);
+  const value = params[op.param];
+  for (const item of await itemsNamed(workspace, op, idsIn(body, change.from))) {
+    const held = item.value[change.field];
+    const current: unknown[] = Array.isArray(held) ? held : [];
+    const has = current.some((entry) => String(entry) === String(value));
+    const next =
+      which === 'add'
+        ? has
+          ? current
+          : [...current, value]
+        : current.filter((entry) => String(entry) !== String(value));
+    await workspace.update(op, item, { [change.field]: next });
+  }
+  return {};
+}
 
 /** The row's values keyed by the table's column labels (its schema is JSON text); an unknown label is refused. */
 function rowValues(table: StoredItem, sent: unknown): JsonObject {

@@ -9,11 +9,24 @@ const PAGING_PARAMS = [
   ['page', 'per_page'],
   ['page[number]', 'page[size]'],
 ] as const;
+/** Cursor paging: the items after the one whose id is `page[after]`, `page[size]` of them. */
+const CURSOR_PARAMS = ['page[after]', 'page[size]'] as const;
 
 export function matchesFilters(filters: Filter[], params: Readonly<JsonObject>, value: JsonObject): boolean {
   return filters.every(
-    (filter) => params[filter.param] === undefined || matches(filter, value[filter.field], params[filter.param]),
+    (filter) =>
+      params[filter.param] === undefined || matches(filter, fieldAt(value, filter.field), params[filter.param]),
   );
+}
+
+/** The value of a field, or of a nested one named by a dotted path (`project.id`). */
+function fieldAt(value: JsonObject, path: string): unknown {
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (held, name) => (held && typeof held === 'object' ? (held as JsonObject)[name] : undefined),
+      value,
+    );
 }
 
 function matches({ match }: Filter, actual: unknown, wanted: unknown): boolean {
@@ -23,9 +36,14 @@ function matches({ match }: Filter, actual: unknown, wanted: unknown): boolean {
       ([key, v]) => members[key] !== undefined && String(members[key]) === String(v),
     );
   }
+  if (match === 'equals' || match === 'one_of' || match === 'excludes') {
+    // A list parameter (`ids[]=1&ids[]=2`, or `a,b` for one_of) matches any of its values.
+    const list = match === 'one_of' ? String(wanted).split(',') : Array.isArray(wanted) ? wanted : [wanted];
+    const wants = list.map((want) => String(want).trim());
+    const found = (Array.isArray(actual) ? actual : [actual]).some((a) => a !== null && wants.includes(String(a)));
+    return match === 'excludes' ? !found : found;
+  }
   if (actual === null || actual === undefined) return false;
-  if (match === 'equals')
-    return Array.isArray(actual) ? actual.some((a) => String(a) === String(wanted)) : String(actual) === String(wanted);
   if (match === 'prefix') return String(actual).startsWith(String(wanted));
   if (match === 'contains') return String(actual).toLowerCase().includes(String(wanted).toLowerCase());
   const order = compare(actual, wanted);
@@ -41,13 +59,24 @@ export function compare(a: unknown, b: unknown): number {
 }
 
 /** One page of the items, with the numbers the list's wrapper may show. */
-export function listPage(operation: Operation, params: Readonly<JsonObject>, items: JsonObject[]): AnswerData {
+export function listPage(
+  operation: Operation,
+  params: Readonly<JsonObject>,
+  items: JsonObject[],
+  idField = 'id',
+): AnswerData {
   const names = operation.parameters.map((p) => p.name);
+  const given = (name: string) => params[name] ?? operation.parameters.find((p) => p.name === name)?.schema?.default;
+  if (CURSOR_PARAMS.every((name) => names.includes(name))) {
+    const after = params[CURSOR_PARAMS[0]];
+    const start = after === undefined ? 0 : items.findIndex((item) => String(item[idField]) === String(after)) + 1;
+    const size = Number(given(CURSOR_PARAMS[1]) ?? items.length);
+    return { items: items.slice(start, start + size), page: { number: 1, size, total: items.length } };
+  }
   const paging = PAGING_PARAMS.find(([page, size]) => names.includes(page) && names.includes(size));
   if (!paging) return { items, page: { number: 1, size: items.length, total: items.length } };
   const [pageParam, sizeParam] = paging;
   // Both are integers: the parameters were coerced to their schemas, whose defaults are integers.
-  const given = (name: string) => params[name] ?? operation.parameters.find((p) => p.name === name)?.schema?.default;
   const pageNumber = Number(given(pageParam) ?? 1);
   const size = Number(given(sizeParam) ?? items.length);
   const start = (pageNumber - 1) * size;

@@ -6,13 +6,14 @@
 //   counters: { <type>: <last integer id given out> }   # optional
 //
 // Each part of the emulator that keeps state contributes a section (its top-level keys). The resource
-// engine's section is below; the hand-written state (topics, API clients and keys) joins by adding
-// sections of its own to the server's WorkspaceState.
-
+// engine's section is below; the hand-written state's (`topics`, `api_clients`, `api_keys`) is in
+// domain/state-sections.ts.
+import { randomUUID } from 'node:crypto';
 import type { Awaitable } from '../store/message-store.js';
 import type { JsonObject, StoredItem, StoreSnapshot } from '../store/resource-store.js';
 import type { ResourceEngine } from './engine.js';
 import { isObject } from './schema.js';
+import { countedId } from './vocabulary.js';
 
 export const STATE_FORMAT = 'platform-api-emulator-state';
 export const STATE_VERSION = 1;
@@ -125,7 +126,7 @@ function snapshotFrom(engine: ResourceEngine, resources: unknown, counters: unkn
       const given = fields[type.id.field];
       if (given !== undefined && typeof given !== 'string' && typeof given !== 'number')
         throw new StateError(`${where}: ${type.id.field} must be a string or a number`);
-      const id = given ?? nextCounter(snapshot, typeName);
+      const id = given ?? (type.id.kind === 'uuid' ? randomUUID() : countedId(type, nextCounter(snapshot, typeName)));
       const value = engine.completeItem(typeName, fields, id, parent === undefined ? undefined : String(parent));
       const problems = engine.itemProblems(typeName, value);
       if (problems) throw new StateError(`${where}: ${problems}`);

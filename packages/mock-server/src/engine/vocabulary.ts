@@ -11,8 +11,8 @@ const ITEM_KINDS: readonly OpKind[] = ['get', 'update', 'delete', 'action'];
 
 export type IdKind = 'integer' | 'uuid' | 'string';
 export type OnDelete = 'keep' | 'cascade' | 'restrict';
-export type Match = 'equals' | 'prefix' | 'contains' | 'after' | 'before' | 'fields';
-const MATCHES: readonly Match[] = ['equals', 'prefix', 'contains', 'after', 'before', 'fields'];
+export type Match = 'equals' | 'one_of' | 'excludes' | 'prefix' | 'contains' | 'after' | 'before' | 'fields';
+const MATCHES: readonly Match[] = ['equals', 'one_of', 'excludes', 'prefix', 'contains', 'after', 'before', 'fields'];
 
 export interface Transition {
   from: unknown[];
@@ -37,6 +37,11 @@ export interface ResourceType {
   versions?: { type: string; number: string };
   singleton: boolean;
   states?: StateMachine;
+}
+
+/** The type's id from its counter's next value: the number, or the string behind the type's prefix. */
+export function countedId(type: ResourceType, next: number): string | number {
+  return type.id.kind === 'integer' ? next : `${type.id.prefix}${next}`;
 }
 
 export interface Filter {

@@ -326,9 +326,10 @@ describe('deployments', () => {
     expect((await run('list_deployments', { query: { state: 'success' } })).body.items).toHaveLength(1);
     expect((await run('list_deployments', { query: { environment_type: 'test' } })).body.items).toHaveLength(0);
     const unknownProject = await run('deploy_project', { params: { id: '77' }, query: { environment_type: 'test' } });
-    expect([unknownProject.status, managementErrorOf(unknownProject).errors]).toEqual([
-      422,
-      { project_id: ['no project 77'] },
+    // A project named in the path that does not exist is a 404, as a missing parent is.
+    expect([unknownProject.status, managementErrorOf(unknownProject).message]).toEqual([
+      404,
+      'project 77 was not found',
     ]);
   });
 });
@@ -393,6 +394,59 @@ describe('seeded families', () => {
     await run('delete_recipe', { params: { id: 5 } });
     expect((await run('get_recipe_job', { params: { recipe_id: 5, job_handle: 'j-1' } })).status).toBe(404);
   });
+  it("a knowledge base's seeded data sources and recipes, a recipe's test cases: listed by parent, gone with it", async () => {
+    const { run } = await session({
+      seed: {
+        version: 1,
+        resources: {
+          knowledge_base: [{ id: 'kb-1', name: 'Docs' }],
+          knowledge_base_data_source: [{ $parent: 'kb-1', id: 'ds-1', source_type: 'google_drive' }],
+          knowledge_base_recipe: [
+            { $parent: 'kb-1', id: 3, name: 'Sync drive' },
+            { $parent: 'kb-1', id: 4, name: 'Sync wiki' },
+          ],
+          recipe: [{ id: 5, name: 'Orders', code: '{}' }],
+          test_case: [{ $parent: 5, name: 'Happy path' }],
+        },
+      },
+    });
+    const kb = { id: 'kb-1' };
+    const sources = await run('list_knowledge_base_data_sources', { params: kb });
+    expect(sources.body.data.map((source) => source.source_type)).toEqual(['google_drive']);
+    const recipes = await run('list_knowledge_base_recipes', { params: kb, query: { query: 'WIKI' } });
+    expect(recipes.body.data.map((recipe) => recipe.id)).toEqual([4]);
+    const cases = await run('list_recipe_test_cases', { params: { recipe_id: 5 } });
+    expect(cases.body.data.map((testCase) => [testCase.id, testCase.recipe_id])).toEqual([['citc-1', 5]]);
+    await run('delete_knowledge_base', { params: kb });
+    expect((await run('list_knowledge_base_data_sources', { params: kb })).status).toBe(404);
+    expect((await run('list_knowledge_base_recipes', { params: kb })).status).toBe(404);
+    await run('delete_recipe', { params: { id: 5 } });
+    expect((await run('list_recipe_test_cases', { params: { recipe_id: 5 } })).status).toBe(404);
+  });
+  it('project grants from a seed: listed by project, by collaborator and by group (dotted fields)', async () => {
+    const project = (id: number) => ({ id, name: `P${id}`, environment: { id: 1, type: 'dev' } });
+    const role = { id: 'pr-1', name: 'Operator' };
+    const { run } = await session({
+      seed: {
+        version: 1,
+        resources: {
+          project_grant: [
+            { project: project(4), project_role: role, user: { id: 7, name: 'Ada', email: 'ada@example.com' } },
+            { project: project(4), project_role: role, user: null, user_group: { id: 'am-1', name: 'Ops' } },
+            { project: project(5), project_role: role, user: { id: 7, name: 'Ada', email: 'ada@example.com' } },
+          ],
+        },
+      },
+    });
+    const ids = (answer: { body: { data: { id: string }[] | null } }) =>
+      (answer.body.data ?? []).map((grant) => grant.id);
+    expect(ids(await run('list_project_grants', { params: { id: 4 } }))).toEqual(['pg-1', 'pg-2']);
+    expect(ids(await run('list_project_grants', { params: { id: 6 } }))).toEqual([]);
+    expect(ids(await run('list_member_project_grants', { params: { id: 7 } }))).toEqual(['pg-1', 'pg-3']);
+    expect(ids(await run('list_user_group_project_grants', { params: { id: 'am-1' } }))).toEqual(['pg-2']);
+    await run('delete_project_grant', { params: { id: 'pg-1' } });
+    expect(ids(await run('list_member_project_grants', { params: { id: 7 } }))).toEqual(['pg-3']);
+  });
 });
 
 describe('IAM users and groups', () => {
@@ -410,6 +464,124 @@ describe('IAM users and groups', () => {
     ]);
     await run('iam_remove_user_from_groups', { params, body: { user_group_id: '1' } });
     expect((await run('iam_get_user', { params })).body.data.user_group_ids).toEqual([]);
+  });
+});
+
+describe('catalogs, memberships, copies and packages', () => {
+  it('seeded catalogs: connectors by name list, custom connectors by title, activity logs filtered and paged by cursor', async () => {
+    const log = (id: number, event: string, user: number, type: string, day: number) => ({
+      id,
+      event_type: event,
+      timestamp: `2026-01-0${day}T00:00:00.000Z`,
+      user: { id: user, name: `U${user}` },
+      resource: { id, type },
+    });
+    const { run } = await session({
+      seed: {
+        version: 1,
+        resources: {
+          connector: [{ name: 'google_drive', title: 'Google Drive' }, { name: 'service_now' }, { name: 'slack' }],
+          custom_connector: [
+            { name: 'acme', title: 'Acme CRM' },
+            { name: 'other', title: 'Other' },
+          ],
+          activity_log: [
+            log(1, 'recipe_started', 7, 'Recipe', 1),
+            log(2, 'user_login', 8, 'User', 2),
+            log(3, 'recipe_stopped', 7, 'Recipe', 3),
+            log(4, 'recipe_started', 7, 'Recipe', 4),
+          ],
+          api_portal: [{ name: 'Partners', url: 'https://partners.example.com' }],
+          developer_api_client_role: [{ name: 'Reader' }],
+          mcp_user_group: [{ id: 'g-1', name: 'Ops' }],
+        },
+      },
+    });
+    const connectors = await run('list_connectors', { query: { applications: 'google_drive, slack' } });
+    expect(connectors.body.items.map((c) => c.name)).toEqual(['google_drive', 'slack']);
+    expect((await run('list_all_connectors', { query: { per_page: 2, page: 2 } })).body).toMatchObject({
+      count: 3,
+      items: [{ name: 'slack' }],
+    });
+    expect((await run('list_custom_connectors', { query: { title: 'crm' } })).body.result.map((c) => c.name)).toEqual([
+      'acme',
+    ]);
+    const logs = (query: Record<string, string | number>) =>
+      run('list_activity_logs', { query }).then((answer) => (answer.body.data ?? []).map((entry) => entry.id));
+    expect(await logs({})).toEqual([4, 3, 2, 1]);
+    expect(await logs({ 'users_ids[]': 7, 'exclude_event_types[]': 'recipe_stopped' })).toEqual([4, 1]);
+    expect(await logs({ from: '2026-01-02T00:00:00.000Z', to: '2026-01-03T00:00:00.000Z' })).toEqual([3, 2]);
+    expect(await logs({ 'page[size]': 2 })).toEqual([4, 3]);
+    expect(await logs({ 'page[size]': 2, 'page[after]': 3 })).toEqual([2, 1]);
+    expect((await run('list_api_portals')).body).toMatchObject({ count: 1, data: [{ id: 1, name: 'Partners' }] });
+    expect((await run('list_developer_api_client_roles')).body.result.items.map((r) => r.name)).toEqual(['Reader']);
+    expect((await run('mcp_list_user_groups')).body).toMatchObject({ count: 1, data: [{ id: 'g-1' }] });
+  });
+
+  it('IAM group membership: add and remove users, list the members; unknown users are a 404 and change nothing', async () => {
+    const { run } = await session();
+    await run('iam_create_user_group', { body: { name: 'Support' } });
+    const ids: string[] = [];
+    for (const email of ['ada@example.com', 'bob@example.com']) {
+      ids.push(String((await run('iam_create_user', { body: { email, full_name: email } })).body.data.id));
+    }
+    const group = { 'user-group-id': '1' };
+    expect((await run('iam_add_users_to_group', { params: group, body: { user_ids: ids } })).body).toEqual({
+      success: true,
+    });
+    const members = async () =>
+      (await run('iam_list_user_group_members', { params: group })).body.data.map((u) => u.id);
+    expect(await members()).toEqual(ids);
+    const unknown = await run('iam_add_users_to_group', { params: { 'user-group-id': '9' }, body: { user_ids: ids } });
+    expect(unknown.status).toBeGreaterThanOrEqual(400);
+    expect((await run('iam_list_user_group_members', { params: { 'user-group-id': '9' } })).body.data).toEqual([]);
+    const missing = await run('iam_remove_users_from_group', { params: group, body: { user_ids: [ids[0], 'nobody'] } });
+    expect(missing.status).toBe(404);
+    expect(await members()).toEqual(ids);
+    await run('iam_remove_users_from_group', { params: group, body: { user_ids: [ids[0]] } });
+    expect(await members()).toEqual([ids[1]]);
+  });
+
+  it('deletes IAM app links in a batch (all or nothing), copies a legacy role, builds packages from manifests', async () => {
+    const { run } = await session({
+      seed: {
+        version: 1,
+        resources: {
+          iam_app_link: [
+            { id: 'al-1', name: 'A', url: 'https://a.example.com' },
+            { id: 'al-2', name: 'B', url: 'https://b.example.com' },
+          ],
+          legacy_role: [{ id: 3, name: 'Ops' }],
+          export_manifest: [{ id: 2207, name: 'Release' }],
+        },
+      },
+    });
+    const partly = await run('iam_delete_app_links', { body: { ids: ['al-1', 'al-9'] } });
+    expect([partly.status, managementErrorOf(partly).message]).toEqual([404, 'iam app link al-9 was not found']);
+    expect((await run('iam_list_app_links')).body.data).toHaveLength(2);
+    await run('iam_delete_app_links', { body: { ids: ['al-1', 'al-2'] } });
+    expect((await run('iam_list_app_links')).body.data).toEqual([]);
+
+    const copy = await run('legacy_copy_role', { params: { role_id: 3 }, body: { name: 'Ops copy' } });
+    expect(copy.body).toMatchObject({ id: 4, name: 'Ops copy' });
+    expect((await run('legacy_copy_role', { params: { role_id: 9 }, body: { name: 'x' } })).status).toBe(404);
+
+    const exported = await run('export_package', { params: { manifest_id: 2207 } });
+    expect(exported.body).toMatchObject({
+      id: 1,
+      operation_type: 'export',
+      status: 'completed',
+      export_manifest_id: 2207,
+    });
+    expect((await run('get_package', { params: { id: 1 } })).body).toEqual(exported.body);
+    expect((await run('export_package', { params: { manifest_id: 9 } })).status).toBe(404);
+    const imported = await run('import_package', {
+      params: { folder_id: 1 },
+      rawBody: 'PK',
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    expect(imported.body).toMatchObject({ id: 2, operation_type: 'import', status: 'completed' });
+    expect((await run('get_package', { params: { id: 3 } })).status).toBe(404);
   });
 });
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { call, start, token } from '../helpers.js';
+import { call, ORDER_SCHEMA, start, token, withTopic } from '../helpers.js';
 
 const README = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
 const README_SEED = /```yaml\n# seed\.yaml\n([\s\S]*?)```/.exec(README)?.[1] ?? '';
@@ -58,12 +58,110 @@ describe('the state document', () => {
     ).toBe(101);
   });
 
+  it('round-trips topics with their messages, API clients and keys; reset keeps only the bootstrap key', async () => {
+    const { server, accessToken: admin, topicId, publish, consume } = await withTopic();
+    await publish({ order_id: 'A' });
+    await publish({ order_id: 'B', total: 2 });
+    const client = await call(server, 'create_api_client', { token: admin, body: { name: 'CI', auth_type: 'token' } });
+    const clientId = client.body.data.id;
+    const key = await call(server, 'create_api_key', {
+      token: admin,
+      params: { api_client_id: clientId },
+      body: { name: 'ci', scopes: ['event_streams:consume'], topic_ids: [topicId] },
+    });
+    const { client_id: keyClientId, auth_token: secret } = key.body.data;
+    const saved = await server.state.export();
+    expect(saved).toMatchObject({
+      topics: [{ id: topicId, schema: ORDER_SCHEMA, messages: [{ order_id: 'A' }, { order_id: 'B', total: 2 }] }],
+      api_clients: [{ id: clientId, name: 'CI', auth_type: 'token' }],
+      api_keys: [{ api_client_id: clientId, name: 'ci', client_id: keyClientId, secret_sha256: expect.any(String) }],
+    });
+    // Only the secret's digest: an exported document does not authenticate.
+    expect(JSON.stringify(saved)).not.toContain(secret);
+
+    await server.state.reset();
+    expect(await server.state.export()).toEqual({
+      format: 'platform-api-emulator-state',
+      version: 1,
+      resources: {},
+      counters: {},
+    });
+    expect((await call(server, 'list_topics', { token: admin })).body.count).toBe(0);
+    // The bootstrap key and its token still work; the deleted key's static token does not.
+    expect((await call(server, 'list_api_clients', { token: admin })).body.data.map((c) => c.id)).toEqual([1]);
+    expect((await call(server, 'list_topics', { token: secret })).status).toBe(401);
+
+    await server.state.load(saved);
+    expect(await server.state.export()).toEqual(saved);
+    const consumed = await consume({});
+    expect(consumed.body.messages.map((message) => message.payload)).toEqual([
+      { order_id: 'A' },
+      { order_id: 'B', total: 2 },
+    ]);
+    const loadedKeyToken = await token(server, keyClientId, secret);
+    const asKey = await call(server, 'consume_messages', {
+      token: loadedKeyToken,
+      params: { topic_id: topicId },
+      body: {},
+    });
+    expect(asKey.body.messages).toHaveLength(2);
+    // New ids continue after the loaded ones.
+    expect(
+      (await call(server, 'create_topic', { token: admin, body: { name: 'n', schema: ORDER_SCHEMA } })).body.id,
+    ).toBe(topicId + 1);
+  });
+
+  it('seeds a topic and a key with known credentials; refuses bad topics and keys, changing nothing', async () => {
+    const server = await start({
+      seed: {
+        version: 1,
+        topics: [{ name: 'orders', schema: ORDER_SCHEMA, messages: [{ order_id: 'S' }] }],
+        api_clients: [{ name: 'CI' }],
+        api_keys: [{ api_client_id: 2, name: 'ci', client_id: 'ci-client', secret: 'ci-secret' }],
+      },
+    });
+    const ci = await token(server, 'ci-client', 'ci-secret');
+    const consumed = await call(server, 'consume_messages', { token: ci, params: { topic_id: 1 }, body: {} });
+    expect(consumed.body.messages.map((message) => message.payload)).toEqual([{ order_id: 'S' }]);
+    const before = await server.state.export();
+    for (const [document, message] of [
+      [
+        { version: 1, topics: [{ name: 'o', schema: ORDER_SCHEMA, messages: [{ total: 1 }] }] },
+        'topics[0].messages[0]',
+      ],
+      [
+        {
+          version: 1,
+          topics: [
+            { name: 'o', schema: ORDER_SCHEMA },
+            { name: 'o', schema: ORDER_SCHEMA },
+          ],
+        },
+        "topics[1]: a topic named 'o' is already in the document",
+      ],
+      [{ version: 1, topics: [{ name: 'o' }] }, 'topics[0]: '],
+      [{ version: 1, api_clients: [{ id: 1, name: 'x' }] }, 'api_clients[0]: id 1 is taken'],
+      [{ version: 1, api_keys: [{ api_client_id: 1, name: 'k' }] }, 'api_keys[0]: api_client_id names no API client'],
+      [
+        {
+          version: 1,
+          api_clients: [{ name: 'x' }],
+          api_keys: [{ api_client_id: 2, name: 'k', client_id: server.clientId }],
+        },
+        'is taken',
+      ],
+    ] as const) {
+      await expect(server.state.load(document)).rejects.toThrow(message);
+    }
+    expect(await server.state.export()).toEqual(before);
+  });
+
   it('refuses a document with a message naming the entry, and keeps the state as it was', async () => {
     const { server } = await seeded();
     const before = await server.state.export();
     for (const [document, message] of [
       [{ version: 2 }, 'version must be 1'],
-      [{ version: 1, topics: [] }, 'Unknown keys topics'],
+      [{ version: 1, webhooks: [] }, 'Unknown keys webhooks'],
       [{ version: 1, resources: { spaceship: [] } }, 'resources.spaceship: no such resource type'],
       [{ version: 1, resources: { recipe: [{ name: 5 }] } }, 'resources.recipe[0]: /name must be string'],
       [{ version: 1, resources: { lookup_table_row: [{ data: {} }] } }, 'resources.lookup_table_row[0]: $parent'],
