@@ -15,7 +15,7 @@ interface ItemRow {
 const itemRows = (rows: unknown[]) => rows as ItemRow[];
 
 /** The types whose names start with the parameter (substr, not LIKE: a type may hold `_` or `%`). */
-const OF_PREFIX = 'substr(type, 1, length(?1)) = ?1';
+const OF_PREFIX = 'substr(type, 1, length(:prefix)) = :prefix';
 
 const toItem = ({ id, parent, value }: ItemRow): StoredItem => ({
   id,
@@ -75,12 +75,12 @@ export class SqliteResourceStore implements ResourceStore {
 
   snapshot(prefix = ''): StoreSnapshot {
     const items: StoreSnapshot['items'] = {};
-    const rows = this.dataDir.db.prepare(`SELECT * FROM resources WHERE ${OF_PREFIX} ORDER BY rowid`).all(prefix);
+    const rows = this.dataDir.db.prepare(`SELECT * FROM resources WHERE ${OF_PREFIX} ORDER BY rowid`).all({ prefix });
     for (const row of itemRows(rows)) {
       items[row.type] ??= [];
       items[row.type]?.push(toItem(row));
     }
-    const counters = this.dataDir.db.prepare(`SELECT type, last FROM counters WHERE ${OF_PREFIX}`).all(prefix) as {
+    const counters = this.dataDir.db.prepare(`SELECT type, last FROM counters WHERE ${OF_PREFIX}`).all({ prefix }) as {
       type: string;
       last: number;
     }[];
@@ -89,8 +89,8 @@ export class SqliteResourceStore implements ResourceStore {
 
   restore({ items, counters }: StoreSnapshot, prefix = ''): void {
     this.dataDir.write();
-    this.dataDir.db.prepare(`DELETE FROM resources WHERE ${OF_PREFIX}`).run(prefix);
-    this.dataDir.db.prepare(`DELETE FROM counters WHERE ${OF_PREFIX}`).run(prefix);
+    this.dataDir.db.prepare(`DELETE FROM resources WHERE ${OF_PREFIX}`).run({ prefix });
+    this.dataDir.db.prepare(`DELETE FROM counters WHERE ${OF_PREFIX}`).run({ prefix });
     for (const [type, ofType] of Object.entries(items)) for (const item of ofType) this.put(type, item);
     for (const [type, last] of Object.entries(counters)) this.setCounter.run(type, last);
   }
