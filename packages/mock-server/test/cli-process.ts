@@ -22,11 +22,15 @@ afterEach(() => {
   running.clear();
 });
 
-export function runCli(args: string[]): CliProcess {
+/**
+ * `ownedByCaller`: the child outlives each test (for a suite sharing one emulator, started in
+ * beforeAll); the caller stops it.
+ */
+export function runCli(args: string[], { ownedByCaller = false } = {}): CliProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
   });
-  running.add(child);
+  if (!ownedByCaller) running.add(child);
   let output = '';
   let errors = '';
   child.stdout.on('data', (chunk) => (output += chunk));
@@ -46,5 +50,16 @@ export function runCli(args: string[]): CliProcess {
 /** The URL the emulator printed once it listens. */
 export async function listeningUrl(cli: CliProcess): Promise<string> {
   await expect.poll(() => cli.output(), { timeout: 15_000 }).toContain('Try it:');
+  return defined(/listening on (http:\/\/\S+)/.exec(cli.output())?.[1], 'URL in the banner');
+}
+
+/** The URL of the banner, waited for outside a test (beforeAll); fails after `timeout` ms or when the child exits. */
+export async function bannerUrl(cli: CliProcess, timeout = 15_000): Promise<string> {
+  const deadline = Date.now() + timeout;
+  while (!cli.output().includes('Try it:')) {
+    if (cli.child.exitCode !== null) throw new Error(`platform-api-mock exited: ${cli.output()}`);
+    if (Date.now() > deadline) throw new Error(`No banner after ${timeout} ms: ${cli.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   return defined(/listening on (http:\/\/\S+)/.exec(cli.output())?.[1], 'URL in the banner');
 }

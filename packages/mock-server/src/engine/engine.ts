@@ -142,7 +142,13 @@ class Engine implements ResourceEngine {
     const { op, shape } = served;
     const values = this.valueContext();
     const result = await this.run(served, checkRequest(this.validators, op.operation, request), values);
-    return { status: shape.status, body: 'body' in result ? result.body : buildAnswer(values, shape, result) };
+    if ('body' in result) return { status: shape.status, body: result.body };
+    const shown = {
+      ...result,
+      item: result.item && withoutHidden(result.item),
+      items: result.items?.map(withoutHidden),
+    };
+    return { status: shape.status, body: buildAnswer(values, shape, shown) };
   }
 
   completeItem(typeName: string, fields: JsonObject, id: string | number, parent?: string): JsonObject {
@@ -516,4 +522,10 @@ function refersTo(value: unknown, id: string): boolean {
 
 export function sameJson(a: unknown, b: unknown): boolean {
   return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The item without its hidden fields (`$members`, `$invitation_id`): state the engine keeps but never answers. */
+function withoutHidden(value: JsonObject): JsonObject {
+  if (!Object.keys(value).some((name) => name.startsWith('$'))) return value;
+  return Object.fromEntries(Object.entries(value).filter(([name]) => !name.startsWith('$')));
 }

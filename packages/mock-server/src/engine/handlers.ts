@@ -2,11 +2,12 @@
 // column name or `$<field_id>` and checked against the table's columns, and the record query language;
 // lookup-table rows, keyed by the column labels of a schema kept as JSON text; batch deletes.
 
+import { Refused } from '../errors.js';
 import type { JsonObject, StoredItem } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
 import type { Workspace } from './engine.js';
 import { invalidFields, notFound } from './errors.js';
-import { compare } from './listing.js';
+import { compare, listPage } from './listing.js';
 import type { CheckedRequest } from './request.js';
 import { isObject, propertiesOf } from './schema.js';
 import type { EngineOperation } from './vocabulary.js';
@@ -117,6 +118,122 @@ export const customHandlers: Record<string, Handler> = {
     const properties = propertiesOf(op.type.schema);
     const sent = Object.fromEntries(Object.entries(isObject(body) ? body : {}).filter(([name]) => properties[name]));
     return { item: await workspace.create(op, { ...fields, ...sent }, parent) };
+  },
+
+  /** An update whose path names no item: the body's `id` names it (the older access-profile form). */
+  update_by_body_id: async (workspace, op, { body }) => {
+    const { id, ...fields } = (body ?? {}) as JsonObject;
+    const item = await workspace.store.get(op.type.name, String(id));
+    if (!item) throw notFound(label(op.type.name), id);
+    return { item: await workspace.update(op, item, schemaFields(op, fields)) };
+  },
+
+  /** A create whose answer shows the profile's new secret, once (it is not stored, so no later answer shows it). */
+  'access_profiles.create': async (workspace, op, { body }) => {
+    const created = await workspace.create(op, schemaFields(op, (body ?? {}) as JsonObject), undefined);
+    return { item: { ...created, ...newSecret(workspace, created) } };
+  },
+
+  /** `{action: enable|disable, id}`: sets `active`; enabling an enabled profile (or the opposite) also succeeds. */
+  'access_profiles.enable_or_disable': async (workspace, op, { body }) => {
+    const { action, id } = body as JsonObject;
+    const item = await workspace.store.get(op.type.name, String(id));
+    if (!item) throw notFound(label(op.type.name), id);
+    await workspace.update(op, item, { active: action === 'enable' });
+    return {};
+  },
+
+  /** A new secret for a `token` or `oauth2` profile (shown once); other kinds have none (400). */
+  'access_profiles.refresh_secret': async (workspace, op, { params }) => {
+    const item = await workspace.itemOf(op, params);
+    const secret = newSecret(workspace, item.value);
+    if (Object.keys(secret).length === 0)
+      throw invalidFields({ auth_type: `a ${item.value.auth_type} profile has no secret to refresh` });
+    const updated = await workspace.update(op, item, { updated_at: workspace.values.now });
+    return { item: { ...updated, ...secret } };
+  },
+
+  /** The members of the collaborator group named in the path, filtered by `text` (name or email) and paged. */
+  'user_group_members.list': async (workspace, op, { params }) => {
+    const group = await groupOf(workspace, params);
+    const members = await membersOf(workspace, op, group);
+    const text = params.text === undefined ? undefined : String(params.text).toLowerCase();
+    const matching = members.filter(
+      (m) =>
+        text === undefined ||
+        [m.name, m.email].some((v) =>
+          String(v ?? '')
+            .toLowerCase()
+            .includes(text),
+        ),
+    );
+    return listPage(op.operation, params, matching, op.type.id.field);
+  },
+
+  /** Adds the members named by the `user_ids` parameter to the group (each must exist: 404 before any change). */
+  'user_group_members.add': async (workspace, op, { params }) => {
+    const group = await groupOf(workspace, params);
+    const ids = (await itemsNamed(workspace, op, idsIn(params, 'user_ids'))).map((item) => item.id);
+    const held = memberIds(group);
+    await saveMembers(workspace, group, [...held, ...ids.filter((id) => !held.includes(id))]);
+    return {};
+  },
+
+  /** Removes the members named by `user_ids` (or joined through `member_invitation_ids`); one of the two is required. */
+  'user_group_members.remove': async (workspace, op, { params }) => {
+    const group = await groupOf(workspace, params);
+    const users = idsIn(params, 'user_ids').map(String);
+    const invitations = idsIn(params, 'member_invitation_ids').map(String);
+    if (users.length === 0 && invitations.length === 0)
+      throw invalidFields({ user_ids: 'or member_invitation_ids is required' });
+    const invited = new Set<string>();
+    for (const member of await workspace.store.list(op.type.name)) {
+      if (invitations.includes(String(member.value.$invitation_id))) invited.add(member.id);
+    }
+    await saveMembers(
+      workspace,
+      group,
+      memberIds(group).filter((id) => !users.includes(id) && !invited.has(id)),
+    );
+    return {};
+  },
+
+  /**
+   * An invitation: the person becomes a collaborator at once (the emulator sends no email), with a role
+   * per environment, and joins the collaborator groups named (each must exist). An email already in the
+   * workspace is refused (422).
+   */
+  'members.invite': async (workspace, op, { body }) => {
+    const request = body as JsonObject;
+    const groupIds = idsIn(request, 'user_group_ids').map(String);
+    const groups: StoredItem[] = [];
+    for (const id of groupIds) {
+      const group = await workspace.store.get(USER_GROUP, id);
+      if (!group)
+        throw new Refused(422, `user_group_ids: collaborator group ${id} was not found`, [
+          { pointer: '/user_group_ids', message: `no collaborator group ${id}` },
+        ]);
+      groups.push(group);
+    }
+    const email = String(request.email).toLowerCase();
+    const taken = (await workspace.store.list(op.type.name)).some((m) => String(m.value.email).toLowerCase() === email);
+    if (taken)
+      throw new Refused(422, `${request.email} is already a collaborator`, [
+        { pointer: '/email', message: 'is already a collaborator' },
+      ]);
+    const roles = ((request.env_roles ?? []) as JsonObject[]).map((role) => ({
+      environment_type: role.environment_type,
+      role_name: role.name,
+      role_type: role.role_type ?? 'privilege_group',
+    }));
+    const invitation = await workspace.store.nextId('member_invitation');
+    const member = await workspace.create(
+      op,
+      { name: request.name, email: request.email, roles, grant_type: 'team', $invitation_id: invitation },
+      undefined,
+    );
+    for (const group of groups) await saveMembers(workspace, group, [...memberIds(group), String(member.id)]);
+    return { body: { result: 'ok' } };
   },
 
   /** `{ids}` in, `{data: {deleted_ids, failed}}` out: each id is deleted (with its sub-collections) or reported. */
@@ -332,4 +449,53 @@ function offsetOf(token: unknown): number {
     // Answered below: a token this emulator did not give out.
   }
   throw invalidFields({ continuation_token: 'is not a token of a previous page' });
+}
+
+const label = (typeName: string) => typeName.replace(/_/g, ' ');
+
+/** The body's fields that the operation's resource schema has (not readOnly ones: schemaFields drops `id`). */
+function schemaFields(op: EngineOperation, fields: JsonObject): JsonObject {
+  const properties = propertiesOf(op.type.schema);
+  return Object.fromEntries(Object.entries(fields).filter(([name]) => properties[name] && name !== op.type.id.field));
+}
+
+/** A new secret for an access profile: `secret` for a token profile, an OAuth 2.0 client for an oauth2 one. */
+function newSecret(workspace: Workspace, profile: JsonObject): JsonObject {
+  const random = () => workspace.values.uuid().replace(/-/g, '');
+  if (profile.auth_type === 'token') return { secret: random() };
+  if (profile.auth_type === 'oauth2') return { oauth_client_id: random(), oauth_client_secret: random() + random() };
+  return {};
+}
+
+/** Collaborator groups keep their members' ids in `$members` (exported with the group, never answered). */
+const USER_GROUP = 'user_group';
+
+async function groupOf(workspace: Workspace, params: Readonly<JsonObject>): Promise<StoredItem> {
+  const group = await workspace.store.get(USER_GROUP, String(params.id));
+  if (!group) throw notFound('collaborator group', params.id);
+  return group;
+}
+
+function memberIds(group: StoredItem): string[] {
+  const held = group.value.$members;
+  return Array.isArray(held) ? held.map(String) : [];
+}
+
+/** The group's members that still exist, in the order they joined. */
+async function membersOf(workspace: Workspace, op: EngineOperation, group: StoredItem): Promise<JsonObject[]> {
+  const members: JsonObject[] = [];
+  for (const id of memberIds(group)) {
+    const member = await workspace.store.get(op.type.name, id);
+    if (member) members.push(member.value);
+  }
+  return members;
+}
+
+async function saveMembers(workspace: Workspace, group: StoredItem, ids: string[]): Promise<void> {
+  const existing: string[] = [];
+  for (const id of ids) if (await workspace.store.get('member', id)) existing.push(id);
+  const changed = existing.join() !== memberIds(group).join();
+  const value: JsonObject = { ...group.value, $members: existing, members_count: existing.length };
+  if (changed) value.updated_at = workspace.values.now;
+  await workspace.store.put(USER_GROUP, { ...group, value });
 }

@@ -1,15 +1,19 @@
-// The black-box tour of issue 15's "Done when": against a fresh emulator, over HTTP only, every
+// The black-box tour of issue 15's "Done when": against a fresh `platform-api-mock` (the CLI, spawned
+// as its own process on a free port of 127.0.0.1, its URL and credentials read from its banner, and
+// stopped after the tour; POST /_emulator/reset empties it before each family), over HTTP only, every
 // resource family the engine can create goes through create, get, list, pagination, update, its
 // actions, delete, 404 after delete, and (for a parent) its children going with it. Items it needs
 // besides its own (parents, references) are seeded through PUT /_emulator/state. call() checks every
 // answer against the spec for its operation and status.
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createResourceEngine } from '../../src/engine/engine.js';
 import { operationExtension, type ResourceType } from '../../src/engine/vocabulary.js';
 import type { MockServer } from '../../src/index.js';
 import { deref } from '../../src/spec/bundles.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
-import { call, type OperationId, operation, specs, start, token } from '../helpers.js';
+import { bannerUrl, type CliProcess, runCli } from '../cli-process.js';
+import { defined } from '../defined.js';
+import { call, type OperationId, operation, specs, token } from '../helpers.js';
 
 const document = specs.documents.management;
 // The spec's metadata, read with the emulator's own vocabulary reader; the server under test is separate.
@@ -137,14 +141,41 @@ function listed(body: unknown, type: ResourceType): string[] {
 
 const families = [...types.values()].filter((type) => named(type.name, 'create'));
 
+/** The spawned emulator, as much of a MockServer as call() and token() use: its URL and credentials. */
+type Emulator = Pick<MockServer, 'url' | 'clientId' | 'clientSecret'>;
+
+let cli: CliProcess;
+let emulator: Emulator;
+
+beforeAll(async () => {
+  cli = runCli(['--port', '0', '--host', '127.0.0.1', '--log-level', 'warn'], { ownedByCaller: true });
+  const url = await bannerUrl(cli);
+  const credential = (label: string) =>
+    defined(new RegExp(`${label}\\s+(\\S+)`).exec(cli.output())?.[1], `${label} in the banner`);
+  emulator = { url, clientId: credential('Client ID'), clientSecret: credential('Client secret') };
+}, 30_000);
+
+afterAll(async () => {
+  if (cli.child.exitCode !== null) return;
+  cli.child.kill('SIGTERM');
+  await cli.exited;
+});
+
 describe('a black-box tour of every resource family over HTTP', () => {
+  it('runs against a spawned platform-api-mock on 127.0.0.1', () => {
+    expect(emulator.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(cli.child.exitCode).toBeNull();
+  });
+
   it('covers every family the engine can create', () => {
     expect(families.length).toBeGreaterThan(20);
   });
 
   for (const family of families) {
     it(`${family.name}: create, get, list and pages, update, actions, delete, 404 after, children gone`, async () => {
-      const server = await start();
+      const server = emulator as MockServer;
+      const reset = await fetch(`${server.url}/_emulator/reset`, { method: 'POST' });
+      expect(reset.status).toBeLessThan(300);
       const admin = await token(server);
       const run = (
         id: string,
@@ -217,7 +248,6 @@ describe('a black-box tour of every resource family over HTTP', () => {
             child.name,
           ).toEqual([]);
       }
-      await server.close();
     });
   }
 });
