@@ -3,10 +3,6 @@
 // memory, a data dir (SQLite) and Redis, which several emulators share.
 import type { Logger } from 'pino';
 import type { MessageStore } from './message-store.js';
-import { RedisConnection } from './redis/connection.js';
-import { RedisFeed } from './redis/feed.js';
-import { RedisMessageStore } from './redis/messages.js';
-import { RedisResourceStore } from './redis/resources.js';
 import { MemoryResourceStore, type ResourceStore, type StoredItem } from './resource-store.js';
 import { DataDir, type Durability, explain } from './sqlite/data-dir.js';
 import { SqliteMessageStore } from './sqlite/messages.js';
@@ -36,8 +32,11 @@ export interface Storage {
  * its changes, and the others apply them to their indexes.
  */
 export interface SharedState {
-  /** Starts passing the changes other emulators announce to `follower`. */
-  follow(follower: Follower): void;
+  /**
+   * Has `follower` load everything (its `reload`), then passes it the changes other emulators announce;
+   * those announced while it loads are passed once it has, so none is lost. Fails when the load does.
+   */
+  follow(follower: Follower): Promise<void>;
   /**
    * Settles once every change announced before the call (by any emulator) has been passed on: what
    * another emulator acknowledged is then in this one's indexes.
@@ -87,6 +86,13 @@ export async function dataDirStorage(dir: string, durability: Durability, clock:
  * when Redis cannot be reached at start; once running, Redis is waited for when it goes away.
  */
 export async function redisStorage(url: string, prefix: string, clock: () => number, logger: Logger): Promise<Storage> {
+  // Loaded when used, like node:sqlite: an emulator in memory does without the client.
+  const [{ RedisConnection }, { RedisFeed }, { RedisMessageStore }, { RedisResourceStore }] = await Promise.all([
+    import('./redis/connection.js'),
+    import('./redis/feed.js'),
+    import('./redis/messages.js'),
+    import('./redis/resources.js'),
+  ]);
   const redis = await RedisConnection.open(url, prefix, logger);
   return {
     messages: new RedisMessageStore(redis, clock),

@@ -6,6 +6,7 @@ import { hash, randomBytes } from 'node:crypto';
 import { createClient, ErrorReply, type RedisArgument } from '@redis/client';
 import type { Logger } from 'pino';
 import { StoreUnavailable } from '../../errors.js';
+import { redactedUrl } from './url.js';
 
 /** Refused at start: Redis cannot be reached, or holds another version's data under the prefix. */
 export class RedisStorageError extends Error {}
@@ -77,7 +78,7 @@ export class RedisConnection {
 
   /** Connects both clients; refuses (RedisStorageError) when Redis cannot be reached or holds another layout. */
   static async open(url: string, prefix: string, logger: Logger): Promise<RedisConnection> {
-    const where = redacted(url);
+    const where = redactedUrl(url);
     let connected = false;
     const connect = async (name: string) => {
       let client: Client;
@@ -212,15 +213,4 @@ function scriptError(error: unknown): ErrorReply | undefined {
 
 export function unavailable(error: unknown): StoreUnavailable {
   return error instanceof StoreUnavailable ? error : new StoreUnavailable((error as Error).message);
-}
-
-/** The URL without its password, for messages. */
-function redacted(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url;
-  }
 }

@@ -54,8 +54,9 @@ export class RedisFeed implements SharedState {
     return feed;
   }
 
-  follow(follower: Follower): void {
+  follow(follower: Follower): Promise<void> {
     this.follower = follower;
+    return this.reloadWith(follower);
   }
 
   catchUp(): Promise<void> {
@@ -118,17 +119,20 @@ export class RedisFeed implements SharedState {
   private reload(): void {
     const follower = this.follower;
     if (!follower || this.reloading) return;
-    this.reloading = follower
-      .reload()
-      .catch((error: unknown) => {
-        // Redis went away again: its return starts another reload.
-        this.logger.error({ err: error }, 'could not re-read the shared state from Redis');
-      })
-      .finally(() => {
-        this.reloading = undefined;
-        const queued = this.queued;
-        this.queued = [];
-        for (const message of queued) this.receive(message);
-      });
+    this.reloadWith(follower).catch((error: unknown) => {
+      // Redis went away again: its return starts another reload.
+      this.logger.error({ err: error }, 'could not re-read the shared state from Redis');
+    });
+  }
+
+  private reloadWith(follower: Follower): Promise<void> {
+    const reloading = follower.reload().finally(() => {
+      this.reloading = undefined;
+      const queued = this.queued;
+      this.queued = [];
+      for (const message of queued) this.receive(message);
+    });
+    this.reloading = reloading;
+    return reloading;
   }
 }
