@@ -32,6 +32,11 @@ interface TopicEntry {
   validate: MessageValidator;
   /** Called (and forgotten) on the next append: long-polling consumers. */
   waiters: Set<() => void>;
+  /**
+   * Counts the wake-ups. A consumer whose read found nothing compares it with the count before its
+   * read: with a shared store, another emulator's append can be announced while the read is on its way.
+   */
+  wakes: number;
 }
 
 export const MAX_TOPICS = 20;
@@ -111,7 +116,7 @@ export class Topics {
         updated_at: now,
       };
       return after(this.store.addTopic(topic.id, topic.retention * 1000), () => {
-        this.entries.set(topic.id, { topic, validate, waiters: new Set() });
+        this.entries.set(topic.id, { topic, validate, waiters: new Set(), wakes: 0 });
         this.save(topic);
         return topic;
       });
@@ -147,6 +152,7 @@ export class Topics {
 
   /** Wakes every consumer waiting on the topic; each re-reads from its own offset. */
   wake(entry: TopicEntry): void {
+    entry.wakes++;
     if (entry.waiters.size === 0) return;
     const waiters = [...entry.waiters];
     entry.waiters.clear();
@@ -162,7 +168,12 @@ export class Topics {
   private put(topic: Topic): void {
     const entry = this.entries.get(topic.id);
     if (!entry) {
-      this.entries.set(topic.id, { topic, validate: compileTopicSchema(this.ajv, topic.schema), waiters: new Set() });
+      this.entries.set(topic.id, {
+        topic,
+        validate: compileTopicSchema(this.ajv, topic.schema),
+        waiters: new Set(),
+        wakes: 0,
+      });
       return;
     }
     if (JSON.stringify(topic.schema) !== JSON.stringify(entry.topic.schema)) {

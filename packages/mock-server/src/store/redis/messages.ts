@@ -1,6 +1,7 @@
 // The message store on Redis: every topic's messages and counters live in Redis (scripts.ts), none
 // here, so any number of emulators append to and read one sequence per topic. A script assigns the
 // sequences of an append atomically: ids are given once, in one order, whichever emulator asks.
+import { NotFound } from '../../errors.js';
 import { IdFormatter, sequenceOf } from '../message-ids.js';
 import type { MessageStore, ReadResult, StoredMessage } from '../message-store.js';
 import { isNoTopic, type RedisConnection, Script } from './connection.js';
@@ -88,12 +89,16 @@ export class RedisMessageStore implements MessageStore {
     return { messages, hasMore: entries.length > limit };
   }
 
-  /** A topic the store does not have fails as in the other engines. */
+  /**
+   * A topic the store does not have fails as in the other engines, as a 404: here it is no bug, but
+   * another emulator that deleted the topic before this one heard of it.
+   */
   private async onTopic<T>(topicId: number, result: Promise<T>): Promise<T> {
     try {
       return await result;
     } catch (error) {
-      throw isNoTopic(error) ? new Error(`Topic ${topicId} is not in the store`) : error;
+      if (!isNoTopic(error)) throw error;
+      throw new NotFound(`Topic ${topicId} is not in the store: it was deleted`, 'TOPIC_NOT_FOUND');
     }
   }
 
