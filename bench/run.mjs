@@ -15,6 +15,7 @@ import { describeMachine } from './lib/machine.mjs';
 import { roundTrips } from './lib/management.mjs';
 import { batchPublishPath, batchText, PAYLOAD_TEXT, publishPath } from './lib/payload.mjs';
 import { freePort, startChild, startProbed, stopAllChildren, stopChild } from './lib/processes.mjs';
+import { startRedisServer } from './lib/redis.mjs';
 import { evaluateTargets, renderMarkdown, replaceGenerated } from './lib/report.mjs';
 import { startupTimes } from './lib/startup.mjs';
 import { clientSize, codegenTimes } from './lib/tooling.mjs';
@@ -31,9 +32,11 @@ const WRK_CONNECTIONS = 10;
 /** Publish rounds, alternating emulator and bare node:http on fresh servers: the machine's speed drifts. */
 const PUBLISH_ROUNDS = 3;
 const MANAGEMENT_SECONDS = 5;
+/** Messages drained from Redis: fewer than from memory, as Redis holds them in its memory and its file too. */
+const REDIS_DRAIN_MESSAGES = 200_000;
 
 function requireTools() {
-  for (const tool of ['wrk', 'hyperfine']) {
+  for (const tool of ['wrk', 'hyperfine', 'redis-server']) {
     try {
       execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
     } catch {
@@ -46,21 +49,35 @@ const log = (text) => process.stdout.write(`bench: ${text}\n`);
 
 /**
  * wrk on the server process `pid`: a short warm-up run (JIT, connection set-up), then the measured run,
- * which also reports the server's CPU time per request.
+ * which also reports the server's CPU time per request (and that of the Redis it uses, `redisPid`).
  */
-async function loadTest(pid, options) {
-  const wrkOptions = { ...options, connections: WRK_CONNECTIONS };
-  await wrkPost({ ...wrkOptions, seconds: WARMUP_SECONDS });
-  const cpuBefore = cpuMicros(pid);
-  const result = await wrkPost({ ...wrkOptions, seconds: PUBLISH_SECONDS });
-  const cpuAfter = cpuMicros(pid);
-  result.serverCpuMicrosPerRequest = cpuBefore === undefined ? null : (cpuAfter - cpuBefore) / result.requests;
-  if (result.failed > 0 || result.socketErrors) {
-    throw new Error(
-      `${options.url}${options.path}: ${result.failed} failed answers, socket errors ${result.socketErrors}`,
-    );
-  }
+async function loadTest(pid, options, redisPid) {
+  const [result] = await loadTogether([{ pid, options }], redisPid);
   return result;
+}
+
+/** loadTest on several servers at once, one wrk each; the Redis CPU per request counts every server's requests. */
+async function loadTogether(targets, redisPid) {
+  const wrkOptions = (options) => ({ ...options, connections: WRK_CONNECTIONS });
+  await Promise.all(targets.map(({ options }) => wrkPost({ ...wrkOptions(options), seconds: WARMUP_SECONDS })));
+  const cpuBefore = targets.map(({ pid }) => cpuMicros(pid));
+  const redisBefore = redisPid === undefined ? undefined : cpuMicros(redisPid);
+  const results = await Promise.all(
+    targets.map(({ options }) => wrkPost({ ...wrkOptions(options), seconds: PUBLISH_SECONDS })),
+  );
+  const requests = results.reduce((sum, result) => sum + result.requests, 0);
+  const redisMicros = redisBefore === undefined ? undefined : cpuMicros(redisPid) - redisBefore;
+  for (const [i, result] of results.entries()) {
+    const before = cpuBefore[i];
+    result.serverCpuMicrosPerRequest =
+      before === undefined ? null : (cpuMicros(targets[i].pid) - before) / result.requests;
+    if (redisMicros !== undefined) result.redisCpuMicrosPerRequest = redisMicros / requests;
+    if (result.failed > 0 || result.socketErrors) {
+      const { url, path } = targets[i].options;
+      throw new Error(`${url}${path}: ${result.failed} failed answers, socket errors ${result.socketErrors}`);
+    }
+  }
+  return results;
 }
 
 /** Publish figures of a fresh server from bench/servers (the bare one takes no token and any topic id). */
@@ -68,14 +85,84 @@ async function publishOn(name, script, files, args = []) {
   const { child, info } = await startChild(process.execPath, [at(`bench/servers/${script}`), ...args]);
   try {
     log(`publish, ${name} ${info.url}`);
-    return await loadTest(child.pid, {
-      url: info.url,
-      token: info.token,
-      path: publishPath(info.topicId ?? 1),
-      bodyFile: files.message,
-    });
+    return await loadTest(child.pid, publishLoad(info, files));
   } finally {
     await stopChild(child);
+  }
+}
+
+const publishLoad = (info, files) => ({
+  url: info.url,
+  token: info.token,
+  path: publishPath(info.topicId ?? 1),
+  bodyFile: files.message,
+});
+
+/**
+ * Emulators on one Redis (fsync always): publish through one, then through two at once (one wrk
+ * each), with the CPU per publish of each emulator and of Redis; then a drain of messages stored by
+ * batch publish. Each measure on its own key prefix.
+ */
+async function redisMeasures(files, dir) {
+  const redis = await startRedisServer(join(dir, 'redis'));
+  const emulator = (prefix) =>
+    startChild(process.execPath, [
+      at('bench/servers/emulator.mjs'),
+      ...['--redis-url', redis.url, '--redis-prefix', prefix],
+    ]);
+  try {
+    const single = await emulator('bench-one:');
+    let one;
+    try {
+      log(`publish, one emulator on Redis ${single.info.url}`);
+      one = await loadTest(single.child.pid, publishLoad(single.info, files), redis.child.pid);
+    } finally {
+      await stopChild(single.child);
+    }
+    const first = await emulator('bench-two:');
+    const second = await emulator('bench-two:');
+    let two;
+    try {
+      log(`publish, two emulators on one Redis ${first.info.url} ${second.info.url}`);
+      const [a, b] = await loadTogether(
+        [first, second].map(({ child, info }) => ({ pid: child.pid, options: publishLoad(info, files) })),
+        redis.child.pid,
+      );
+      two = { emulators: [a, b], requestsPerSecond: a.requestsPerSecond + b.requestsPerSecond };
+    } finally {
+      await Promise.all([stopChild(first.child), stopChild(second.child)]);
+    }
+    const drained = await emulator('bench-drain:');
+    try {
+      const offsetsFile = join(dir, 'redis-offsets.txt');
+      log(`storing ${REDIS_DRAIN_MESSAGES} messages in Redis by batch publish`);
+      const batches = {
+        total: REDIS_DRAIN_MESSAGES,
+        batchSize: BATCH_MESSAGES,
+        consumeBatch: CONSUME_BATCH,
+        offsetsFile,
+      };
+      const prefill = await prefillOverHttp({ ...drained.info, ...batches });
+      log('consume drain from Redis');
+      const cpuBefore = [cpuMicros(drained.child.pid), cpuMicros(redis.child.pid)];
+      const consume = await drain({
+        ...drained.info,
+        offsetsFile,
+        total: REDIS_DRAIN_MESSAGES,
+        batchSize: CONSUME_BATCH,
+        connections: 8,
+        depth: 4,
+      });
+      const batchesRead = REDIS_DRAIN_MESSAGES / CONSUME_BATCH;
+      consume.batchSize = CONSUME_BATCH;
+      consume.serverCpuMicrosPerBatch = (cpuMicros(drained.child.pid) - cpuBefore[0]) / batchesRead;
+      consume.redisCpuMicrosPerBatch = (cpuMicros(redis.child.pid) - cpuBefore[1]) / batchesRead;
+      return { one, two, prefill, consume };
+    } finally {
+      await stopChild(drained.child);
+    }
+  } finally {
+    await stopChild(redis.child);
   }
 }
 
@@ -267,6 +354,7 @@ async function main() {
     const management = await managementMeasures();
     const { memory, consume } = await consumeAndMemory(dir);
     const dataDir = await dataDirMeasures(dir);
+    const redis = await redisMeasures(files, dir);
     log('start-up');
     const startup = await startupTimes({ cli: at('packages/mock-server/dist/cli.js') });
     log('codegen (cold, then cached)');
@@ -303,6 +391,13 @@ async function main() {
       management,
       memory,
       dataDir,
+      redis: {
+        ...redis,
+        ratios: {
+          redisToEmulator: redis.one.requestsPerSecond / publish.requestsPerSecond,
+          twoToOne: redis.two.requestsPerSecond / redis.one.requestsPerSecond,
+        },
+      },
       startup,
       codegen,
       clientSize: size,

@@ -97,6 +97,8 @@ export function renderMarkdown(r) {
     publishRow('emulator (auth, spec validation, topic schema, storage)', r.publish.emulator),
     publishRow('emulator with a data dir (each answer after its fsync)', r.publish.durable),
     publishRow('emulator with a data dir, `--durability relaxed` (one run)', r.publish.relaxed),
+    publishRow('emulator on Redis (fsync always; one run)', r.redis.one),
+    ...r.redis.two.emulators.map((w, i) => publishRow(`two emulators on one Redis, together: emulator ${i + 1}`, w)),
     publishRow('Prism 5 mocking the event-streams spec', r.publish.prism),
     publishRow('bare node:http, same 201 body', r.publish.bare),
     '',
@@ -104,6 +106,12 @@ export function renderMarkdown(r) {
       `with a data dir / in memory ${round(r.publish.ratios.durableToEmulator, 2)}. ` +
       `Requests/s of every round: emulator ${r.publish.emulator.rounds.map(thousands).join(', ')}; bare ${r.publish.bare.rounds.map(thousands).join(', ')}; ` +
       `with a data dir ${r.publish.durable.rounds.map(thousands).join(', ')}.`,
+    '',
+    `On Redis: one emulator / in memory ${round(r.redis.ratios.redisToEmulator, 2)}; two emulators together ` +
+      `${thousands(r.redis.two.requestsPerSecond)} requests/s, ${round(r.redis.ratios.twoToOne, 2)} x one. Where a publish's ` +
+      `time goes: the emulator's CPU ${round(r.redis.one.serverCpuMicrosPerRequest, 1)} µs and Redis's ` +
+      `${round(r.redis.one.redisCpuMicrosPerRequest, 1)} µs per publish with one emulator (${round(r.redis.two.emulators[0].redisCpuMicrosPerRequest, 1)} µs with two), ` +
+      `one round trip each (a script: sequence, XADD, PUBLISH), and an fsync of the append-only file per Redis event-loop turn.`,
     '',
     line(['Other figure', 'Value']),
     line(['---', '---']),
@@ -142,6 +150,14 @@ export function renderMarkdown(r) {
     line([
       'data dir: RSS with 1,000,000 messages',
       `${round(r.dataDir.memory.rssAfterPrefill / MB)} MB after storing them, ${round(r.dataDir.memory.rssAtReopen / MB)} MB reopened, ${round(r.dataDir.memory.rssAfterDrain / MB)} MB after the drain`,
+    ]),
+    line([
+      `Redis: ${thousands(r.redis.prefill.messages)} messages stored by batch publish (100 per request)`,
+      `${round(r.redis.prefill.seconds, 1)} s, ${thousands(r.redis.prefill.messagesPerSecond)} msgs/s`,
+    ]),
+    line([
+      `Redis: consume drain, ${thousands(r.redis.consume.messages)} messages`,
+      `${round(r.redis.consume.seconds, 2)} s, ${thousands(r.redis.consume.messagesPerSecond)} msgs/s; CPU per batch of ${r.redis.consume.batchSize}: emulator ${round(r.redis.consume.serverCpuMicrosPerBatch)} µs, Redis ${round(r.redis.consume.redisCpuMicrosPerBatch)} µs`,
     ]),
     line([
       `start-up, ${r.startup.runs} runs`,

@@ -5,7 +5,8 @@
 // the README documents) and writes the after_message_id offsets of each batch of --batch messages to
 // --offsets-file. The ready line carries the token, the topic id and the memory use after the prefill.
 // --data-dir DIR (and --durability) keeps the state in a data dir instead; a data dir that already
-// holds the bench's topic is reopened with it.
+// holds the bench's topic is reopened with it. --redis-url URL (and --redis-prefix) keeps it in Redis,
+// where a second emulator on the same URL and prefix finds the first one's topic and serves it too.
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { MemoryStore, startMockServer } from '../../packages/mock-server/dist/index.js';
@@ -19,15 +20,23 @@ const { values } = parseArgs({
     'offsets-file': { type: 'string' },
     'data-dir': { type: 'string' },
     durability: { type: 'string', default: 'full' },
+    'redis-url': { type: 'string' },
+    'redis-prefix': { type: 'string', default: 'bench:' },
   },
 });
 
-if (values['data-dir'] && Number(values.prefill) > 0) throw new Error('--prefill fills a memory store, not a data dir');
+const persistent = values['data-dir'] !== undefined || values['redis-url'] !== undefined;
+if (persistent && Number(values.prefill) > 0)
+  throw new Error('--prefill fills a memory store, not a data dir or Redis');
 const store = new MemoryStore();
+// Every emulator on one Redis gets the same bootstrap credentials: a later one keeps the first one's secret.
+const credentials = { clientId: 'bench', clientSecret: 'bench-secret' };
 const server = await startMockServer(
-  values['data-dir']
-    ? { dataDir: values['data-dir'], durability: values.durability, logLevel: 'silent' }
-    : { store, logLevel: 'silent' },
+  values['redis-url']
+    ? { redisUrl: values['redis-url'], redisPrefix: values['redis-prefix'], ...credentials, logLevel: 'silent' }
+    : values['data-dir']
+      ? { dataDir: values['data-dir'], durability: values.durability, logLevel: 'silent' }
+      : { store, logLevel: 'silent' },
 );
 const token = await accessToken(server);
 const topicId = (await existingTopic(server, token)) ?? (await createTopic(server, token));

@@ -4,8 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseState, StateError } from './engine/state.js';
-import type { LogLevel } from './options.js';
+import { DEFAULT_REDIS_PREFIX, type LogLevel } from './options.js';
 import { type MockServer, startMockServer } from './server.js';
+import { redactedUrl } from './store/redis/url.js';
 import type { Durability } from './store/sqlite/data-dir.js';
 import { restoreDataDir, snapshotDataDir } from './store/sqlite/snapshot.js';
 
@@ -63,6 +64,13 @@ const program = new Command('platform-api-mock')
       .choices(DURABILITIES)
       .default('full'),
   )
+  .addOption(
+    new Option(
+      '--redis-url <url>',
+      'keep every piece of state in Redis (redis://HOST:PORT[/DB]), shared by every emulator given it',
+    ).conflicts('dataDir'),
+  )
+  .option('--redis-prefix <prefix>', 'with --redis-url: prefix of every key', DEFAULT_REDIS_PREFIX)
   .showHelpAfterError('(run platform-api-mock --help for the options)')
   .action(start);
 
@@ -97,6 +105,8 @@ interface StartFlags {
   seed?: { path: string; text: string };
   dataDir?: string;
   durability: Durability;
+  redisUrl?: string;
+  redisPrefix: string;
 }
 
 async function start(flags: StartFlags): Promise<void> {
@@ -120,6 +130,8 @@ async function start(flags: StartFlags): Promise<void> {
       },
       dataDir: flags.dataDir,
       durability: flags.durability,
+      redisUrl: flags.redisUrl,
+      redisPrefix: flags.redisPrefix,
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -174,8 +186,13 @@ function hideSqliteExperimentalWarning(): void {
   }) as typeof process.emitWarning;
 }
 
-function banner({ url, clientId, clientSecret }: MockServer, { dataDir, durability }: StartFlags): string {
-  const storage = dataDir ? `${dataDir} (durability ${durability})` : 'in memory (--data-dir DIR keeps it)';
+function banner({ url, clientId, clientSecret }: MockServer, flags: StartFlags): string {
+  const { dataDir, durability, redisUrl, redisPrefix } = flags;
+  const storage = redisUrl
+    ? `Redis ${redactedUrl(redisUrl)}, keys ${redisPrefix}* (shared with every emulator given them)`
+    : dataDir
+      ? `${dataDir} (durability ${durability})`
+      : 'in memory (--data-dir DIR keeps it)';
   return `Platform API emulator listening on ${url}
   Event streams   ${url}/api/v1/topics/{topic_id}/publish | /consume, ${url}/api/v1/batch/topics/{topic_id}/publish
   Token endpoint  ${url}/oauth2/token

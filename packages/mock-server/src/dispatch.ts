@@ -5,12 +5,21 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import type { ApiKey } from './domain/credentials.js';
 import { faultError } from './domain/faults.js';
 import type { EmulatorState } from './domain/state.js';
 import type { ResourceEngine } from './engine/engine.js';
 import type { WorkspaceState } from './engine/state.js';
 import { STATE_PATHS, stateEndpoint } from './engine/state-endpoint.js';
-import { EmulatorError, errorReply, InvalidRequest, MethodNotAllowed, NotFound, PayloadTooLarge } from './errors.js';
+import {
+  EmulatorError,
+  errorReply,
+  InvalidRequest,
+  MethodNotAllowed,
+  NotFound,
+  PayloadTooLarge,
+  StoreUnavailable,
+} from './errors.js';
 import { faultsEndpoint } from './handlers/faults-endpoint.js';
 import {
   type AnyHandler,
@@ -70,7 +79,10 @@ export class Dispatcher {
   private closing = false;
 
   constructor(readonly parts: DispatcherParts) {
-    this.replies = new HeldReplies(parts.commit);
+    // A shared store out of reach (StoreUnavailable) is answered: the emulator goes on, and recovers with it.
+    this.replies = new HeldReplies(parts.commit, (api, error) =>
+      error instanceof StoreUnavailable ? errorReply(api, error) : undefined,
+    );
     this.handlers = new Map<string, AnyHandler>(Object.entries(parts.handlers));
     this.logRequests = parts.logger.isLevelEnabled('debug');
   }
@@ -152,9 +164,10 @@ export class Dispatcher {
     this.respondToCall(call, errorReply(operation.api, asDeclared(operation, error)));
   }
 
-  private respondToCall(call: Call, reply: Reply | undefined): void {
-    // undefined: the client went away and nothing is to be sent.
-    if (reply) this.respond(call.req, call.res, call.operation.api, reply);
+  private respondToCall(call: Call, reply: Reply | undefined | typeof PENDING): void {
+    // undefined: the client went away and nothing is to be sent; PENDING: the body is being read, and
+    // its continuation responds.
+    if (reply && reply !== PENDING) this.respond(call.req, call.res, call.operation.api, reply);
   }
 
   private respond(req: IncomingMessage, res: ServerResponse, api: ApiName, reply: Reply): void {
@@ -282,9 +295,16 @@ function parseJson(text: string): unknown {
 
 /** Authenticates the caller, applies the rate limit and faults, checks parameters and rights, and hands the call on. */
 function admit(call: Call): Outcome {
-  const { dispatcher, operation, req } = call;
+  const { operation, req } = call;
+  const key = operation.needsBearer
+    ? call.dispatcher.parts.state.credentials.authenticateBearer(req.headers.authorization)
+    : undefined;
+  return key instanceof Promise ? key.then((found) => admitKey(call, found)) : admitKey(call, key);
+}
+
+function admitKey(call: Call, key: ApiKey | undefined): Outcome {
+  const { dispatcher, operation } = call;
   const { state, validators } = dispatcher.parts;
-  const key = operation.needsBearer ? state.credentials.authenticateBearer(req.headers.authorization) : undefined;
   if (key && operation.api === 'event-streams') state.rateLimiter.count(key.id);
   const fault = state.faults.takeFault(operation.operationId);
   if (fault) throw faultError(operation, fault, state.limits);
@@ -293,11 +313,23 @@ function admit(call: Call): Outcome {
   const { target } = call;
   target.params ??= validators.checkParams(operation, call.route.params, call.query);
   call.params = target.params;
-  if (key && handler.scope) {
-    // Every event-streams operation has a topic_id, a uint32 by its spec.
-    const topicId = operation.api === 'event-streams' ? (call.params.topic_id as number) : undefined;
-    state.credentials.authorize(key, handler.scope, topicId);
+  // Every event-streams operation has a topic_id, a uint32 by its spec.
+  const topicId = operation.api === 'event-streams' ? (call.params.topic_id as number) : undefined;
+  // With a shared store, what another emulator just changed may not be here yet: the hand-written
+  // management and token operations catch up first, an event-streams call only on a topic not known here.
+  if (state.catchUp && (topicId === undefined || !state.topics.get(topicId))) {
+    return state.catchUp().then(() => authorizeAndHandle(call, handler, key, topicId));
   }
+  return authorizeAndHandle(call, handler, key, topicId);
+}
+
+function authorizeAndHandle(
+  call: Call,
+  handler: AnyHandler,
+  key: ApiKey | undefined,
+  topicId: number | undefined,
+): Outcome {
+  if (key && handler.scope) call.dispatcher.parts.state.credentials.authorize(key, handler.scope, topicId);
   return handler.handle(call);
 }
 

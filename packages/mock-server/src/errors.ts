@@ -163,13 +163,23 @@ export class PayloadTooLarge extends EmulatorError {
   }
 }
 
-/** A server-side failure: only ever injected as a fault, or the stand-in for a bug. */
+/** A server-side failure: injected as a fault, the shared store unavailable, or the stand-in for a bug. */
 export class InternalFault extends EmulatorError {
   constructor(
     readonly code: InternalErrorCode,
     message: string,
   ) {
     super(message);
+  }
+}
+
+/**
+ * The shared state store (Redis) did not answer, or refused a write: the operation did not happen (or
+ * its answer could not be confirmed), so it is answered as a 500 that a client may retry.
+ */
+export class StoreUnavailable extends InternalFault {
+  constructor(reason: string) {
+    super('INTERNAL_SERVER_ERROR', `The emulator's state store (Redis) is unavailable: ${reason}`);
   }
 }
 

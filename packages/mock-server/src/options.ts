@@ -32,7 +32,7 @@ export interface MockServerOptions {
   logLevel?: LogLevel;
   /** Folder of the rendered docs served under /docs/; default the built @platform-api/docs package. */
   docsDir?: string;
-  /** Where messages are kept; default a new in-memory store using `clock`. Not with `dataDir`. */
+  /** Where messages are kept; default a new in-memory store using `clock`. Not with `dataDir` or `redisUrl`. */
   store?: MessageStore;
   /**
    * 'engine' (default): the resource engine answers every management operation the spec annotates with
@@ -53,7 +53,16 @@ export interface MockServerOptions {
    * once it is written, which survives a crash of the emulator but not of the machine.
    */
   durability?: Durability;
+  /**
+   * `redis://HOST:PORT[/DB]`: every piece of state lives in this Redis, shared by every emulator given
+   * the same URL and prefix (see the README). Not with `store` or `dataDir`.
+   */
+  redisUrl?: string;
+  /** With `redisUrl`: the prefix of every key (and of the change channel); default 'platform-api-mock:'. */
+  redisPrefix?: string;
 }
+
+export const DEFAULT_REDIS_PREFIX = 'platform-api-mock:';
 
 export function resolveLimits(specs: Specs, given: NonNullable<MockServerOptions['limits']>): Limits {
   const spec = platformLimits(specs);

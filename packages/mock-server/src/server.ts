@@ -2,10 +2,10 @@
 // management operations (hand-written, and the resource engine's), Prism for the management operations
 // the spec does not annotate yet, and the docs. It composes the layers: the specs, the storage (memory
 // or a data dir), the domain state, the handlers, the resource engine, and the dispatcher that runs
-// requests.
+// requests. With Redis, several emulators share one state: each follows the changes the others announce.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { Dispatcher } from './dispatch.js';
 import { type BootstrapCredentials, bootstrapKey } from './domain/bootstrap.js';
 import { Credentials } from './domain/credentials.js';
@@ -23,12 +23,12 @@ import { findDocsDir } from './http/docs.js';
 import { PrismBackend } from './http/prism.js';
 import { Router } from './http/router.js';
 import { answerUnparsable } from './http/unparsable.js';
-import { type MockServerOptions, positiveInteger, resolveLimits } from './options.js';
+import { DEFAULT_REDIS_PREFIX, type MockServerOptions, positiveInteger, resolveLimits } from './options.js';
 import { deref, documentedErrorCodes, loadSpecs, type SchemaObject, type Specs, specFilePath } from './spec/bundles.js';
 import { createAjv, RequestValidators } from './spec/validators.js';
 import { MemoryStore } from './store/memory.js';
 import { scopedResources } from './store/resource-store.js';
-import { dataDirStorage, memoryStorage, type Storage } from './store/storage.js';
+import { dataDirStorage, memoryStorage, redisStorage, type Storage } from './store/storage.js';
 
 export interface MockServer {
   /** 'http://HOST:PORT' */
@@ -51,17 +51,22 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const tokenTtlSeconds = positiveInteger('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600);
   const bodyAjv = createAjv(specs);
   const paramsAjv = createAjv(specs, { coerceTypes: true });
-  const storage = await openStorage(options, clock);
-  const { messages: store, resources } = storage;
+  const storage = await openStorage(options, clock, logger);
+  const { messages: store, resources, shared } = storage;
+  const catchUp = shared && (() => shared.catchUp());
   const operations = new Map(specs.operations.map((op) => [op.operationId, op]));
   const state: EmulatorState = {
     clock,
     limits,
     store,
     topics: new Topics(store, resources, clock),
-    credentials: new Credentials(resources, clock, tokenTtlSeconds),
+    credentials: new Credentials(resources, clock, tokenTtlSeconds, catchUp),
     faults: new Faults((operationId, fault) => faultProblem(operations.get(operationId), fault)),
     rateLimiter: new RateLimiter(limits.rateLimitPerMinute, clock),
+    catchUp,
+  };
+  const loadDomain = async () => {
+    await Promise.all([state.topics.load(), state.credentials.load()]);
   };
   const handlers = createHandlers(state);
   assertHandlersMatchSpecs(specs, handlers);
@@ -99,8 +104,19 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   server.on('checkExpectation', dispatcher.listener);
   let bootstrap: BootstrapCredentials;
   try {
-    await state.topics.load();
-    await state.credentials.load();
+    // A shared store's feed loads the domain, holding the announcements that come meanwhile: none is lost.
+    if (shared) {
+      await shared.follow({
+        changed(type, id, item) {
+          state.topics.applyChange(type, id, item);
+          state.credentials.applyChange(type, id, item);
+        },
+        appended: (topicId) => state.topics.appended(topicId),
+        reload: loadDomain,
+      });
+    } else {
+      await loadDomain();
+    }
     bootstrap = await bootstrapKey(state.credentials, resources, options);
     // A data dir that holds state already keeps it: the seed initialises a new one. After the
     // bootstrap key, which a seed neither holds nor replaces (its API client is the first).
@@ -148,10 +164,18 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   }
 }
 
-/** A data dir's database, or memory (the given message store, or a new MemoryStore). */
-function openStorage(options: MockServerOptions, clock: () => number): Promise<Storage> | Storage {
+/** Redis, a data dir's database, or memory (the given message store, or a new MemoryStore). */
+function openStorage(options: MockServerOptions, clock: () => number, logger: Logger): Promise<Storage> | Storage {
+  const given = [options.store && 'store', options.dataDir !== undefined && 'dataDir', options.redisUrl && 'redisUrl'];
+  if (given.filter(Boolean).length > 1) {
+    throw new TypeError(
+      `Give startMockServer one of store, dataDir and redisUrl, not ${given.filter(Boolean).join(' and ')}`,
+    );
+  }
+  if (options.redisUrl !== undefined) {
+    return redisStorage(options.redisUrl, options.redisPrefix ?? DEFAULT_REDIS_PREFIX, clock, logger);
+  }
   if (options.dataDir === undefined) return memoryStorage(options.store ?? new MemoryStore(clock));
-  if (options.store) throw new TypeError('Give startMockServer a store or a dataDir, not both');
   const durability = options.durability ?? 'full';
   if (durability !== 'full' && durability !== 'relaxed') {
     throw new TypeError(`durability must be 'full' or 'relaxed', not ${durability}`);

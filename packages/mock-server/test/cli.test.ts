@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listeningUrl, runCli } from './cli-process.js';
 import { assertConforms, createTopic, start, toAnswer, token } from './helpers.js';
+import { NO_REDIS, sharedRedis, startRedis, uniquePrefix } from './redis-server.js';
 import { tempDir } from './temp-dirs.js';
 
 describe('platform-api-mock CLI', () => {
@@ -24,6 +25,8 @@ describe('platform-api-mock CLI', () => {
       '--seed',
       '--data-dir',
       '--durability',
+      '--redis-url',
+      '--redis-prefix',
       'snapshot <dir> <file>',
       'restore <file> <dir>',
     ]) {
@@ -148,3 +151,34 @@ describe('platform-api-mock with a data dir', () => {
     expect(((await topic.json()) as { name: string }).name).toBe('seeded');
   }, 60_000);
 });
+
+describe.skipIf(NO_REDIS !== undefined)(
+  `platform-api-mock on Redis${NO_REDIS ? ` (skipped: ${NO_REDIS})` : ''}`,
+  () => {
+    it('names Redis and the prefix in its banner, and exits 1 naming a Redis it cannot reach', async () => {
+      const { url } = await sharedRedis();
+      const prefix = uniquePrefix();
+      const running = runCli(['--port', '0', '--redis-url', url, '--redis-prefix', prefix, '--log-level', 'error']);
+      await listeningUrl(running);
+      expect(running.output()).toContain(`Storage         Redis ${url}, keys ${prefix}*`);
+
+      const stopped = await startRedis();
+      await stopped.stop();
+      for (const [args, reason] of [
+        [['--redis-url', stopped.url], `cannot start: Cannot connect to Redis at ${stopped.url}`],
+        [
+          ['--redis-url', url, '--data-dir', tempDir()],
+          "option '--redis-url <url>' cannot be used with option '--data-dir",
+        ],
+      ] as const) {
+        const refused = runCli(['--port', '0', ...args]);
+        expect(await refused.exited).toBe(1);
+        expect(refused.output()).toContain(reason);
+        expect(refused.output()).not.toContain('listening');
+      }
+      running.child.kill('SIGTERM');
+      expect(await running.exited).toBe(0);
+      expect(running.errors()).toBe('');
+    }, 60_000);
+  },
+);

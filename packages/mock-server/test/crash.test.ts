@@ -1,9 +1,12 @@
-// The crash test: publishers (single and batch) on one topic, the emulator killed (SIGKILL) while they
-// publish, restarted on the same data dir, several rounds. Every acknowledged message must be there
-// once, in order, with its payload; new ids follow the old ones; topics, clients, keys and tokens stay.
+// The crash test: publishers (single and batch) on one topic, something killed (SIGKILL) while they
+// publish, several rounds. With a data dir, the emulator, restarted on its dir; with Redis, one of two
+// emulators on one Redis (the other serves on), or Redis itself (restarted on its append-only file).
+// Every acknowledged message must be there once, in order, with its payload; new ids follow the old
+// ones; topics, clients, keys and tokens stay.
 import { describe, expect, it } from 'vitest';
 import { type CliProcess, listeningUrl, runCli } from './cli-process.js';
 import { defined } from './defined.js';
+import { NO_REDIS, type RedisServer, startRedis, uniquePrefix } from './redis-server.js';
 import { tempDir } from './temp-dirs.js';
 
 const CLIENT_ID = 'crash';
@@ -26,11 +29,14 @@ interface Acknowledged {
   label: string;
 }
 
-async function launch(dataDir: string, durability: string): Promise<Emulator> {
-  const args = ['--port', '0', '--data-dir', dataDir, '--durability', durability, '--log-level', 'error'];
+async function launch(storage: string[]): Promise<Emulator> {
+  const args = ['--port', '0', ...storage, '--log-level', 'error'];
   const cli = runCli([...args, '--client-id', CLIENT_ID, '--client-secret', CLIENT_SECRET]);
   return { cli, url: await listeningUrl(cli) };
 }
+
+const withDataDir = (dataDir: string, durability: string) =>
+  launch(['--data-dir', dataDir, '--durability', durability]);
 
 async function post(url: string, accessToken: string, body: unknown): Promise<Response> {
   const headers = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
@@ -63,21 +69,30 @@ async function readAll(url: string, token: string, topicId: number): Promise<{ m
 }
 
 /**
- * Publishes with every publisher until the emulator is gone; each publisher sends its next request once
- * the last was answered. Resolves to what was acknowledged, in the order of each publisher's sends.
+ * Publishes through every emulator, each publisher sending its next request once the last was
+ * answered, and calls `acknowledged` with the running count; publishers stop when it returns true, or
+ * when what they publish through is gone (`gone`: a request in flight then is not acknowledged; it
+ * may or may not be stored). Resolves to what was acknowledged, in the order of each publisher's sends.
  */
-async function publishUntilKilled(emulator: Emulator, token: string, topicId: number, round: number) {
+async function publish(
+  emulators: Emulator[],
+  token: string,
+  topicId: number,
+  round: number,
+  { acknowledged: counted, gone }: { acknowledged: (count: number) => boolean; gone: (emulator: Emulator) => boolean },
+) {
   const acknowledged: Acknowledged[][] = [];
   let count = 0;
+  let done = false;
   const acknowledge = (mine: Acknowledged[], ids: string[], labels: string[]) => {
     mine.push(...ids.map((id, i) => ({ id, label: defined(labels[i]) })));
     count += ids.length;
-    if (count >= KILL_AFTER) emulator.cli.child.kill('SIGKILL');
+    done ||= counted(count);
   };
-  const publisher = async (name: string, batch: boolean) => {
+  const publisher = async (emulator: Emulator, name: string, batch: boolean) => {
     const mine: Acknowledged[] = [];
     acknowledged.push(mine);
-    for (let n = 0; ; n++) {
+    for (let n = 0; !done; n++) {
       const labels = Array.from({ length: batch ? BATCH_SIZE : 1 }, (_, i) => `r${round}-${name}-${n}-${i}`);
       try {
         if (batch) {
@@ -97,66 +112,145 @@ async function publishUntilKilled(emulator: Emulator, token: string, topicId: nu
           acknowledge(mine, [answer.message_id], labels);
         }
       } catch (error) {
-        // The emulator is gone: a request in flight is not acknowledged (it may or may not be stored).
-        if (!emulator.cli.child.killed) throw error;
+        if (!gone(emulator)) throw error;
         return;
       }
     }
   };
-  await Promise.all([
-    ...Array.from({ length: SINGLE_PUBLISHERS }, (_, i) => publisher(`single${i}`, false)),
-    ...Array.from({ length: BATCH_PUBLISHERS }, (_, i) => publisher(`batch${i}`, true)),
-  ]);
+  await Promise.all(
+    emulators.flatMap((emulator, e) => [
+      ...Array.from({ length: SINGLE_PUBLISHERS }, (_, i) => publisher(emulator, `e${e}-single${i}`, false)),
+      ...Array.from({ length: BATCH_PUBLISHERS }, (_, i) => publisher(emulator, `e${e}-batch${i}`, true)),
+    ]),
+  );
+  return acknowledged;
+}
+
+/** The emulator killed once KILL_AFTER messages are acknowledged; the publishers stop when it is gone. */
+async function publishUntilKilled(emulator: Emulator, token: string, topicId: number, round: number) {
+  const kill = () => emulator.cli.child.kill('SIGKILL');
+  const acknowledged = await publish([emulator], token, topicId, round, {
+    acknowledged: (count) => count >= KILL_AFTER && kill(),
+    gone: () => emulator.cli.child.killed,
+  });
   await emulator.cli.exited;
   return acknowledged;
 }
 
+/** What a test needs of a topic: its admin token, the topic, and a key of another API client. */
+async function setUp(url: string) {
+  const admin = await accessToken(url);
+  const topic = await json<{ id: number }>(
+    post(`${url}/api/event_streams/topics`, admin, { name: 'crash', schema: [{ name: 'order_id', type: 'string' }] }),
+  );
+  type Created = { data: { id: number; client_id: string; auth_token: string } };
+  const client = (await json<Created>(post(`${url}/api/v2/api_clients`, admin, { name: 'ci' }))).data;
+  const key = (
+    await json<Created>(post(`${url}/api/v2/api_clients/${client.id}/api_keys`, admin, { name: 'consumer' }))
+  ).data;
+  return { admin, topicId: topic.id, key };
+}
+
+/** Checks one round's acknowledgements (each publisher's ids increase, after every older one) and keeps them. */
+function keep(byPublisher: Acknowledged[][], lastBefore: string, into: Map<string, string>): void {
+  for (const sent of byPublisher) {
+    expect(sent.map((a) => a.id)).toEqual([...sent.map((a) => a.id)].sort());
+    expect(sent.every((a) => a.id > lastBefore)).toBe(true);
+    for (const { id, label } of sent) into.set(label, id);
+  }
+}
+
+/** Every message is there once, in order, and every acknowledged one with its id. */
+function expectAllKept(stored: { message_id: string; label: string }[], acknowledged: Map<string, string>): void {
+  const ids = stored.map((m) => m.message_id);
+  expect(ids).toEqual([...new Set(ids)].sort());
+  expect(new Set(stored.map((m) => m.label)).size).toBe(stored.length);
+  const storedIdOf = new Map(stored.map((m) => [m.label, m.message_id]));
+  const lost = [...acknowledged].filter(([label, id]) => storedIdOf.get(label) !== id);
+  expect(lost).toEqual([]);
+}
+
 describe('a crash (SIGKILL) under load', () => {
-  it('keeps every acknowledged message once, in order, and the topic, client, key and tokens; ids go on', async () => {
+  it('with a data dir: keeps every acknowledged message once, in order, and the topic, client, key and tokens; ids go on', async () => {
     const dataDir = tempDir();
-    let emulator = await launch(dataDir, 'full');
-    const admin = await accessToken(emulator.url);
-    const topic = await json<{ id: number }>(
-      post(`${emulator.url}/api/event_streams/topics`, admin, {
-        name: 'crash',
-        schema: [{ name: 'order_id', type: 'string' }],
-      }),
-    );
-    type Created = { data: { id: number; client_id: string; auth_token: string } };
-    const client = (await json<Created>(post(`${emulator.url}/api/v2/api_clients`, admin, { name: 'ci' }))).data;
-    const key = (
-      await json<Created>(
-        post(`${emulator.url}/api/v2/api_clients/${client.id}/api_keys`, admin, {
-          name: 'consumer',
-        }),
-      )
-    ).data;
+    let emulator = await withDataDir(dataDir, 'full');
+    const { admin, topicId, key } = await setUp(emulator.url);
     const acknowledged = new Map<string, string>();
 
     for (const [round, durability] of ROUNDS.entries()) {
-      if (round > 0) emulator = await launch(dataDir, durability);
-      const before = await readAll(emulator.url, admin, topic.id);
-      const lastBefore = before.at(-1)?.message_id ?? '';
-      const byPublisher = await publishUntilKilled(emulator, admin, topic.id, round);
-      for (const sent of byPublisher) {
-        // A publisher's messages were sent one after another: their ids increase, after every older one.
-        expect(sent.map((a) => a.id)).toEqual([...sent.map((a) => a.id)].sort());
-        expect(sent.every((a) => a.id > lastBefore)).toBe(true);
-        for (const { id, label } of sent) acknowledged.set(label, id);
-      }
+      if (round > 0) emulator = await withDataDir(dataDir, durability);
+      const lastBefore = (await readAll(emulator.url, admin, topicId)).at(-1)?.message_id ?? '';
+      const byPublisher = await publishUntilKilled(emulator, admin, topicId, round);
+      keep(byPublisher, lastBefore, acknowledged);
       expect(byPublisher.flat().length).toBeGreaterThanOrEqual(KILL_AFTER);
     }
 
-    emulator = await launch(dataDir, 'full');
-    const stored = await readAll(emulator.url, admin, topic.id);
-    const ids = stored.map((m) => m.message_id);
-    expect(ids).toEqual([...new Set(ids)].sort());
-    expect(new Set(stored.map((m) => m.label)).size).toBe(stored.length);
-    const storedIdOf = new Map(stored.map((m) => [m.label, m.message_id]));
-    const lost = [...acknowledged].filter(([label, id]) => storedIdOf.get(label) !== id);
-    expect(lost).toEqual([]);
+    emulator = await withDataDir(dataDir, 'full');
+    const stored = await readAll(emulator.url, admin, topicId);
+    expectAllKept(stored, acknowledged);
     const keyToken = await accessToken(emulator.url, key.client_id, key.auth_token);
-    expect((await readAll(emulator.url, keyToken, topic.id)).length).toBe(stored.length);
+    expect((await readAll(emulator.url, keyToken, topicId)).length).toBe(stored.length);
     expect(emulator.cli.errors()).toBe('');
   }, 90_000);
 });
+
+describe.skipIf(NO_REDIS !== undefined)(
+  `a crash (SIGKILL) under load on Redis${NO_REDIS ? ` (skipped: ${NO_REDIS})` : ''}`,
+  () => {
+    it('one of two emulators killed: the other serves on; Redis killed: acknowledged messages survive its restart', async () => {
+      const redis: RedisServer = await startRedis();
+      const onRedis = ['--redis-url', redis.url, '--redis-prefix', uniquePrefix()];
+      const emulators = [await launch(onRedis), await launch(onRedis)];
+      const { admin, topicId, key } = await setUp(defined(emulators[0]).url);
+      const acknowledged = new Map<string, string>();
+      const lastId = async () => (await readAll(defined(emulators[1]).url, admin, topicId)).at(-1)?.message_id ?? '';
+
+      // Rounds 0 and 1: one emulator killed once KILL_AFTER are acknowledged; the survivor's publishers go on
+      // to twice that, then the killed one is started again.
+      for (const round of [0, 1]) {
+        const [victim, survivor] = round === 0 ? emulators : [...emulators].reverse();
+        const lastBefore = await lastId();
+        const byPublisher = await publish(emulators, admin, topicId, round, {
+          acknowledged: (count) => {
+            if (count >= KILL_AFTER) defined(victim).cli.child.kill('SIGKILL');
+            return count >= 2 * KILL_AFTER;
+          },
+          gone: (emulator) => emulator === victim && emulator.cli.child.killed,
+        });
+        keep(byPublisher, lastBefore, acknowledged);
+        expect(byPublisher.flat().length).toBeGreaterThanOrEqual(2 * KILL_AFTER);
+        await defined(victim).cli.exited;
+        expect(defined(survivor).cli.errors()).toBe('');
+        emulators[emulators.indexOf(defined(victim))] = await launch(onRedis);
+      }
+
+      // Round 2: Redis killed; every emulator answers 500s meanwhile, then serves again once it is back.
+      let redisKilled = false;
+      const lastBefore = await lastId();
+      const byPublisher = await publish(emulators, admin, topicId, 2, {
+        acknowledged: (count) => {
+          if (count >= KILL_AFTER && !redisKilled) {
+            redisKilled = true;
+            void redis.kill();
+          }
+          return false;
+        },
+        gone: () => redisKilled,
+      });
+      keep(byPublisher, lastBefore, acknowledged);
+      await redis.kill();
+      await redis.start();
+
+      const stored = [];
+      for (const emulator of emulators) {
+        const all = () => readAll(emulator.url, admin, topicId).catch(() => []);
+        await expect.poll(async () => (await all()).length, { timeout: 15_000 }).toBeGreaterThan(0);
+        stored.push(await readAll(emulator.url, admin, topicId));
+      }
+      expect(stored[1]).toEqual(stored[0]);
+      expectAllKept(defined(stored[0]), acknowledged);
+      const keyToken = await accessToken(defined(emulators[1]).url, key.client_id, key.auth_token);
+      expect(await readAll(defined(emulators[0]).url, keyToken, topicId)).toEqual(stored[0]);
+    }, 90_000);
+  },
+);

@@ -182,6 +182,8 @@ describe('an emulator with a data dir', () => {
     const dataDir = tempDir();
     await start({ dataDir });
     await expect(start({ dataDir })).rejects.toThrow(/in use by another running emulator/);
-    await expect(start({ dataDir: tempDir(), store: new MemoryStore() })).rejects.toThrow(/a store or a dataDir/);
+    await expect(start({ dataDir: tempDir(), store: new MemoryStore() })).rejects.toThrow(
+      /one of store, dataDir and redisUrl/,
+    );
   });
 });

@@ -1,12 +1,14 @@
 // API clients (v2), their API keys, and the access tokens issued for the keys. The indexes are here,
 // in memory; every change is written through to the resource store, which rebuilds them at start.
+// With a store shared by several emulators (Redis), the indexes also follow the changes the others
+// announce, and a bearer token not found is looked for again once caught up with them.
 // Secrets and tokens are kept as SHA-256 digests only: they are random (192 and 256 bits), so a fast
 // digest is enough, and a data dir holds nothing that authenticates.
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Forbidden, NotFound, Unauthorized } from '../errors.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
 import { type Awaitable, after } from '../store/message-store.js';
-import { asJsonObject, type ResourceStore } from '../store/resource-store.js';
+import { asJsonObject, type ResourceStore, type StoredItem } from '../store/resource-store.js';
 
 export type Scope = 'event_streams:publish' | 'event_streams:consume' | 'topics:manage' | 'api_clients:manage';
 export const ALL_SCOPES: readonly Scope[] = [
@@ -104,21 +106,57 @@ export class Credentials {
     private readonly resources: ResourceStore,
     private readonly clock: () => number,
     private readonly tokenTtlSeconds: number,
+    /** With a shared store: settles once the changes other emulators announced so far are applied here. */
+    private readonly catchUp?: () => Promise<void>,
   ) {}
 
-  /** Rebuilds the indexes from the resource store, at start; expired tokens answer TOKEN_EXPIRED, as before. */
+  /**
+   * Rebuilds the indexes from the resource store, at start (and after a shared store came back);
+   * expired tokens answer TOKEN_EXPIRED, as before. Replaced in one go, once everything is read.
+   */
   async load(): Promise<void> {
-    for (const { value } of await this.resources.list(CLIENTS)) {
+    const [clients, keys, tokens] = await Promise.all([
+      this.resources.list(CLIENTS),
+      this.resources.list(KEYS),
+      this.resources.list(TOKENS),
+    ]);
+    for (const index of [this.clients, this.keys, this.keysByClientId, this.tokens]) index.clear();
+    this.tokensVersion++;
+    for (const { value } of clients) {
       const client = value as unknown as ApiClient;
       this.clients.set(client.id, client);
     }
-    for (const { value } of await this.resources.list(KEYS)) {
-      const { secret_sha256, ...key } = value as unknown as StoredKey;
-      this.addKey({ key, secretDigest: secret_sha256, tokens: new Set() });
-    }
-    for (const { id, parent, value } of await this.resources.list(TOKENS)) {
+    for (const { value } of keys) this.addKey(keyEntry(value));
+    for (const { id, parent, value } of tokens) {
       const entry = this.keys.get(Number(parent));
       if (entry) this.setToken(id, { entry, expiresAt: Number(value.expires_at) });
+    }
+  }
+
+  /** A change another emulator made to a type of this index (shared store): applied here, nothing is written. */
+  applyChange(type: string, id: string, item: StoredItem | undefined): void {
+    if (type === CLIENTS) {
+      if (item) this.clients.set(Number(id), item.value as unknown as ApiClient);
+      else this.clients.delete(Number(id));
+    } else if (type === KEYS) {
+      const entry = this.keys.get(Number(id));
+      if (!item) {
+        if (entry) this.forgetKey(entry);
+      } else if (!entry) {
+        this.addKey(keyEntry(item.value));
+      } else {
+        // In place: its issued tokens stay, and their revocations come as changes of their own.
+        const { key, secretDigest } = keyEntry(item.value);
+        this.forgetStaticToken(entry);
+        this.keysByClientId.delete(entry.key.client_id);
+        Object.assign(entry, { key, secretDigest });
+        this.keysByClientId.set(key.client_id, entry);
+        this.registerStaticToken(entry);
+      }
+    } else if (type === TOKENS) {
+      const entry = item && this.keys.get(Number(item.parent));
+      if (entry) this.setToken(id, { entry, expiresAt: Number(item.value.expires_at) });
+      else if (!item) this.forgetToken(id);
     }
   }
 
@@ -281,8 +319,7 @@ export class Credentials {
   deleteKey(key: ApiKey): void {
     const entry = this.entry(key);
     this.revokeTokens(entry);
-    this.keys.delete(key.id);
-    this.keysByClientId.delete(key.client_id);
+    this.forgetKey(entry);
     this.resources.delete(KEYS, String(key.id));
   }
 
@@ -332,7 +369,18 @@ export class Credentials {
   }
 
   /** The key a bearer token belongs to; Unauthorized when it is missing, unknown, revoked or expired. */
-  authenticateBearer(authorization: string | undefined): ApiKey {
+  authenticateBearer(authorization: string | undefined): Awaitable<ApiKey> {
+    if (!this.catchUp) return this.bearerKey(authorization);
+    try {
+      return this.bearerKey(authorization);
+    } catch (error) {
+      if (!(error instanceof Unauthorized && error.code === 'INVALID_TOKEN')) throw error;
+      // Issued by another emulator a moment ago, perhaps: once caught up with its announcements, it is here.
+      return this.catchUp().then(() => this.bearerKey(authorization));
+    }
+  }
+
+  private bearerKey(authorization: string | undefined): ApiKey {
     const { digest: tokenDigest, found } = this.findBearer(authorization);
     if (this.clock() >= found.expiresAt) {
       this.dropToken(tokenDigest);
@@ -379,12 +427,29 @@ export class Credentials {
 
   /** Static tokens are not stored (they are the key's secret), so only an issued one is deleted from the store. */
   private dropToken(tokenDigest: string): void {
+    const found = this.forgetToken(tokenDigest);
+    if (found && found.expiresAt !== Number.POSITIVE_INFINITY) this.resources.delete(TOKENS, tokenDigest);
+  }
+
+  /** Out of the indexes only; returns what was there. */
+  private forgetToken(tokenDigest: string): TokenEntry | undefined {
     const found = this.tokens.get(tokenDigest);
-    if (!found) return;
+    if (!found) return undefined;
     this.tokens.delete(tokenDigest);
     found.entry.tokens.delete(tokenDigest);
     this.tokensVersion++;
-    if (found.expiresAt !== Number.POSITIVE_INFINITY) this.resources.delete(TOKENS, tokenDigest);
+    return found;
+  }
+
+  private forgetStaticToken(entry: KeyEntry): void {
+    const found = this.tokens.get(entry.secretDigest);
+    if (found?.entry === entry && found.expiresAt === Number.POSITIVE_INFINITY) this.forgetToken(entry.secretDigest);
+  }
+
+  private forgetKey(entry: KeyEntry): void {
+    for (const tokenDigest of entry.tokens) this.forgetToken(tokenDigest);
+    this.keys.delete(entry.key.id);
+    this.keysByClientId.delete(entry.key.client_id);
   }
 
   /** Expired tokens are otherwise only dropped when presented; this bounds their number. */
@@ -433,6 +498,11 @@ export class Credentials {
 }
 
 const BEARER = /^Bearer +(\S+) *$/i;
+
+function keyEntry(value: object): KeyEntry {
+  const { secret_sha256, ...key } = value as StoredKey;
+  return { key, secretDigest: secret_sha256, tokens: new Set() };
+}
 
 function sameDigest(expected: string, given: string): boolean {
   const a = Buffer.from(expected);

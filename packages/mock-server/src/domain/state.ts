@@ -22,4 +22,9 @@ export interface EmulatorState {
   credentials: Credentials;
   faults: Faults;
   rateLimiter: RateLimiter;
+  /**
+   * With a store shared by several emulators: settles once the changes the others announced so far
+   * are applied here (see Storage.shared). Undefined otherwise: this emulator's state is all there is.
+   */
+  catchUp: (() => Promise<void>) | undefined;
 }

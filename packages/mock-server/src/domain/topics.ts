@@ -1,11 +1,13 @@
 // Topics of the workspace: their fields (spec schema Topic), compiled message validators and the
 // consumers waiting for their next message. The fields are written through to the resource store,
-// which rebuilds them at start; the messages are the message store's.
+// which rebuilds them at start; the messages are the message store's. With a store shared by several
+// emulators (Redis), the topics follow the changes the others announce, and their appends wake the
+// consumers waiting here.
 import { NotFound, Unprocessable } from '../errors.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
 import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from '../spec/topic-schema.js';
 import { type Awaitable, after, appendAll, type MessageStore } from '../store/message-store.js';
-import { asJsonObject, type ResourceStore } from '../store/resource-store.js';
+import { asJsonObject, type ResourceStore, type StoredItem } from '../store/resource-store.js';
 
 export interface Topic {
   id: number;
@@ -29,6 +31,11 @@ interface TopicEntry {
   validate: MessageValidator;
   /** Called (and forgotten) on the next append: long-polling consumers. */
   waiters: Set<() => void>;
+  /**
+   * Counts the wake-ups. A consumer whose read found nothing compares it with the count before its
+   * read: with a shared store, another emulator's append can be announced while the read is on its way.
+   */
+  wakes: number;
 }
 
 export const MAX_TOPICS = 20;
@@ -46,12 +53,34 @@ export class Topics {
     private readonly clock: () => number,
   ) {}
 
-  /** Rebuilds the topics from the resource store, at start (the message store has its own state). */
+  /**
+   * Rebuilds the topics from the resource store, at start (the message store has its own state), and
+   * after a shared store came back: a topic gone meanwhile wakes its waiting consumers (they get a 404).
+   */
   async load(): Promise<void> {
-    for (const { value } of await this.resources.list(TOPICS)) {
-      const topic = value as unknown as Topic;
-      this.entries.set(topic.id, { topic, validate: compileTopicSchema(topic.schema), waiters: new Set() });
+    const items = await this.resources.list(TOPICS);
+    const gone = new Map(this.entries);
+    for (const { value } of items) {
+      this.put(value as unknown as Topic);
+      gone.delete((value as unknown as Topic).id);
     }
+    for (const entry of gone.values()) this.forget(entry);
+  }
+
+  /** A change another emulator made to a topic (shared store): applied here, nothing is written. */
+  applyChange(type: string, id: string, item: StoredItem | undefined): void {
+    if (type !== TOPICS) return;
+    if (item) this.put(item.value as unknown as Topic);
+    else {
+      const entry = this.entries.get(Number(id));
+      if (entry) this.forget(entry);
+    }
+  }
+
+  /** Another emulator appended to the topic (shared store). */
+  appended(topicId: number): void {
+    const entry = this.entries.get(topicId);
+    if (entry) this.wake(entry);
   }
 
   list(): Topic[] {
@@ -86,7 +115,7 @@ export class Topics {
         updated_at: now,
       };
       return after(this.store.addTopic(topic.id, topic.retention * 1000), () => {
-        this.entries.set(topic.id, { topic, validate, waiters: new Set() });
+        this.entries.set(topic.id, { topic, validate, waiters: new Set(), wakes: 0 });
         this.save(topic);
         return topic;
       });
@@ -114,10 +143,9 @@ export class Topics {
 
   /** Unlisted at once; its waiting consumers get a 404. */
   delete(entry: TopicEntry): Awaitable<void> {
-    this.entries.delete(entry.topic.id);
     this.resources.delete(TOPICS, String(entry.topic.id));
     const removed = this.store.removeTopic(entry.topic.id);
-    this.wake(entry);
+    this.forget(entry);
     return removed;
   }
 
@@ -139,13 +167,14 @@ export class Topics {
     await this.resources.restore({ items: { [TOPICS]: items }, counters: { [TOPICS]: last } }, TOPICS);
     for (const { topic, validate, messages } of topics) {
       await this.store.addTopic(topic.id, topic.retention * 1000);
-      this.entries.set(topic.id, { topic, validate, waiters: new Set() });
+      this.entries.set(topic.id, { topic, validate, waiters: new Set(), wakes: 0 });
       await appendAll(this.store, topic.id, messages);
     }
   }
 
   /** Wakes every consumer waiting on the topic; each re-reads from its own offset. */
   wake(entry: TopicEntry): void {
+    entry.wakes++;
     if (entry.waiters.size === 0) return;
     const waiters = [...entry.waiters];
     entry.waiters.clear();
@@ -155,6 +184,29 @@ export class Topics {
   /** At shutdown: every waiting consumer gets its answer now. */
   wakeAll(): void {
     for (const entry of this.entries.values()) this.wake(entry);
+  }
+
+  /** Adds the topic, or updates its entry in place (waiting consumers keep waiting on it). */
+  private put(topic: Topic): void {
+    const entry = this.entries.get(topic.id);
+    if (!entry) {
+      this.entries.set(topic.id, {
+        topic,
+        validate: compileTopicSchema(topic.schema),
+        waiters: new Set(),
+        wakes: 0,
+      });
+      return;
+    }
+    if (JSON.stringify(topic.schema) !== JSON.stringify(entry.topic.schema)) {
+      entry.validate = compileTopicSchema(topic.schema);
+    }
+    entry.topic = topic;
+  }
+
+  private forget(entry: TopicEntry): void {
+    this.entries.delete(entry.topic.id);
+    this.wake(entry);
   }
 
   private save(topic: Topic): void {

@@ -83,10 +83,11 @@ class EventStreams {
     return request.readJson(this.consumeRule, (offsets) => {
       const read = this.reader(entry.topic.id, offsets);
       const timeoutSecs = offsets.timeout_secs ?? 0;
+      const wakes = entry.wakes;
       return after(read(), (first) =>
         first.messages.length > 0 || timeoutSecs === 0
           ? this.batchReply(first)
-          : this.waitForMessages(request, entry, read, timeoutSecs),
+          : this.waitForMessages(request, entry, read, timeoutSecs, wakes),
       );
     });
   }
@@ -153,6 +154,8 @@ class EventStreams {
     entry: TopicEntry,
     read: () => Awaitable<ReadResult>,
     timeoutSecs: number,
+    /** The topic's wake-ups before the read that found nothing. */
+    wakesBefore: number,
   ): Promise<Reply | undefined> {
     return new Promise((resolve, reject) => {
       const stopWaiting = () => {
@@ -180,6 +183,8 @@ class EventStreams {
         stopWaiting();
         resolve(undefined);
       });
+      // Woken while the read was on its way (an append another emulator announced): read again now.
+      if (entry.wakes !== wakesBefore) wake();
     });
   }
 

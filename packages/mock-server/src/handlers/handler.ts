@@ -85,8 +85,11 @@ export interface JsonBodyRule {
 /** The reply follows once the body is read (see HandlerRequest.readJson). */
 export const PENDING = Symbol('pending');
 
-/** A handler's result: the reply, a promise of it, undefined when the client left, or PENDING. */
-export type Outcome = Reply | undefined | Promise<Reply | undefined> | typeof PENDING;
+/**
+ * A handler's result: the reply, a promise of it, undefined when the client left, or PENDING (also
+ * through a promise, for a handler that reads the body once something else has settled).
+ */
+export type Outcome = Reply | undefined | Promise<Reply | undefined | typeof PENDING> | typeof PENDING;
 
 export interface HandlerRequestOf<Op extends OperationTypes> {
   readonly params: ParametersOf<Op>;

@@ -30,16 +30,21 @@ export const CONTENT_TYPES: Readonly<Record<ApiName, string>> = {
  *
  * `commit` runs before the held replies are written, and they are written once what it returns has
  * settled: with a durable store, the changes they acknowledge or show are stored by then, all of them
- * in one commit (group commit). When it fails, none of them is written (their connections are cut)
- * and the error is thrown on, which ends the process: what is in memory no longer matches what is
- * stored, and a restart recovers what was committed.
+ * in one commit (group commit). When it fails, none of them is written. A failure `answerFailure`
+ * answers (a shared store out of reach, which the emulator recovers from) replaces each by its error
+ * reply; any other cuts their connections and is thrown on, which ends the process: what is in memory
+ * no longer matches what is stored, and a restart recovers what was committed.
  */
 export class HeldReplies {
   private held: HeldReply[] = [];
   private heldAtLastTurn = 0;
   private heldTurns = 0;
 
-  constructor(private readonly commit: () => Promise<void> | undefined = () => undefined) {}
+  constructor(
+    private readonly commit: () => Promise<void> | undefined = () => undefined,
+    /** The reply, in the API's shape, that stands for each held one when the commit failed this way; else undefined. */
+    private readonly answerFailure: (api: ApiName, error: unknown) => Reply | undefined = () => undefined,
+  ) {}
 
   respond(res: ServerResponse, api: ApiName, reply: Reply): void {
     if (this.held.length === 0) {
@@ -63,20 +68,27 @@ export class HeldReplies {
     try {
       durable = this.commit();
     } catch (error) {
-      cut(replies);
-      throw error;
+      this.failed(replies, error);
+      return;
     }
     if (!durable) writeAll(replies);
     else {
       durable.then(
         () => writeAll(replies),
-        (error: unknown) => {
-          cut(replies);
-          throw error;
-        },
+        (error: unknown) => this.failed(replies, error),
       );
     }
   };
+
+  private failed(replies: HeldReply[], error: unknown): void {
+    const answered = replies.map((held) => ({ ...held, reply: this.answerFailure(held.api, error) }));
+    if (answered.every((held): held is HeldReply => held.reply !== undefined)) {
+      writeAll(answered);
+      return;
+    }
+    cut(replies);
+    throw error;
+  }
 }
 
 interface HeldReply {

@@ -36,6 +36,11 @@ export interface MessageStore {
    * encoding when the caller has it (a publish body as received), for a store that keeps bytes.
    */
   append(topicId: number, payload: string, utf8?: Uint8Array): Awaitable<string>;
+  /**
+   * Optional: stores the payloads in order as one write, under consecutive ids; resolves to their ids.
+   * For an engine a round trip away (Redis), where appending one by one would cost one trip each.
+   */
+  appendBatch?(topicId: number, payloads: string[]): Awaitable<string[]>;
   /** From the oldest retained message. */
   readOldest(topicId: number, limit: number): Awaitable<ReadResult>;
   /** After `messageId` (exclusive); undefined when that id is not retained (unknown, purged or expired). */
@@ -46,8 +51,12 @@ export interface MessageStore {
   purge(topicId: number): Awaitable<void>;
 }
 
-/** Appends the payloads in order (each after the last has been stored); resolves to their ids, in order. */
+/**
+ * Appends the payloads in order (together when the store can, else each after the last has been
+ * stored); resolves to their ids, in order.
+ */
 export function appendAll(store: MessageStore, topicId: number, payloads: Iterable<string>): Awaitable<string[]> {
+  if (store.appendBatch) return store.appendBatch(topicId, [...payloads]);
   const ids: string[] = [];
   const rest = payloads[Symbol.iterator]();
   const appendRest = (): Awaitable<string[]> => {

@@ -1,7 +1,9 @@
 // Where one emulator keeps its state: the messages, the resources (everything else), and the commit
-// that makes a turn's changes durable before its answers are written (group commit).
+// that makes a turn's changes durable before its answers are written (group commit). Three engines:
+// memory, a data dir (SQLite) and Redis, which several emulators share.
+import type { Logger } from 'pino';
 import type { MessageStore } from './message-store.js';
-import { MemoryResourceStore, type ResourceStore } from './resource-store.js';
+import { MemoryResourceStore, type ResourceStore, type StoredItem } from './resource-store.js';
 import { DataDir, type Durability, explain } from './sqlite/data-dir.js';
 import { SqliteMessageStore } from './sqlite/messages.js';
 import { SqliteResourceStore } from './sqlite/resources.js';
@@ -21,6 +23,34 @@ export interface Storage {
    */
   commit(): Promise<void> | undefined;
   close(): Promise<void>;
+  /** For a store that several emulators share (Redis): how this one keeps up with the others' changes. */
+  shared?: SharedState;
+}
+
+/**
+ * The domain keeps indexes of its resources in memory. With a shared store, every emulator announces
+ * its changes, and the others apply them to their indexes.
+ */
+export interface SharedState {
+  /**
+   * Has `follower` load everything (its `reload`), then passes it the changes other emulators announce;
+   * those announced while it loads are passed once it has, so none is lost. Fails when the load does.
+   */
+  follow(follower: Follower): Promise<void>;
+  /**
+   * Settles once every change announced before the call (by any emulator) has been passed on: what
+   * another emulator acknowledged is then in this one's indexes.
+   */
+  catchUp(): Promise<void>;
+}
+
+export interface Follower {
+  /** Another emulator put (item) or deleted (undefined) an item of a type the domain indexes. */
+  changed(type: string, id: string, item: StoredItem | undefined): void;
+  /** Another emulator stored messages in the topic. */
+  appended(topicId: number): void;
+  /** Announcements may have been missed (the store was out of reach) or replaced everything: re-read all. */
+  reload(): Promise<void>;
 }
 
 /** The default: everything in memory, gone when the process ends. */
@@ -49,4 +79,27 @@ export async function dataDirStorage(dir: string, durability: Durability, clock:
     dataDir.db.close();
     throw explain(error, dataDir.path);
   }
+}
+
+/**
+ * Everything in Redis, shared by every emulator given the same URL and prefix. Refused (RedisStorageError)
+ * when Redis cannot be reached at start; once running, Redis is waited for when it goes away.
+ */
+export async function redisStorage(url: string, prefix: string, clock: () => number, logger: Logger): Promise<Storage> {
+  // Loaded when used, like node:sqlite: an emulator in memory does without the client.
+  const [{ RedisConnection }, { RedisFeed }, { RedisMessageStore }, { RedisResourceStore }] = await Promise.all([
+    import('./redis/connection.js'),
+    import('./redis/feed.js'),
+    import('./redis/messages.js'),
+    import('./redis/resources.js'),
+  ]);
+  const redis = await RedisConnection.open(url, prefix, logger);
+  return {
+    messages: new RedisMessageStore(redis, clock),
+    resources: new RedisResourceStore(redis),
+    fresh: redis.created,
+    commit: () => redis.commit(),
+    close: () => redis.close(),
+    shared: await RedisFeed.start(redis, logger),
+  };
 }

@@ -10,6 +10,7 @@ import { errorReply } from '../../src/errors.js';
 import { deref } from '../../src/spec/bundles.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
 import { assertConforms, type OperationId, operation as specOperation, specs } from '../helpers.js';
+import { describeEngines, resourceStoreEngines } from '../store/engines.js';
 
 const document = specs.documents.management;
 const RUNS = 30;
@@ -331,18 +332,25 @@ function seededRandom(seed: number): () => number {
 }
 
 describe('every resource family against its model', () => {
-  const all = families();
-
   it('covers the families the spec annotates', () => {
-    expect(all.map((f) => f.type).sort()).toEqual(
-      expect.arrayContaining(['data_table', 'folder', 'lookup_table', 'recipe']),
-    );
+    expect(
+      families()
+        .map((f) => f.type)
+        .sort(),
+    ).toEqual(expect.arrayContaining(['data_table', 'folder', 'lookup_table', 'recipe']));
   });
+});
 
-  for (const family of all) {
+// The same properties on each resource store engine the emulator can keep its state in.
+describeEngines(resourceStoreEngines, ({ open }) => {
+  for (const family of families()) {
     it(`${family.type}: create, get, list, update, delete and actions agree with the model`, async () => {
       let tick = Date.UTC(2026, 0, 1);
-      const engine = createResourceEngine(specs, { clock: () => (tick += 1000), random: seededRandom(7) });
+      const engine = createResourceEngine(specs, {
+        clock: () => (tick += 1000),
+        random: seededRandom(7),
+        store: await open(),
+      });
       await fc.assert(
         fc.asyncProperty(commands(family), (sequence) => runSequence(engine, family, sequence)),
         { seed: 20261123, numRuns: RUNS },

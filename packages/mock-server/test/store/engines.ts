@@ -1,23 +1,24 @@
 // The store engines the conformance suites run against: each opens a fresh store, closed after the test.
-import { afterEach } from 'vitest';
+// The Redis engines share one redis-server per test file, each store under a prefix of its own.
+import { pino } from 'pino';
+import { afterEach, describe } from 'vitest';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { MessageStore } from '../../src/store/message-store.js';
+import { RedisConnection } from '../../src/store/redis/connection.js';
+import { RedisMessageStore } from '../../src/store/redis/messages.js';
+import { RedisResourceStore } from '../../src/store/redis/resources.js';
 import { MemoryResourceStore, type ResourceStore } from '../../src/store/resource-store.js';
 import { DataDir } from '../../src/store/sqlite/data-dir.js';
 import { SqliteMessageStore } from '../../src/store/sqlite/messages.js';
 import { SqliteResourceStore } from '../../src/store/sqlite/resources.js';
+import { NO_REDIS, sharedRedis, uniquePrefix } from '../redis-server.js';
 import { tempDir } from '../temp-dirs.js';
 
-/** A store whose every method answers at once, as both engines' do: the suites read answers directly. */
-export type Synchronous<Store> = {
-  [Method in keyof Store]: Store[Method] extends (...args: infer Args) => infer Result
-    ? (...args: Args) => Awaited<Result>
-    : Store[Method];
-};
-
 const open: DataDir[] = [];
+const connections: RedisConnection[] = [];
 afterEach(async () => {
   for (const dataDir of open.splice(0)) await dataDir.close();
+  for (const redis of connections.splice(0)) await redis.close();
 });
 
 /** A data dir closed after the current test; `dir` reopens one (after closing the last). */
@@ -32,17 +33,40 @@ export async function closeDataDir(dataDir: DataDir): Promise<void> {
   await dataDir.close();
 }
 
+/** A connection to the file's redis-server, under a new prefix; closed after the current test. */
+export async function openRedis(): Promise<RedisConnection> {
+  const redis = await RedisConnection.open((await sharedRedis()).url, uniquePrefix(), pino({ level: 'silent' }));
+  connections.push(redis);
+  return redis;
+}
+
 export interface Engine<Store> {
   name: string;
-  open(clock?: () => number): Promise<Synchronous<Store>>;
+  /** Why the engine cannot run here (its server is not installed); its suite is then skipped, saying so. */
+  missing?: string;
+  open(clock?: () => number): Promise<Store>;
 }
 
 export const messageStoreEngines: Engine<MessageStore>[] = [
   { name: 'MemoryStore', open: async (clock) => new MemoryStore(clock) },
   { name: 'SqliteMessageStore', open: async (clock) => new SqliteMessageStore(await openDataDir(), clock) },
+  {
+    name: 'RedisMessageStore',
+    missing: NO_REDIS,
+    open: async (clock) => new RedisMessageStore(await openRedis(), clock),
+  },
 ];
 
 export const resourceStoreEngines: Engine<ResourceStore>[] = [
   { name: 'MemoryResourceStore', open: async () => new MemoryResourceStore() },
   { name: 'SqliteResourceStore', open: async () => new SqliteResourceStore(await openDataDir()) },
+  { name: 'RedisResourceStore', missing: NO_REDIS, open: async () => new RedisResourceStore(await openRedis()) },
 ];
+
+/** A suite per engine; an engine that cannot run here gets a skipped suite whose name says why. */
+export function describeEngines<Store>(engines: Engine<Store>[], suite: (engine: Engine<Store>) => void): void {
+  for (const engine of engines) {
+    const name = engine.missing ? `${engine.name} (skipped: ${engine.missing})` : engine.name;
+    describe.skipIf(engine.missing !== undefined)(name, () => suite(engine));
+  }
+}
