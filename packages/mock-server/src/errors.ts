@@ -248,7 +248,7 @@ function internalServerErrorReply(error: EmulatorError): Reply {
   return jsonReply(500, { error: { message, details: { code } } });
 }
 
-/** The token endpoint declares only RFC 6749 errors: a refused request is an `invalid_request`. */
+/** The token endpoint declares only OAuth errors: a refused request is an `invalid_request`, a failure a `server_error`. */
 function tokenEndpointReply(error: EmulatorError): Reply {
   if (error instanceof MethodNotAllowed) {
     return jsonReply(405, { error: 'invalid_request', error_description: error.message }, headersOf(error));
@@ -256,7 +256,8 @@ function tokenEndpointReply(error: EmulatorError): Reply {
   if (error instanceof CodedError) {
     return oauthReply(new OAuthError('invalid_request', error.message));
   }
-  return internalServerErrorReply(error);
+  const { message } = error instanceof InternalFault ? error : UNEXPECTED;
+  return jsonReply(500, { error: 'server_error', error_description: message }, { 'cache-control': 'no-store' });
 }
 
 function oauthReply(error: OAuthError): Reply {

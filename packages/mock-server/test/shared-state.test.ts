@@ -1,11 +1,21 @@
 // Several emulators on one Redis serve one platform: a token, topic, API key or resource made through
 // one is served by the others at once; concurrent publishers on both lose nothing and both read one
-// order; a consumer waiting on one wakes for a publish on another; Redis lost answers 500s, and its
+// order; a consumer waiting on one wakes for a publish on another; Redis lost answers 500s (in each API's shape), and its
 // return recovers everything.
 import { describe, expect, it } from 'vitest';
 import type { MockServer, MockServerOptions } from '../src/index.js';
 import { defined } from './defined.js';
-import { call, createTopic, errorOf, managementErrorOf, start, toAnswer, token } from './helpers.js';
+import {
+  assertConforms,
+  call,
+  createTopic,
+  errorOf,
+  managementErrorOf,
+  oauthErrorOf,
+  start,
+  toAnswer,
+  token,
+} from './helpers.js';
 import { NO_REDIS, type RedisServer, sharedRedis, startRedis, uniquePrefix } from './redis-server.js';
 
 const CREDENTIALS = { clientId: 'shared', clientSecret: 'shared-secret' };
@@ -178,11 +188,13 @@ describe.skipIf(NO_REDIS !== undefined)(`Redis lost and back${NO_REDIS ? ` (skip
     expect([read.status, errorOf(read).details.code]).toEqual([500, 'INTERNAL_SERVER_ERROR']);
     const created = await call(b, 'create_topic', { token: accessToken, body: { name: 'away', schema: [] } });
     expect([created.status, managementErrorOf(created).message]).toEqual([500, expect.stringContaining('Redis')]);
-    // The token endpoint's spec declares no 500: its answer is the event-streams one, read without call().
+    // The token endpoint answers its own 500: an OAuth server_error, not cached.
     const form = `grant_type=client_credentials&client_id=${a.clientId}&client_secret=${a.clientSecret}`;
     const headers = { 'content-type': 'application/x-www-form-urlencoded' };
     const refused = await toAnswer(await fetch(`${a.url}/oauth2/token`, { method: 'POST', headers, body: form }));
-    expect([refused.status, errorOf(refused).details.code]).toEqual([500, 'INTERNAL_SERVER_ERROR']);
+    assertConforms('request_access_token', refused);
+    expect([refused.status, oauthErrorOf(refused).error]).toEqual([500, 'server_error']);
+    expect(refused.headers.get('cache-control')).toBe('no-store');
 
     // Back, on its append-only file: both emulators reconnect (a management call needs both connections).
     await redis.start();

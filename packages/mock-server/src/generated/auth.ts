@@ -81,6 +81,16 @@ export interface components {
             /** @description Human-readable explanation. */
             error_description?: string;
         };
+        /**
+         * @description The token endpoint could not answer (RFC 6749 section 4.1.2.1's `server_error`, which a token
+         *     endpoint answers with a 500 as most OAuth servers do); the request can be retried.
+         */
+        OAuthServerError: {
+            /** @enum {string} */
+            error: "server_error";
+            /** @description Human-readable explanation. */
+            error_description?: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -144,6 +154,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /**
+             * @description The server could not answer (an outage, or the emulator's shared state store out of reach); no
+             *     token was issued, and the same request can be retried.
+             */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthServerError"];
                 };
             };
         };
