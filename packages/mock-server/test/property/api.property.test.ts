@@ -1,6 +1,6 @@
 // The property suite: sequences of requests to every stateful operation (event streams, the token
 // endpoint, topics, v2 API clients and keys), generated from the bundled specs, valid and mutated,
-// against a fresh emulator per run. Every answer must be documented for its operation (its status in
+// against a fresh emulator per run, on each storage (memory, a data dir, Redis). Every answer must be documented for its operation (its status in
 // the spec, its body valid against the schema), and never a 5xx (no fault is injected); acknowledged
 // messages are never lost, changed or reordered; revoked tokens are refused; wrong methods get 405
 // with Allow; requests node cannot parse get the JSON error body.
@@ -12,7 +12,7 @@ import { isUtf8 } from 'node:buffer';
 import { request } from 'node:http';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { MockServer } from '../../src/index.js';
+import type { MockServer, MockServerOptions } from '../../src/index.js';
 import type { Operation } from '../../src/spec/bundles.js';
 import type { TopicSchemaField } from '../../src/spec/topic-schema.js';
 import {
@@ -28,14 +28,18 @@ import {
   start,
   token,
 } from '../helpers.js';
+import { NO_REDIS, sharedRedis, uniquePrefix } from '../redis-server.js';
+import { tempDir } from '../temp-dirs.js';
 import { EmulatorModel, type KeyState, type StoredMessage } from './model.js';
 import { type Draw, LIMITS, mutate, OPERATIONS, otherMethod, type Planned, planRequest } from './requests.js';
 import { propertyRuns, propertyTimeout } from './runs.js';
 
 /** The emulator's clock stands still: no token, message or rate-limit window expires during a run. */
 const NOW = Date.parse('2026-11-22T09:00:00Z');
-/** Sequences `npm test` runs (about 70 ms each). */
+/** Sequences `npm test` runs in memory (about 70 ms each), and on each durable storage. */
 const RUNS = 25;
+const DURABLE_RUNS = 8;
+const DURABLE_FUZZ_SHARE = 0.25;
 /** An answer slower than this is a hang: no request the suite sends waits for anything. */
 const ANSWER_TIMEOUT_MS = 10_000;
 
@@ -45,34 +49,65 @@ const ERROR_SCHEMAS: Record<Operation['api'], string> = {
   management: 'ManagementError',
 };
 
-describe('every stateful operation, under generated requests', () => {
-  it(
-    'answers as documented, keeps acknowledged messages and refuses revoked tokens',
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(fc.gen(), async (g) => {
-          const draw: Draw = (arbitrary) => g(() => arbitrary);
-          const server = await start({ clock: () => NOW, limits: LIMITS });
-          const model = await modelOf(server);
-          const steps = draw(fc.integer({ min: 5, max: 30 }));
-          for (let step = 0; step < steps; step++) {
-            const kind = draw(
-              fc.oneof({ weight: 20, arbitrary: fc.constant('operation') }, fc.constantFrom('method', 'unparsable')),
-            );
-            if (kind === 'operation') await operationStep(draw, server, model);
-            else if (kind === 'method') await wrongMethodStep(draw, server, model);
-            else await unparsableStep(draw, server);
-          }
-          await expectModelHeld(server, model);
-          await server.close();
-        }),
-        propertyRuns(RUNS),
-      );
-      printTally();
-    },
-    propertyTimeout(RUNS, 1500),
-  );
-});
+interface Storage {
+  name: string;
+  runs: number;
+  /** The part of FUZZ_RUNS it checks under `npm run fuzz`. */
+  fuzzShare: number;
+  /** Why it cannot run here; its suite is then skipped, saying so. */
+  missing?: string;
+  /** A new, empty store for one run. */
+  options(): Promise<MockServerOptions>;
+}
+
+const STORAGES: Storage[] = [
+  { name: 'in memory', runs: RUNS, fuzzShare: 1, options: async () => ({}) },
+  {
+    name: 'with a data dir',
+    runs: DURABLE_RUNS,
+    fuzzShare: DURABLE_FUZZ_SHARE,
+    options: async () => ({ dataDir: tempDir(), durability: 'relaxed' }),
+  },
+  {
+    name: 'on Redis',
+    runs: DURABLE_RUNS,
+    fuzzShare: DURABLE_FUZZ_SHARE,
+    missing: NO_REDIS,
+    options: async () => ({ redisUrl: (await sharedRedis()).url, redisPrefix: uniquePrefix() }),
+  },
+];
+
+for (const storage of STORAGES) {
+  const skipped = storage.missing === undefined ? '' : ` (skipped: ${storage.missing})`;
+  describe.skipIf(storage.missing !== undefined)(`every stateful operation, ${storage.name}${skipped}`, () => {
+    it(
+      'answers as documented, keeps acknowledged messages and refuses revoked tokens',
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(fc.gen(), async (g) => {
+            const draw: Draw = (arbitrary) => g(() => arbitrary);
+            const server = await start({ ...(await storage.options()), clock: () => NOW, limits: LIMITS });
+            const model = await modelOf(server);
+            const steps = draw(fc.integer({ min: 5, max: 30 }));
+            for (let step = 0; step < steps; step++) {
+              const kind = draw(
+                fc.oneof({ weight: 20, arbitrary: fc.constant('operation') }, fc.constantFrom('method', 'unparsable')),
+              );
+              if (kind === 'operation') await operationStep(draw, server, model);
+              else if (kind === 'method') await wrongMethodStep(draw, server, model);
+              else await unparsableStep(draw, server);
+            }
+            await expectModelHeld(server, model);
+            await server.close();
+          }),
+          propertyRuns(storage.runs, storage.fuzzShare),
+        );
+        printTally();
+      },
+      propertyTimeout(storage.runs, 1500, storage.fuzzShare),
+    );
+  });
+}
 
 async function modelOf(server: MockServer): Promise<EmulatorModel> {
   const adminToken = await token(server);
