@@ -1,6 +1,7 @@
 // The black-box tour of issue 15's "Done when": against a fresh `platform-api-mock` (the CLI, spawned
 // as its own process on a free port of 127.0.0.1, its URL and credentials read from its banner, and
-// stopped after the tour; POST /_emulator/reset empties it before each family), over HTTP only, every
+// stopped after the tour; POST /_emulator/reset empties it before each family), in memory, with a data
+// dir and on Redis, over HTTP only, every
 // resource family the engine can create goes through create, get, list, pagination, update, its
 // actions, delete, 404 after delete, and (for a parent) its children going with it. Items it needs
 // besides its own (parents, references) are seeded through PUT /_emulator/state. call() checks every
@@ -14,6 +15,8 @@ import type { JsonObject } from '../../src/store/resource-store.js';
 import { bannerUrl, type CliProcess, runCli } from '../cli-process.js';
 import { defined } from '../defined.js';
 import { call, type OperationId, operation, specs, token } from '../helpers.js';
+import { NO_REDIS, sharedRedis, uniquePrefix } from '../redis-server.js';
+import { tempDir } from '../temp-dirs.js';
 
 const document = specs.documents.management;
 // The spec's metadata, read with the emulator's own vocabulary reader; the server under test is separate.
@@ -144,110 +147,129 @@ const families = [...types.values()].filter((type) => named(type.name, 'create')
 /** The spawned emulator, as much of a MockServer as call() and token() use: its URL and credentials. */
 type Emulator = Pick<MockServer, 'url' | 'clientId' | 'clientSecret'>;
 
-let cli: CliProcess;
-let emulator: Emulator;
+/** Where the spawned emulator keeps its state: the tour runs on each storage. */
+const STORAGES: { name: string; missing?: string; args(): Promise<string[]> }[] = [
+  { name: 'in memory', args: async () => [] },
+  { name: 'with a data dir', args: async () => ['--data-dir', tempDir(), '--durability', 'relaxed'] },
+  {
+    name: 'on Redis',
+    missing: NO_REDIS,
+    args: async () => ['--redis-url', (await sharedRedis()).url, '--redis-prefix', uniquePrefix()],
+  },
+];
 
-beforeAll(async () => {
-  cli = runCli(['--port', '0', '--host', '127.0.0.1', '--log-level', 'warn'], { ownedByCaller: true });
-  const url = await bannerUrl(cli);
-  const credential = (label: string) =>
-    defined(new RegExp(`${label}\\s+(\\S+)`).exec(cli.output())?.[1], `${label} in the banner`);
-  emulator = { url, clientId: credential('Client ID'), clientSecret: credential('Client secret') };
-}, 30_000);
+for (const storage of STORAGES) {
+  const skipped = storage.missing === undefined ? '' : ` (skipped: ${storage.missing})`;
+  describe.skipIf(storage.missing !== undefined)(
+    `a black-box tour of every resource family over HTTP, ${storage.name}${skipped}`,
+    () => {
+      let cli: CliProcess;
+      let emulator: Emulator;
 
-afterAll(async () => {
-  if (cli.child.exitCode !== null) return;
-  cli.child.kill('SIGTERM');
-  await cli.exited;
-});
+      beforeAll(async () => {
+        const args = ['--port', '0', '--host', '127.0.0.1', '--log-level', 'warn', ...(await storage.args())];
+        cli = runCli(args, { ownedByCaller: true });
+        const url = await bannerUrl(cli);
+        const credential = (label: string) =>
+          defined(new RegExp(`${label}\\s+(\\S+)`).exec(cli.output())?.[1], `${label} in the banner`);
+        emulator = { url, clientId: credential('Client ID'), clientSecret: credential('Client secret') };
+      }, 30_000);
 
-describe('a black-box tour of every resource family over HTTP', () => {
-  it('runs against a spawned platform-api-mock on 127.0.0.1', () => {
-    expect(emulator.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(cli.child.exitCode).toBeNull();
-  });
+      afterAll(async () => {
+        if (cli.child.exitCode !== null) return;
+        cli.child.kill('SIGTERM');
+        await cli.exited;
+      });
 
-  it('covers every family the engine can create', () => {
-    expect(families.length).toBeGreaterThan(20);
-  });
+      it('runs against a spawned platform-api-mock on 127.0.0.1', () => {
+        expect(emulator.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        expect(cli.child.exitCode).toBeNull();
+      });
 
-  for (const family of families) {
-    it(`${family.name}: create, get, list and pages, update, actions, delete, 404 after, children gone`, async () => {
-      const server = emulator as MockServer;
-      const reset = await fetch(`${server.url}/_emulator/reset`, { method: 'POST' });
-      expect(reset.status).toBeLessThan(300);
-      const admin = await token(server);
-      const run = (
-        id: string,
-        params: Record<string, string>,
-        body?: unknown,
-        query: Record<string, string | number> = {},
-      ) => call(server, id as OperationId, { token: admin, params, body, query: { ...requiredQuery(id), ...query } });
-      const seeds = dependencies(family);
-      const resources = Object.fromEntries([...seeds].map(([name, entry]) => [name, [entry]]));
-      await putState(server, { version: 1, resources });
+      it('covers every family the engine can create', () => {
+        expect(families.length).toBeGreaterThan(20);
+      });
 
-      const create = named(family.name, 'create') as string;
-      const created = await run(create, pathFor(create, family), bodyFor(create, family));
-      expect(created.status, `${create} ${JSON.stringify(created.body)}`).toBeLessThan(300);
-      const [id] = await idsOf(server, family);
-      expect(id).toBeDefined();
-      const item = String(id);
-      const get = named(family.name, 'get');
-      if (get) expect((await run(get, pathFor(get, family, item))).status).toBe(200);
-      const list = named(family.name, 'list');
-      if (list) {
-        expect(listed((await run(list, pathFor(list, family))).body, family)).toContain(item);
-        const names = operation(list as OperationId).parameters.map((p) => p.name);
-        const paging = [
-          ['page', 'per_page'],
-          ['page[number]', 'page[size]'],
-        ].find(([p, s]) => names.includes(p ?? '') && names.includes(s ?? ''));
-        if (paging) {
-          const again = await run(create, pathFor(create, family), bodyFor(create, family));
-          expect(again.status, JSON.stringify(again.body)).toBeLessThan(300);
-          const ids = await idsOf(server, family);
-          const page = await run(list, pathFor(list, family), undefined, {
-            [paging[0] ?? '']: 2,
-            [paging[1] ?? '']: 1,
-          });
-          const expected = family.order === 'newest_first' ? ids[0] : ids[1];
-          expect(listed(page.body, family)).toEqual([expected]);
-        }
+      for (const family of families) {
+        it(`${family.name}: create, get, list and pages, update, actions, delete, 404 after, children gone`, async () => {
+          const server = emulator as MockServer;
+          const reset = await fetch(`${server.url}/_emulator/reset`, { method: 'POST' });
+          expect(reset.status).toBeLessThan(300);
+          const admin = await token(server);
+          const run = (
+            id: string,
+            params: Record<string, string>,
+            body?: unknown,
+            query: Record<string, string | number> = {},
+          ) =>
+            call(server, id as OperationId, { token: admin, params, body, query: { ...requiredQuery(id), ...query } });
+          const seeds = dependencies(family);
+          const resources = Object.fromEntries([...seeds].map(([name, entry]) => [name, [entry]]));
+          await putState(server, { version: 1, resources });
+
+          const create = named(family.name, 'create') as string;
+          const created = await run(create, pathFor(create, family), bodyFor(create, family));
+          expect(created.status, `${create} ${JSON.stringify(created.body)}`).toBeLessThan(300);
+          const [id] = await idsOf(server, family);
+          expect(id).toBeDefined();
+          const item = String(id);
+          const get = named(family.name, 'get');
+          if (get) expect((await run(get, pathFor(get, family, item))).status).toBe(200);
+          const list = named(family.name, 'list');
+          if (list) {
+            expect(listed((await run(list, pathFor(list, family))).body, family)).toContain(item);
+            const names = operation(list as OperationId).parameters.map((p) => p.name);
+            const paging = [
+              ['page', 'per_page'],
+              ['page[number]', 'page[size]'],
+            ].find(([p, s]) => names.includes(p ?? '') && names.includes(s ?? ''));
+            if (paging) {
+              const again = await run(create, pathFor(create, family), bodyFor(create, family));
+              expect(again.status, JSON.stringify(again.body)).toBeLessThan(300);
+              const ids = await idsOf(server, family);
+              const page = await run(list, pathFor(list, family), undefined, {
+                [paging[0] ?? '']: 2,
+                [paging[1] ?? '']: 1,
+              });
+              const expected = family.order === 'newest_first' ? ids[0] : ids[1];
+              expect(listed(page.body, family)).toEqual([expected]);
+            }
+          }
+          const update = named(family.name, 'update');
+          if (update) {
+            const answer = await run(update, pathFor(update, family, item), bodyFor(update, family));
+            expect(answer.status, `${update} ${JSON.stringify(answer.body)}`).toBeLessThan(300);
+          }
+          for (const action of (byType.get(family.name) ?? []).filter((o) => o.a.op === 'action').map((o) => o.id)) {
+            const body = operation(action as OperationId).requestBody ? (bodyFor(action, family) ?? {}) : undefined;
+            const answer = await run(action, pathFor(action, family, item), body);
+            expect(answer.status, `${action} ${JSON.stringify(answer.body)}`).not.toBe(404);
+            expect(answer.status).toBeLessThan(500);
+          }
+          // A child of each sub-collection type goes with the item.
+          const children = [...types.values()].filter((type) => type.parent?.type === family.name);
+          if (children.length > 0) {
+            const state = await stateOf(server);
+            const held = state.resources as Record<string, JsonObject[]>;
+            for (const child of children) held[child.name] = [...(held[child.name] ?? []), { $parent: item }];
+            await putState(server, state);
+          }
+          const del = named(family.name, 'delete');
+          if (del) {
+            const deleted = await run(del, pathFor(del, family, item));
+            expect(deleted.status, `${del} ${JSON.stringify(deleted.body)}`).toBeLessThan(300);
+            if (get) expect((await run(get, pathFor(get, family, item))).status).toBe(404);
+            expect((await run(del, pathFor(del, family, item))).status).toBe(404);
+            if (list) expect(listed((await run(list, pathFor(list, family))).body, family)).not.toContain(item);
+            const after = (await stateOf(server)).resources as Record<string, JsonObject[]>;
+            for (const child of children)
+              expect(
+                (after[child.name] ?? []).filter((c) => String(c.$parent) === item),
+                child.name,
+              ).toEqual([]);
+          }
+        });
       }
-      const update = named(family.name, 'update');
-      if (update) {
-        const answer = await run(update, pathFor(update, family, item), bodyFor(update, family));
-        expect(answer.status, `${update} ${JSON.stringify(answer.body)}`).toBeLessThan(300);
-      }
-      for (const action of (byType.get(family.name) ?? []).filter((o) => o.a.op === 'action').map((o) => o.id)) {
-        const body = operation(action as OperationId).requestBody ? (bodyFor(action, family) ?? {}) : undefined;
-        const answer = await run(action, pathFor(action, family, item), body);
-        expect(answer.status, `${action} ${JSON.stringify(answer.body)}`).not.toBe(404);
-        expect(answer.status).toBeLessThan(500);
-      }
-      // A child of each sub-collection type goes with the item.
-      const children = [...types.values()].filter((type) => type.parent?.type === family.name);
-      if (children.length > 0) {
-        const state = await stateOf(server);
-        const held = state.resources as Record<string, JsonObject[]>;
-        for (const child of children) held[child.name] = [...(held[child.name] ?? []), { $parent: item }];
-        await putState(server, state);
-      }
-      const del = named(family.name, 'delete');
-      if (del) {
-        const deleted = await run(del, pathFor(del, family, item));
-        expect(deleted.status, `${del} ${JSON.stringify(deleted.body)}`).toBeLessThan(300);
-        if (get) expect((await run(get, pathFor(get, family, item))).status).toBe(404);
-        expect((await run(del, pathFor(del, family, item))).status).toBe(404);
-        if (list) expect(listed((await run(list, pathFor(list, family))).body, family)).not.toContain(item);
-        const after = (await stateOf(server)).resources as Record<string, JsonObject[]>;
-        for (const child of children)
-          expect(
-            (after[child.name] ?? []).filter((c) => String(c.$parent) === item),
-            child.name,
-          ).toEqual([]);
-      }
-    });
-  }
-});
+    },
+  );
+}
