@@ -339,7 +339,13 @@ async function fromEngine(call: Call): Promise<Reply> {
   const engine = dispatcher.parts.engine;
   if (!engine) throw new Error(`No resource engine for ${operation.operationId}`);
   const body = operation.requestBody ? (await call.readBytes()).toString('utf8') : undefined;
-  const request = { pathParams: route.params, query, body, contentType: req.headers['content-type'] };
+  const request = {
+    pathParams: route.params,
+    query,
+    body,
+    contentType: req.headers['content-type'],
+    host: req.headers.host,
+  };
   const answer = await engine.handle(operation.operationId, request);
   return answer.body === undefined ? { status: answer.status, json: '' } : jsonReply(answer.status, answer.body);
 }

@@ -14,11 +14,14 @@ export interface EngineRequest {
   /** The request body as text, when one was sent. */
   body?: string;
   contentType?: string;
+  /** The request's Host header, for answers that name a URL of the emulator itself. */
+  host?: string;
 }
 
 export interface CheckedRequest {
   params: Readonly<JsonObject>;
   body: unknown;
+  host?: string;
 }
 
 /** The request's parameters and body, checked against the spec (InvalidRequest otherwise). */
@@ -31,7 +34,7 @@ export function checkRequest(
   const params = validators.checkParamValues(operation, gathered);
   const body = parseBody(operation, request);
   if (body !== undefined) validators.checkBody(operation, body);
-  return { params, body };
+  return { params, body, host: request.host };
 }
 
 function queryParams(operation: Operation, query: string): JsonObject {
