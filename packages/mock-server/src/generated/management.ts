@@ -1503,7 +1503,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a schema from a JSON sample
-         * @description Derives connector SDK field definitions from a stringified JSON sample and returns them as a bare array (what the SDK's generate schema command uses). The docs title the input "URL parameters" but send it as a JSON body, which is followed. Rate limit: 60 requests per minute.
+         * @description Derives connector SDK field definitions from a stringified JSON sample and returns them as a bare array (what the SDK's generate schema command uses). The docs title the input "URL parameters" but send it as a JSON body, which is followed. The sample must be a JSON object, or an array of objects whose fields are merged; any other JSON, or text that is not JSON, is a 400. Each field keeps the sample's name and order and gets a title-case label (`order_id` gives `Order ID`); its type is the JSON value's (whole numbers `integer`, others `number`, `null` `string`), a nested object's fields and an array of objects' merged fields are its `properties`, and values of different types across array elements give `string` (`integer` with `number` gives `number`). Nothing is stored. Rate limit: 60 requests per minute.
          */
         post: operations["generate_schema_from_json"];
         delete?: never;
@@ -1523,7 +1523,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a schema from a CSV sample
-         * @description Derives connector SDK field definitions from a stringified CSV sample (header row first) and its column separator. The request is documented (as a JSON body, like the JSON form); the answer is not shown, so the JSON form's bare array of field definitions is chosen. Rate limit: 60 requests per minute.
+         * @description Derives connector SDK field definitions from a stringified CSV sample (header row first) and its column separator. The request is documented (as a JSON body, like the JSON form); the answer is not shown, so the JSON form's bare array of field definitions is chosen. `col_sep` defaults to `comma`; values may be double-quoted (RFC 4180: a doubled quote inside stands for one). A column's type is the one all its non-empty values share: `boolean` (`true`/`false`), `integer`, `number`, `date` (`2026-11-22`), `date_time` (ISO 8601), else `string` (also for a column without values, or numbers with leading zeros). An unclosed or stray quote, a header cell without a name or named twice, or a row whose number of values differs from the header's is a 400. Nothing is stored. Rate limit: 60 requests per minute.
          */
         post: operations["generate_schema_from_csv"];
         delete?: never;
@@ -1783,7 +1783,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a file upload link
-         * @description Returns a short-lived signed link to upload a file for a `file` column of the table; no request body. Only the endpoint and its purpose are public; the reply (the link and its expiry, wrapped in `data`) is chosen. A column that is not of type `file` gives 400.
+         * @description Returns a short-lived signed link to upload a file for a `file` column of the table; no request body. Only the endpoint and its purpose are public; the reply (the link and its expiry, wrapped in `data`) is chosen. A column that is not of type `file` gives 400; a table, or a field the table does not have, 404. The emulator's link points at itself (the request's host, path `/_emulator/uploads/...`) and expires 15 minutes after the request; the emulator does not serve that address (it stores no files): set the record's column to a file reference with the record operations.
          */
         post: operations["generate_data_table_file_upload_link"];
         delete?: never;
@@ -1817,7 +1817,7 @@ export interface paths {
         };
         /**
          * Generate a file download link
-         * @description Returns a short-lived signed link to download the file stored in a `file` column of a record. Only the endpoint and its purpose are public; the reply (the same shape as the upload link) is chosen. 404 when the record has no file in that column.
+         * @description Returns a short-lived signed link to download the file stored in a `file` column of a record. Only the endpoint and its purpose are public; the reply (the same shape as the upload link) is chosen. 404 when the table, the record or the field does not exist, or the record has no file in that column; 400 when the column is not of type `file`. The emulator's link points at itself (the request's host, path `/_emulator/files/...`) and expires 15 minutes after the request; the emulator does not serve that address (it stores no file content).
          */
         get: operations["generate_data_table_file_download_link"];
         put?: never;
