@@ -10,6 +10,7 @@ import { deref, type ParameterObject } from '../src/spec/bundles.js';
 import {
   assertSchema,
   call,
+  createTopic,
   errorOf,
   managementErrorOf,
   type OperationId,
@@ -269,7 +270,7 @@ describe('routes outside the specs', () => {
     ]);
     assertSchema('event-streams', 'ErrorResponse', publish.body);
     const topic = await answer('POST', '/api/event_streams/topics/1');
-    expect([topic.status, topic.allow]).toEqual([405, 'GET, PUT, DELETE']);
+    expect([topic.status, topic.allow]).toEqual([405, 'GET, HEAD, PUT, DELETE']);
     assertSchema('management', 'ManagementError', topic.body);
     const tokenEndpoint = await answer('DELETE', '/oauth2/token');
     expect([tokenEndpoint.status, tokenEndpoint.allow, tokenEndpoint.body.error]).toEqual([
@@ -282,6 +283,28 @@ describe('routes outside the specs', () => {
     expect([faults.status, faults.headers.get('allow')]).toEqual([405, 'POST, DELETE']);
     const docs = await fetch(`${server.url}/docs/`, { method: 'POST' });
     expect([docs.status, docs.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+  });
+
+  it('answers HEAD where a path has GET: the GET answer without its body', async () => {
+    const server = await start();
+    const admin = await token(server);
+    await createTopic(server, admin);
+    const authorization = `Bearer ${admin}`;
+    const get = await fetch(`${server.url}/api/event_streams/topics`, { headers: { authorization } });
+    const head = await fetch(`${server.url}/api/event_streams/topics`, { method: 'HEAD', headers: { authorization } });
+    expect([head.status, head.headers.get('content-type'), head.headers.get('content-length')]).toEqual([
+      200,
+      get.headers.get('content-type'),
+      String((await get.arrayBuffer()).byteLength),
+    ]);
+    expect(await head.text()).toBe('');
+    const unauthorized = await fetch(`${server.url}/api/event_streams/topics`, { method: 'HEAD' });
+    expect(unauthorized.status).toBe(401);
+    const publish = await fetch(`${server.url}/api/v1/topics/1/publish`, {
+      method: 'HEAD',
+      headers: { authorization },
+    });
+    expect([publish.status, publish.headers.get('allow')]).toEqual([405, 'POST']);
   });
 
   it('answers a request node cannot parse with the JSON ErrorResponse, then closes the connection', async () => {

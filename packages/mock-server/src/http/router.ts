@@ -61,7 +61,8 @@ export class Router {
     const values: string[] = [];
     const node = find(this.root, splitPath(pathname), 0, values);
     if (!node) return undefined;
-    const entry = node.operations.get(method);
+    // HEAD is GET without the body (RFC 9110 9.3.2), which node:http leaves out of a HEAD's answer.
+    const entry = node.operations.get(method) ?? (method === 'HEAD' ? node.operations.get('GET') : undefined);
     if (!entry) return otherMethods(node);
     // One value per parameter segment, in path order.
     const params = Object.fromEntries(entry.paramNames.map((name, i) => [name, safeDecode(values[i] ?? '')]));
@@ -72,7 +73,9 @@ export class Router {
 function otherMethods(node: RouteNode): OtherMethods {
   const operations = [...node.operations.values()].map((entry) => entry.operation);
   // The paths of one API never share a template with another's.
-  return { allowed: operations.map((op) => op.method), api: operations[0]?.api ?? 'event-streams' };
+  const allowed = operations.map((op) => op.method);
+  if (allowed.includes('GET')) allowed.splice(allowed.indexOf('GET') + 1, 0, 'HEAD');
+  return { allowed, api: operations[0]?.api ?? 'event-streams' };
 }
 
 function find(node: RouteNode, segments: string[], index: number, values: string[]): RouteNode | undefined {

@@ -413,7 +413,9 @@ function addSomewhere(draw: Draw, value: unknown, name: string, added: unknown):
 /** The methods of the operation's path in the specs, and one it does not have. */
 export function otherMethod(draw: Draw, operation: Operation): { method: string; allowed: string[] } {
   const allowed = specs.operations.filter((op) => op.path === operation.path).map((op) => op.method);
-  const others = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE'].filter(
+  // A path with GET answers HEAD too.
+  if (allowed.includes('GET')) allowed.push('HEAD');
+  const others = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE'].filter(
     (method) => !allowed.includes(method),
   );
   return { method: draw(fc.constantFrom(...others)), allowed };
