@@ -341,6 +341,7 @@ async function fromEngine(call: Call): Promise<Reply> {
   const body = operation.requestBody ? (await call.readBytes()).toString('utf8') : undefined;
   const request = { pathParams: route.params, query, body, contentType: req.headers['content-type'] };
   const answer = await engine.handle(operation.operationId, request);
+  if (answer.file) return { status: answer.status, json: '', file: answer.file };
   return answer.body === undefined ? { status: answer.status, json: '' } : jsonReply(answer.status, answer.body);
 }
 

@@ -12,7 +12,13 @@ import type { CheckedRequest } from './request.js';
 import { isObject, propertiesOf } from './schema.js';
 import type { EngineOperation } from './vocabulary.js';
 
-export type HandlerResult = AnswerData | { body: unknown };
+/** A body that is not JSON (a package's zip file), answered with its content type. */
+export interface FileBody {
+  contentType: string;
+  bytes: Uint8Array;
+}
+
+export type HandlerResult = AnswerData | { body: unknown } | { file: FileBody };
 export type Handler = (workspace: Workspace, op: EngineOperation, request: CheckedRequest) => Promise<HandlerResult>;
 
 interface Column {
