@@ -5,6 +5,7 @@
 import { Refused } from '../errors.js';
 import type { JsonObject, StoredItem } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
+import { runsHandlers } from './custom/runs.js';
 import type { Workspace } from './engine.js';
 import { invalidFields, notFound } from './errors.js';
 import { compare, listPage } from './listing.js';
@@ -47,6 +48,7 @@ const META_FIELDS = ['$record_id', '$created_at', '$updated_at'];
 const DEFAULT_QUERY_LIMIT = 100;
 
 export const customHandlers: Record<string, Handler> = {
+  ...runsHandlers,
   'data_table_records.create': async (workspace, op, { params, body }) => {
     const table = await workspace.parentOf(op, params);
     const columns = columnsOf(table);
