@@ -347,6 +347,7 @@ async function fromEngine(call: Call): Promise<Reply> {
     host: req.headers.host,
   };
   const answer = await engine.handle(operation.operationId, request);
+  if (answer.file) return { status: answer.status, json: '', file: answer.file };
   return answer.body === undefined ? { status: answer.status, json: '' } : jsonReply(answer.status, answer.body);
 }
 

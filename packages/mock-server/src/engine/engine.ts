@@ -9,7 +9,7 @@ import { createAjv, RequestValidators, violations } from '../spec/validators.js'
 import { type JsonObject, MemoryResourceStore, type ResourceStore, type StoredItem } from '../store/resource-store.js';
 import { type AnswerShape, answerShape, buildAnswer } from './answers.js';
 import { conflict, missingReference, notFound } from './errors.js';
-import { customHandlers, type Handler, type HandlerResult } from './handlers.js';
+import { customHandlers, type FileBody, type Handler, type HandlerResult } from './handlers.js';
 import { listPage, matchesFilters } from './listing.js';
 import { type CheckedRequest, checkRequest, type EngineRequest } from './request.js';
 import { isObject, propertiesOf, resolve, type SchemaNode } from './schema.js';
@@ -42,6 +42,8 @@ export interface EngineAnswer {
   headers?: Record<string, string>;
   /** The JSON body; undefined for an answer without one (204). */
   body?: unknown;
+  /** A body that is not JSON, instead of `body` (download_package's zip). */
+  file?: FileBody;
 }
 
 export interface ResourceEngine {
@@ -143,6 +145,7 @@ class Engine implements ResourceEngine {
     const values = this.valueContext();
     const result = await this.run(served, checkRequest(this.validators, op.operation, request), values);
     if ('body' in result) return { status: shape.status, body: result.body };
+    if ('file' in result) return { status: shape.status, file: result.file };
     const shown = {
       ...result,
       item: result.item && withoutHidden(result.item),

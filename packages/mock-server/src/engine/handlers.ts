@@ -5,6 +5,7 @@
 import { Refused } from '../errors.js';
 import type { JsonObject, StoredItem } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
+import { runsHandlers } from './custom/runs.js';
 import { sdkfilesHandlers } from './custom/sdkfiles.js';
 import type { Workspace } from './engine.js';
 import { invalidFields, notFound } from './errors.js';
@@ -13,7 +14,13 @@ import type { CheckedRequest } from './request.js';
 import { isObject, propertiesOf } from './schema.js';
 import type { EngineOperation } from './vocabulary.js';
 
-export type HandlerResult = AnswerData | { body: unknown };
+/** A body that is not JSON (a package's zip file), answered with its content type. */
+export interface FileBody {
+  contentType: string;
+  bytes: Uint8Array;
+}
+
+export type HandlerResult = AnswerData | { body: unknown } | { file: FileBody };
 export type Handler = (workspace: Workspace, op: EngineOperation, request: CheckedRequest) => Promise<HandlerResult>;
 
 interface Column {
@@ -43,6 +50,7 @@ const DEFAULT_QUERY_LIMIT = 100;
 
 export const customHandlers: Record<string, Handler> = {
   ...sdkfilesHandlers,
+  ...runsHandlers,
   'data_table_records.create': async (workspace, op, { params, body }) => {
     const table = await workspace.parentOf(op, params);
     const columns = columnsOf(table);

@@ -233,7 +233,9 @@ function readOperation(
     if (name !== undefined && !pathParams.includes(name)) throw new Error(`${where}: no path parameter '${name}'`);
   }
   if (isItemOp && !param) throw new Error(`${where}: a ${op} needs a path parameter naming the item`);
-  if (type.parent && !parentParam) throw new Error(`${where}: no path parameter names the parent ${type.parent.type}`);
+  // A custom handler may find its item without the parent (resume_job finds its job by a token).
+  if (type.parent && !parentParam && op !== 'custom')
+    throw new Error(`${where}: no path parameter names the parent ${type.parent.type}`);
   return {
     operation,
     type,

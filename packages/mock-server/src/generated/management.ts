@@ -1839,7 +1839,7 @@ export interface paths {
         put?: never;
         /**
          * Clear the secrets-manager cache
-         * @description Drops the credentials cached from the external secrets manager (normally kept for 60 minutes), so the next use reads the current secrets without reconnecting any connection. No request body.
+         * @description Drops the credentials cached from the external secrets manager (normally kept for 60 minutes), so the next use reads the current secrets without reconnecting any connection. No request body. The emulator keeps no secrets cache, so this changes no state and always succeeds.
          */
         post: operations["clear_secrets_management_cache"];
         delete?: never;
@@ -2290,7 +2290,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a job
-         * @description Resumes a job suspended by a connector SDK "wait for resume" action, identified by its resume token, optionally passing data to the action; answers 204 with no body. An unknown token gives 404 (chosen: the docs list no errors). Rate limit: 60 requests per minute.
+         * @description Resumes a job suspended by a connector SDK "wait for resume" action, identified by its resume token, optionally passing data to the action; answers 204 with no body. An unknown token gives 404 (chosen: the docs list no errors). Rate limit: 60 requests per minute. In the emulator, which runs no steps, the waiting (`pending`) job completes at once as `succeeded` and its token is used up (a second resume is a 404); a token of a job that is no longer pending is a 400.
          */
         post: operations["resume_job"];
         delete?: never;
@@ -2316,7 +2316,7 @@ export interface paths {
         put?: never;
         /**
          * Repeat jobs
-         * @description Queues up to 25 jobs of a recipe to run again and tells, for each, whether it was queued. The limits are documented; the payloads follow a public client of the API. Rate limit: 1 request per second.
+         * @description Queues up to 25 jobs of a recipe to run again and tells, for each, whether it was queued. The limits are documented; the payloads follow a public client of the API. Rate limit: 1 request per second. In the emulator each queued job becomes a new `pending` job of the recipe (`is_repeat`, `master_job_id` naming the job repeated) that list_recipe_jobs shows; a job still pending, or one that is not a job of the recipe, is reported `failed` with the reason.
          */
         post: operations["repeat_recipe_jobs"];
         delete?: never;
@@ -3542,7 +3542,7 @@ export interface paths {
         put?: never;
         /**
          * Queue a performance scan
-         * @description Queues a performance scan of a recipe (private beta); its result becomes the report of get_recipe_health. The answer's shape is chosen, as the platform does not publish it. Rate limit: 20 requests per minute.
+         * @description Queues a performance scan of a recipe (private beta); its result becomes the report of get_recipe_health. The answer's shape is chosen, as the platform does not publish it. Rate limit: 20 requests per minute. The emulator, which does not analyse recipe code, completes the scan at once: the report is `completed`, scanned now, and keeps the findings it had (none for a first scan).
          */
         post: operations["queue_recipe_health_scan"];
         delete?: never;
@@ -3560,7 +3560,7 @@ export interface paths {
         };
         /**
          * List folder assets
-         * @description Lists the assets of a folder (recipes, connections, lookup tables, ...) in a `result.assets` wrapper, as input for an export manifest. Rate limit: 60 requests per minute.
+         * @description Lists the assets of a folder (recipes, connections, lookup tables, ...) in a `result.assets` wrapper, as input for an export manifest. Rate limit: 60 requests per minute. The emulator lists what the folder and its sub-folders (at any depth) hold: recipes, connections, and the lookup tables, API collections and endpoints of the project whose folder it is; every asset of the workspace for the root folder; an unknown folder is a 404.
          */
         get: operations["list_folder_assets"];
         put?: never;
@@ -3718,7 +3718,7 @@ export interface paths {
         };
         /**
          * Download a package
-         * @description Downloads the zip file of a completed package: the platform redirects (302) to the file, which a client follows (curl -L); some deployments serve the bytes directly (200). 404 when the package does not exist or has no content yet. Rate limit: 60 requests per minute.
+         * @description Downloads the zip file of a completed package: the platform redirects (302) to the file, which a client follows (curl -L); some deployments serve the bytes directly (200). 404 when the package does not exist or has no content yet. Rate limit: 60 requests per minute. The emulator answers the bytes (200, application/zip) of a completed export: a zip holding `manifest.json`, which names the package and its export manifest; an import or an unfinished export is a 404.
          */
         get: operations["download_package"];
         put?: never;

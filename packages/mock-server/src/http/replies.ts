@@ -7,6 +7,8 @@ export interface Reply {
   /** The body as JSON text. */
   json: string;
   headers?: Record<string, string>;
+  /** A body that is not JSON (a zip file), written instead of `json`, with its own content type. */
+  file?: { contentType: string; bytes: Uint8Array };
 }
 
 export const jsonReply = (status: number, value: unknown, headers?: Record<string, string>): Reply => ({
@@ -115,12 +117,14 @@ function cut(replies: HeldReply[]): void {
 
 const MAX_HELD_TURNS = 2;
 
-function write(res: ServerResponse, api: ApiName, { status, json, headers }: Reply): void {
+function write(res: ServerResponse, api: ApiName, { status, json, headers, file }: Reply): void {
   // A connection can be answered twice in one turn (a long poll woken as its client leaves): the first wins.
   if (res.headersSent || res.destroyed) return;
   // As a flat [name, value, ...] list, which node reads without enumerating an object's keys.
-  const fields: (string | number)[] = ['content-type', CONTENT_TYPES[api], 'content-length', Buffer.byteLength(json)];
+  const fields: (string | number)[] = file
+    ? ['content-type', file.contentType, 'content-length', file.bytes.byteLength]
+    : ['content-type', CONTENT_TYPES[api], 'content-length', Buffer.byteLength(json)];
   if (headers) for (const [name, value] of Object.entries(headers)) fields.push(name, value);
   res.writeHead(status, fields);
-  res.end(json);
+  res.end(file ? file.bytes : json);
 }
