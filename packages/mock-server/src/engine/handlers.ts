@@ -5,6 +5,7 @@
 import { Refused } from '../errors.js';
 import type { JsonObject, StoredItem } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
+import { accessHandlers } from './custom/access.js';
 import type { Workspace } from './engine.js';
 import { invalidFields, notFound } from './errors.js';
 import { compare, listPage } from './listing.js';
@@ -249,6 +250,8 @@ export const customHandlers: Record<string, Handler> = {
     }
     return { body: { data: { deleted_ids: deleted, failed } } };
   },
+
+  ...accessHandlers,
 };
 
 /** The ids of a body field (one id or a list). */
@@ -468,7 +471,7 @@ function newSecret(workspace: Workspace, profile: JsonObject): JsonObject {
 }
 
 /** Collaborator groups keep their members' ids in `$members` (exported with the group, never answered). */
-const USER_GROUP = 'user_group';
+export const USER_GROUP = 'user_group';
 
 async function groupOf(workspace: Workspace, params: Readonly<JsonObject>): Promise<StoredItem> {
   const group = await workspace.store.get(USER_GROUP, String(params.id));
@@ -476,7 +479,7 @@ async function groupOf(workspace: Workspace, params: Readonly<JsonObject>): Prom
   return group;
 }
 
-function memberIds(group: StoredItem): string[] {
+export function memberIds(group: StoredItem): string[] {
   const held = group.value.$members;
   return Array.isArray(held) ? held.map(String) : [];
 }
