@@ -1939,7 +1939,7 @@ export interface paths {
         put?: never;
         /**
          * Apply or remove tags on assets
-         * @description Applies the tags in `add_tags` to, and removes those in `remove_tags` from, every recipe and connection named in the body. Tags are named by handle and must already exist. A 200 answer has no body. Rate limit 60 requests per minute.
+         * @description Applies the tags in `add_tags` to, and removes those in `remove_tags` from, every recipe and connection named in the body. Tags are named by handle and must already exist; a tag, recipe or connection that does not exist is a 422 and nothing changes. The assets' `tags` show the result on later reads, and each tag named gets its `assignment_count` (and `last_assigned_at` when applied). A 200 answer has no body. Rate limit 60 requests per minute.
          */
         post: operations["update_tag_assignments"];
         delete?: never;
@@ -1961,7 +1961,7 @@ export interface paths {
          *     environment properties, or the properties of the project given by `project_id`. Names are returned in
          *     full, as in the official sample (the reference OpenAPI file says the prefix is stripped; we follow the
          *     official sample). `project_id` is optional, as the contract describes both levels on this path.
-         *     Rate limit 60 requests per minute.
+         *     A `project_id` naming no project is a 400. Rate limit 60 requests per minute.
          */
         get: operations["list_properties"];
         put?: never;
@@ -1969,7 +1969,8 @@ export interface paths {
          * Upsert properties
          * @description Creates or updates the properties named in `properties`, matched by name: environment properties, or
          *     those of the project given by `project_id`. Names are at most 100 characters and values at most 1,024;
-         *     going over 1,000 properties (per workspace, or per project) is refused with 422. Rate limit 60 requests per minute.
+         *     going over 1,000 properties (per workspace, or per project) is refused with 422, as is a `project_id`
+         *     naming no project. Project properties go with their project when it is deleted. Rate limit 60 requests per minute.
          */
         post: operations["upsert_properties"];
         delete?: never;
@@ -3011,7 +3012,7 @@ export interface paths {
         };
         /**
          * List eligible reviewers
-         * @description Lists the collaborators who may be assigned to review a deployment, wrapped in `data`. Private beta; the platform does not publish the payload, so it is chosen, with the collaborator fields the deployment's reviews use.
+         * @description Lists the collaborators who may be assigned to review a deployment, wrapped in `data`. Private beta; the platform does not publish the payload, so it is chosen, with the collaborator fields the deployment's reviews use. The list is every workspace collaborator except the deployment's `authors`, who do not review their own changes.
          */
         get: operations["list_deployment_eligible_reviewers"];
         put?: never;
@@ -3258,7 +3259,7 @@ export interface paths {
         get: operations["list_project_grants"];
         /**
          * Add or update project grants
-         * @description Gives project roles to up to 100 collaborators or groups; a collaborator or group that already holds a grant on the project gets its role changed. Returns the grants touched, wrapped in `data`. Taken from the platform's embedded-workspace twin, which renders the fields as `project_grants[...]` parameters; we send them as a JSON body like the other write operations. Limited preview.
+         * @description Gives project roles to up to 100 collaborators or groups; a collaborator or group that already holds a grant on the project gets its role changed. Returns the grants touched, wrapped in `data`. The collaborators, groups and project roles named must exist (else 422, and nothing changes); new grants are made in the environment of the project's earlier grants, else `dev`. Taken from the platform's embedded-workspace twin, which renders the fields as `project_grants[...]` parameters; we send them as a JSON body like the other write operations. Limited preview.
          */
         put: operations["upsert_project_grants"];
         post?: never;
@@ -3744,7 +3745,10 @@ export interface paths {
          *     Member) and project roles (ProjectAdmin, AdvancedBuilder, ProjectOperator), and gives every
          *     collaborator, moderator and project the matching roles; with `dry_run` true it only returns that
          *     mapping. The reference pages disagree on where `dry_run` goes (request body or query); the body,
-         *     as in the main documentation, is chosen. Limited preview; the access model may change.
+         *     as in the main documentation, is chosen. Collaborators holding a legacy system role get, in that
+         *     environment, Admin: EnvironmentAdmin and ProjectAdmin; Analyst: EnvironmentManager and
+         *     AdvancedBuilder; Operator: Member and ProjectOperator, the project role as a grant on every
+         *     project. Roles that exist already (by name) are reused. Limited preview; the access model may change.
          */
         post: operations["migrate_system_roles"];
         delete?: never;
@@ -3767,8 +3771,11 @@ export interface paths {
          * @description Converts one custom legacy role into an environment role and a project role and gives them to
          *     the collaborators who held it; collaborators keep their access. The payloads are not published:
          *     the request (`role_id`, `dry_run`) and the reply (the same shape as the system-role migration)
-         *     are chosen to match that sibling. An unknown legacy role gives 404. Limited preview; the access
-         *     model may change.
+         *     are chosen to match that sibling. An unknown legacy role gives 404. Both new roles take the legacy
+         *     role's name (the project role keeps only project areas such as recipes, connections and jobs);
+         *     its holders get the environment role and a grant of the project role on each project of its
+         *     `folder_ids` (every project when empty). The legacy role stays; migrating it again is a 422.
+         *     Limited preview; the access model may change.
          */
         post: operations["migrate_custom_role"];
         delete?: never;
@@ -3982,6 +3989,9 @@ export interface paths {
          * @description Returns, for each environment, the collaborator's role there, the privileges it grants by
          *     category and the project folders it reaches. The platform documents the `{data}` wrapper; the
          *     item fields come from a public client of the API. Limited preview; the access model may change.
+         *     Derived from the roles the collaborator holds (an environment role's `config`, or a legacy role's
+         *     `privileges`; `all` becomes `["all"]`) and, for `folder_ids`, the legacy role's folders (every
+         *     project when empty) or the project grants that reach the collaborator in that environment.
          *     The API client's role needs the matching privilege under Admin > Workspace collaborators > Collaborators; in a workspace with environments only API clients with DEV access have it.
          */
         get: operations["get_member_privileges"];
@@ -4011,7 +4021,9 @@ export interface paths {
          * @description Returns the collaborator's privileges in each project they can reach, including access that
          *     comes through collaborator groups (useful for access audits). The platform documents the
          *     `{data}` wrapper (an array, or null) but not the item fields, which are chosen. Limited
-         *     preview; the access model may change. The API client's role needs the matching privilege under Admin > Workspace collaborators > Collaborators; in a workspace with environments only API clients with DEV access have it.
+         *     preview; the access model may change. Derived from the project grants that reach the
+         *     collaborator (their own, or their groups', named in `user_group_ids`) and the folders of the
+         *     legacy roles they hold; several grants on one project merge their privileges. The API client's role needs the matching privilege under Admin > Workspace collaborators > Collaborators; in a workspace with environments only API clients with DEV access have it.
          */
         get: operations["get_member_projects_privileges"];
         put?: never;

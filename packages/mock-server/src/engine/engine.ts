@@ -71,6 +71,8 @@ export function createResourceEngine(specs: Specs, options: EngineOptions = {}):
 export interface Workspace {
   readonly store: ResourceStore;
   readonly values: ValueContext;
+  /** Every resource type, for handlers that read or write items of types besides their operation's. */
+  readonly types: ReadonlyMap<string, ResourceType>;
   itemOf(op: EngineOperation, params: Readonly<JsonObject>): Promise<StoredItem>;
   /** The parent item named in the path (404 when it does not exist), for a sub-collection's operation. */
   parentOf(op: EngineOperation, params: Readonly<JsonObject>): Promise<StoredItem>;
@@ -222,6 +224,7 @@ class Engine implements ResourceEngine {
     return {
       store: this.store,
       values,
+      types: this.types,
       itemOf: (op, params) => this.itemOf(op, params),
       parentOf: async (op, params) => {
         const parent = await this.parentOf(op, params);

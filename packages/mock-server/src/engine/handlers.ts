@@ -1,10 +1,14 @@
 // The engine's hand-written handlers (`op: custom`): data-table records, whose values are keyed by
 // column name or `$<field_id>` and checked against the table's columns, and the record query language;
-// lookup-table rows, keyed by the column labels of a schema kept as JSON text; batch deletes.
+// lookup-table rows, keyed by the column labels of a schema kept as JSON text; batch deletes; the older
+// access profiles, collaborator group members and invitations. Larger families have a file each in
+// custom/ (schema generation and file links, jobs and packages, access and account state).
 
 import { Refused } from '../errors.js';
 import type { JsonObject, StoredItem } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
+import { accessHandlers } from './custom/access.js';
+import { memberIds, USER_GROUP } from './custom/groups.js';
 import { runsHandlers } from './custom/runs.js';
 import { sdkfilesHandlers } from './custom/sdkfiles.js';
 import type { Workspace } from './engine.js';
@@ -51,6 +55,7 @@ const DEFAULT_QUERY_LIMIT = 100;
 export const customHandlers: Record<string, Handler> = {
   ...sdkfilesHandlers,
   ...runsHandlers,
+  ...accessHandlers,
   'data_table_records.create': async (workspace, op, { params, body }) => {
     const table = await workspace.parentOf(op, params);
     const columns = columnsOf(table);
@@ -259,6 +264,8 @@ export const customHandlers: Record<string, Handler> = {
     }
     return { body: { data: { deleted_ids: deleted, failed } } };
   },
+
+  ...accessHandlers,
 };
 
 /** The ids of a body field (one id or a list). */
@@ -477,18 +484,10 @@ function newSecret(workspace: Workspace, profile: JsonObject): JsonObject {
   return {};
 }
 
-/** Collaborator groups keep their members' ids in `$members` (exported with the group, never answered). */
-const USER_GROUP = 'user_group';
-
 async function groupOf(workspace: Workspace, params: Readonly<JsonObject>): Promise<StoredItem> {
   const group = await workspace.store.get(USER_GROUP, String(params.id));
   if (!group) throw notFound('collaborator group', params.id);
   return group;
-}
-
-function memberIds(group: StoredItem): string[] {
-  const held = group.value.$members;
-  return Array.isArray(held) ? held.map(String) : [];
 }
 
 /** The group's members that still exist, in the order they joined. */

@@ -130,7 +130,9 @@ function snapshotFrom(engine: ResourceEngine, resources: unknown, counters: unkn
       const value = engine.completeItem(typeName, fields, id, parent === undefined ? undefined : String(parent));
       const problems = engine.itemProblems(typeName, value);
       if (problems) throw new StateError(`${where}: ${problems}`);
-      return { id: String(id), parent: parent === undefined ? undefined : String(parent), value };
+      // A singleton is kept under its parent's id, or `workspace` for one per workspace, where gets look.
+      const key = type.singleton ? String(parent ?? 'workspace') : String(id);
+      return { id: key, parent: parent === undefined ? undefined : String(parent), value };
     });
   }
   checkParents(engine, snapshot);

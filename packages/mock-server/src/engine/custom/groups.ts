@@ -1,0 +1,11 @@
+// Collaborator groups as the hand-written handlers share them: the members' handlers in handlers.ts
+// and the privileges and grants derived in access.ts.
+import type { StoredItem } from '../../store/resource-store.js';
+
+/** Collaborator groups keep their members' ids in `$members` (exported with the group, never answered). */
+export const USER_GROUP = 'user_group';
+
+export function memberIds(group: StoredItem): string[] {
+  const held = group.value.$members;
+  return Array.isArray(held) ? held.map(String) : [];
+}
