@@ -49,8 +49,8 @@ describe('POST /oauth2/token', () => {
     expect(example.value).toMatchObject({ token_type: 'bearer', expires_in: 3600 });
   });
 
-  test('errors follow RFC 6749 section 5.2, with WWW-Authenticate on 401', () => {
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401']);
+  test('errors follow RFC 6749 section 5.2, with WWW-Authenticate on 401, and a 500 is a server_error', () => {
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '500']);
     for (const status of ['400', '401']) {
       const schema = deref(doc, op.responses[status].content['application/json'].schema);
       expect(schema.required).toEqual(['error']);
@@ -65,6 +65,9 @@ describe('POST /oauth2/token', () => {
       expect(schema.properties.error_description.type).toBe('string');
     }
     expect(deref(doc, op.responses['401'].headers['WWW-Authenticate']).required).toBe(true);
+    // A failure to issue a token is OAuth's server_error, not an error body of another API.
+    const serverError = deref(doc, op.responses['500'].content['application/json'].schema);
+    expect([serverError.required, serverError.properties.error.enum]).toEqual([['error'], ['server_error']]);
   });
 
   test('{auth_url} is a server variable documenting every region', () => {
