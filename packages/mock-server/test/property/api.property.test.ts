@@ -9,7 +9,6 @@
 // from a new seed. A failure prints the seed and path to replay it: FUZZ_SEED=... FUZZ_PATH=...
 // npm run fuzz. FUZZ_STATS=1 prints the answers the runs got, by operation and status.
 import { isUtf8 } from 'node:buffer';
-import { request } from 'node:http';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { MockServer, MockServerOptions } from '../../src/index.js';
@@ -33,6 +32,7 @@ import { tempDir } from '../temp-dirs.js';
 import { EmulatorModel, type KeyState, type StoredMessage } from './model.js';
 import { type Draw, LIMITS, mutate, OPERATIONS, otherMethod, type Planned, planRequest } from './requests.js';
 import { propertyRuns, propertyTimeout } from './runs.js';
+import { ANSWER_TIMEOUT_MS, send } from './send.js';
 
 /** The emulator's clock stands still: no token, message or rate-limit window expires during a run. */
 const NOW = Date.parse('2026-11-22T09:00:00Z');
@@ -40,8 +40,6 @@ const NOW = Date.parse('2026-11-22T09:00:00Z');
 const RUNS = 25;
 const DURABLE_RUNS = 8;
 const DURABLE_FUZZ_SHARE = 0.25;
-/** An answer slower than this is a hang: no request the suite sends waits for anything. */
-const ANSWER_TIMEOUT_MS = 10_000;
 
 const ERROR_SCHEMAS: Record<Operation['api'], string> = {
   'event-streams': 'ErrorResponse',
@@ -306,42 +304,6 @@ function within<T>(answer: Promise<T>, what: string): Promise<T> {
     timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ANSWER_TIMEOUT_MS} ms`)), ANSWER_TIMEOUT_MS);
   });
   return Promise.race([answer, late]).finally(() => clearTimeout(timer));
-}
-
-/** Sends exactly what is planned (any method, a body with any method, any headers) and reads the answer. */
-function send(server: MockServer, planned: Pick<Planned, 'method' | 'url' | 'headers' | 'bytes'>): Promise<Answer> {
-  const { method, url, headers, bytes } = planned;
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      {
-        host: '127.0.0.1',
-        port: server.port,
-        method,
-        path: url,
-        headers: { ...headers, 'content-length': bytes?.length ?? 0 },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const json = /json/.test(response.headers['content-type'] ?? '');
-          const answerHeaders = new Headers();
-          for (const [name, value] of Object.entries(response.headers)) answerHeaders.set(name, String(value));
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: answerHeaders,
-            body: text && json ? JSON.parse(text) : text || undefined,
-          });
-        });
-      },
-    );
-    outgoing.setTimeout(ANSWER_TIMEOUT_MS, () =>
-      outgoing.destroy(new Error(`${method} ${url}: no answer within ${ANSWER_TIMEOUT_MS} ms`)),
-    );
-    outgoing.on('error', reject);
-    outgoing.end(bytes);
-  });
 }
 
 /** Answers by operation, validity and status, printed under FUZZ_STATS=1: what a run covered. */

@@ -87,7 +87,7 @@ function pathParameters(draw: Draw, model: EmulatorModel, operation: Operation):
   return params;
 }
 
-function queryString(draw: Draw, operation: Operation): string {
+export function queryString(draw: Draw, operation: Operation): string {
   const search = new URLSearchParams();
   for (const parameter of operation.parameters.filter((p) => p.in === 'query')) {
     if (!draw(fc.boolean())) continue;

@@ -101,22 +101,41 @@ function objectArbitrary(
   schema: SchemaObject,
   depth: number,
 ): fc.Arbitrary<Record<string, unknown>> {
-  const required = (schema.required as string[] | undefined) ?? [];
-  const properties = Object.entries(schema.properties ?? {}).filter(
-    ([name]) => depth <= MAX_DEPTH || required.includes(name),
-  );
+  const minProperties = typeof schema.minProperties === 'number' ? schema.minProperties : 0;
+  const all = Object.entries(schema.properties ?? {});
+  // Deep down only what is needed: the required properties, and as many more as minProperties asks
+  // (taken from additionalProperties when it is a schema, which a recursive filter's are not).
+  const needed = (schema.required as string[] | undefined) ?? [];
+  const deep = depth > MAX_DEPTH;
+  const extra = deep && isSchema(schema.additionalProperties) ? [] : all.map(([name]) => name);
+  const required = deep
+    ? [...needed, ...extra.filter((name) => !needed.includes(name)).slice(0, minProperties - needed.length)]
+    : needed;
+  const properties = all.filter(([name]) => !deep || required.includes(name));
   const shape = Object.fromEntries(
     properties.map(([name, property]) => [name, schemaArbitrary(document, property, depth)]),
   );
   // Required names the schema types nowhere (a `not` or a branch's) get any JSON.
   for (const name of required) shape[name] ??= fc.jsonValue({ maxDepth: 1 });
   const dependents = (schema.dependentRequired ?? {}) as Record<string, string[]>;
-  const minProperties = typeof schema.minProperties === 'number' ? schema.minProperties : 0;
+  // A map (no properties of its own, a schema for the others): keys from propertyNames.
+  if (properties.length === 0 && isSchema(schema.additionalProperties)) {
+    const keys = stringArbitrary(resolved(document, schema.propertyNames ?? {}));
+    const values = schemaArbitrary(document, schema.additionalProperties, depth);
+    return fc.dictionary(keys, values, {
+      minKeys: minProperties,
+      maxKeys: Math.max(minProperties, MAX_GENERATED_ITEMS),
+      noNullPrototype: true,
+    });
+  }
   return fc
     .record(shape, { requiredKeys: required.filter((name) => name in shape) })
     .map((value) => withDependents(value, dependents))
     .filter((value) => Object.keys(value).length >= minProperties);
 }
+
+const isSchema = (value: unknown): value is SchemaObject =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** A property whose dependents are missing is left out, so dependentRequired holds. */
 function withDependents(value: Record<string, unknown>, dependents: Record<string, string[]>): Record<string, unknown> {
