@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseState, StateError } from './engine/state.js';
-import { DEFAULT_REDIS_PREFIX, type LogLevel } from './options.js';
+import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_REPLY_TIMEOUT_MS, type LogLevel } from './options.js';
 import { type MockServer, startMockServer } from './server.js';
 import { redactedUrl } from './store/redis/url.js';
 import type { Durability } from './store/sqlite/data-dir.js';
@@ -71,6 +71,12 @@ const program = new Command('platform-api-mock')
     ).conflicts('dataDir'),
   )
   .option('--redis-prefix <prefix>', 'with --redis-url: prefix of every key', DEFAULT_REDIS_PREFIX)
+  .option(
+    '--redis-reply-timeout <ms>',
+    'with --redis-url: answer 500 when Redis has not answered within this time',
+    positiveInteger,
+    DEFAULT_REDIS_REPLY_TIMEOUT_MS,
+  )
   .showHelpAfterError('(run platform-api-mock --help for the options)')
   .action(start);
 
@@ -107,6 +113,7 @@ interface StartFlags {
   durability: Durability;
   redisUrl?: string;
   redisPrefix: string;
+  redisReplyTimeout: number;
 }
 
 async function start(flags: StartFlags): Promise<void> {
@@ -132,6 +139,7 @@ async function start(flags: StartFlags): Promise<void> {
       durability: flags.durability,
       redisUrl: flags.redisUrl,
       redisPrefix: flags.redisPrefix,
+      redisReplyTimeoutMs: flags.redisReplyTimeout,
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -60,9 +60,15 @@ export interface MockServerOptions {
   redisUrl?: string;
   /** With `redisUrl`: the prefix of every key (and of the change channel); default 'platform-api-mock:'. */
   redisPrefix?: string;
+  /**
+   * With `redisUrl`: how long a request waits for Redis to answer before it is answered 500 (a Redis
+   * paused or cut off without closing its connection); default 5000 ms.
+   */
+  redisReplyTimeoutMs?: number;
 }
 
 export const DEFAULT_REDIS_PREFIX = 'platform-api-mock:';
+export const DEFAULT_REDIS_REPLY_TIMEOUT_MS = 5000;
 
 export function resolveLimits(specs: Specs, given: NonNullable<MockServerOptions['limits']>): Limits {
   const spec = platformLimits(specs);

@@ -23,7 +23,13 @@ import { findDocsDir } from './http/docs.js';
 import { PrismBackend } from './http/prism.js';
 import { Router } from './http/router.js';
 import { answerUnparsable } from './http/unparsable.js';
-import { DEFAULT_REDIS_PREFIX, type MockServerOptions, positiveInteger, resolveLimits } from './options.js';
+import {
+  DEFAULT_REDIS_PREFIX,
+  DEFAULT_REDIS_REPLY_TIMEOUT_MS,
+  type MockServerOptions,
+  positiveInteger,
+  resolveLimits,
+} from './options.js';
 import { deref, documentedErrorCodes, loadSpecs, type SchemaObject, type Specs, specFilePath } from './spec/bundles.js';
 import { createAjv, RequestValidators } from './spec/validators.js';
 import { MemoryStore } from './store/memory.js';
@@ -173,7 +179,12 @@ function openStorage(options: MockServerOptions, clock: () => number, logger: Lo
     );
   }
   if (options.redisUrl !== undefined) {
-    return redisStorage(options.redisUrl, options.redisPrefix ?? DEFAULT_REDIS_PREFIX, clock, logger);
+    const replyTimeoutMs = positiveInteger(
+      'redisReplyTimeoutMs',
+      options.redisReplyTimeoutMs ?? DEFAULT_REDIS_REPLY_TIMEOUT_MS,
+    );
+    const where = { url: options.redisUrl, prefix: options.redisPrefix ?? DEFAULT_REDIS_PREFIX, replyTimeoutMs };
+    return redisStorage(where, clock, logger);
   }
   if (options.dataDir === undefined) return memoryStorage(options.store ?? new MemoryStore(clock));
   const durability = options.durability ?? 'full';

@@ -27,6 +27,7 @@ describe('platform-api-mock CLI', () => {
       '--durability',
       '--redis-url',
       '--redis-prefix',
+      '--redis-reply-timeout',
       'snapshot <dir> <file>',
       'restore <file> <dir>',
     ]) {

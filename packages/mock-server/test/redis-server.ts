@@ -23,6 +23,9 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Kills it (SIGKILL), as a crash of Redis or of its machine would. */
   kill(): Promise<void>;
+  /** Pauses it (SIGSTOP): its connections stay open and nothing is answered, until `resume` (SIGCONT). */
+  pause(): void;
+  resume(): void;
   start(): Promise<void>;
 }
 
@@ -59,6 +62,8 @@ export async function startRedis(): Promise<RedisServer> {
     port,
     stop: () => end('SIGTERM'),
     kill: () => end('SIGKILL'),
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
     async start() {
       const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', ''];
       const started = spawn(found, [...args, '--appendonly', 'yes', '--appendfsync', 'always']);

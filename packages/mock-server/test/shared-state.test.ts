@@ -174,6 +174,26 @@ describe.skipIf(NO_REDIS !== undefined)(
 );
 
 describe.skipIf(NO_REDIS !== undefined)(`Redis lost and back${NO_REDIS ? ` (skipped: ${NO_REDIS})` : ''}`, () => {
+  it('answers 500 after redisReplyTimeoutMs while Redis is paused (no hang), and serves again when it resumes', async () => {
+    const redis = await startRedis();
+    const options = { redisUrl: redis.url, redisPrefix: uniquePrefix(), redisReplyTimeoutMs: 300, ...CREDENTIALS };
+    const server = await start(options);
+    const accessToken = await token(server);
+    const topicId = await createTopic(server, accessToken);
+
+    redis.pause();
+    try {
+      // Without the deadline this would wait for the resume below, and the test would time out.
+      const stalled = await publish(server, accessToken, topicId, { order_id: 'paused' });
+      expect([stalled.status, errorOf(stalled).details.code]).toEqual([500, 'INTERNAL_SERVER_ERROR']);
+      expect(errorOf(stalled).message).toContain('did not answer within 300 ms');
+    } finally {
+      redis.resume();
+    }
+    const after = await publish(server, accessToken, topicId, { order_id: 'resumed' });
+    expect(after.status).toBe(201);
+  });
+
   it('answers 500 INTERNAL_SERVER_ERROR in each API shape while Redis is away, and recovers when it returns', async () => {
     const redis = await startRedis();
     const [a, b] = await pair(redis);

@@ -85,7 +85,11 @@ export async function dataDirStorage(dir: string, durability: Durability, clock:
  * Everything in Redis, shared by every emulator given the same URL and prefix. Refused (RedisStorageError)
  * when Redis cannot be reached at start; once running, Redis is waited for when it goes away.
  */
-export async function redisStorage(url: string, prefix: string, clock: () => number, logger: Logger): Promise<Storage> {
+export async function redisStorage(
+  { url, prefix, replyTimeoutMs }: { url: string; prefix: string; replyTimeoutMs: number },
+  clock: () => number,
+  logger: Logger,
+): Promise<Storage> {
   // Loaded when used, like node:sqlite: an emulator in memory does without the client.
   const [{ RedisConnection }, { RedisFeed }, { RedisMessageStore }, { RedisResourceStore }] = await Promise.all([
     import('./redis/connection.js'),
@@ -93,7 +97,7 @@ export async function redisStorage(url: string, prefix: string, clock: () => num
     import('./redis/messages.js'),
     import('./redis/resources.js'),
   ]);
-  const redis = await RedisConnection.open(url, prefix, logger);
+  const redis = await RedisConnection.open(url, prefix, logger, replyTimeoutMs);
   return {
     messages: new RedisMessageStore(redis, clock),
     resources: new RedisResourceStore(redis),

@@ -74,10 +74,11 @@ export class RedisConnection {
     readonly keys: RedisKeys,
     /** True when the prefix held no state before this start. */
     readonly created: boolean,
+    private readonly replyTimeoutMs: number,
   ) {}
 
   /** Connects both clients; refuses (RedisStorageError) when Redis cannot be reached or holds another layout. */
-  static async open(url: string, prefix: string, logger: Logger): Promise<RedisConnection> {
+  static async open(url: string, prefix: string, logger: Logger, replyTimeoutMs = 5000): Promise<RedisConnection> {
     const where = redactedUrl(url);
     let connected = false;
     const connect = async (name: string) => {
@@ -132,7 +133,7 @@ export class RedisConnection {
             `(layout ${layout}; this version uses ${LAYOUT_VERSION}): use another prefix or database`,
         );
       }
-      return new RedisConnection(client, subscriber, keys, created);
+      return new RedisConnection(client, subscriber, keys, created, replyTimeoutMs);
     } catch (error) {
       client.destroy();
       subscriber.destroy();
@@ -145,11 +146,11 @@ export class RedisConnection {
     const rest = [String(keys.length), ...keys, ...args];
     try {
       try {
-        return await this.client.sendCommand(['EVALSHA', script.sha, ...rest]);
+        return await this.answered(['EVALSHA', script.sha, ...rest]);
       } catch (error) {
         // Loaded once per Redis process: after its restart, the first run sends the source again.
         if (!(error instanceof ErrorReply && error.message.startsWith('NOSCRIPT'))) throw error;
-        return await this.client.sendCommand(['EVAL', script.source, ...rest]);
+        return await this.answered(['EVAL', script.source, ...rest]);
       }
     } catch (error) {
       throw scriptError(error) ?? unavailable(error);
@@ -159,10 +160,26 @@ export class RedisConnection {
   /** A command whose failure is a StoreUnavailable. */
   async send(command: RedisArgument[]): Promise<unknown> {
     try {
-      return await this.client.sendCommand(command);
+      return await this.answered(command);
     } catch (error) {
       throw unavailable(error);
     }
+  }
+
+  /**
+   * The command's answer, or a StoreUnavailable once Redis has not answered for replyTimeoutMs: a Redis
+   * paused or cut off keeps its connection open, and node-redis waits without limit. The command stays
+   * sent: Redis may still apply it when it resumes (as after any 500, the outcome is unknown).
+   */
+  private answered(command: RedisArgument[]): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new StoreUnavailable(`Redis did not answer within ${this.replyTimeoutMs} ms`)),
+        this.replyTimeoutMs,
+      );
+    });
+    return Promise.race([this.client.sendCommand(command), late]).finally(() => clearTimeout(timer));
   }
 
   /**
