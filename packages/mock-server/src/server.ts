@@ -108,8 +108,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   // An Expect other than 100-continue: node would answer a bare 417; RFC 9110 10.1.1 lets a server
   // ignore an expectation it does not know, so the request is served as if it had none.
   server.on('checkExpectation', dispatcher.listener);
-  let bootstrap: BootstrapCredentials;
-  try {
+  /** The domain (followed, with a shared store), the bootstrap key, and a seed for a new store; committed. */
+  const loadState = async (): Promise<BootstrapCredentials> => {
     // A shared store's feed loads the domain, holding the announcements that come meanwhile: none is lost.
     if (shared) {
       await shared.follow({
@@ -123,11 +123,22 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     } else {
       await loadDomain();
     }
-    bootstrap = await bootstrapKey(state.credentials, resources, options);
+    const bootstrapped = await bootstrapKey(state.credentials, resources, options);
     // A data dir that holds state already keeps it: the seed initialises a new one. After the
     // bootstrap key, which a seed neither holds nor replaces (its API client is the first).
     if (options.seed !== undefined && storage.fresh) await workspace.load(options.seed);
     await storage.commit();
+    return bootstrapped;
+  };
+  let bootstrap: BootstrapCredentials;
+  try {
+    const endStart = await shared?.startAlone();
+    try {
+      bootstrap = await loadState();
+    } finally {
+      // Not kept when this start failed: the mark would hold the others up until it expires.
+      await endStart?.().catch(() => {});
+    }
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());

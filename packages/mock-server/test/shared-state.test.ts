@@ -48,6 +48,19 @@ async function readAll(server: MockServer, accessToken: string, topicId: number)
 describe.skipIf(NO_REDIS !== undefined)(
   `two emulators on one Redis${NO_REDIS ? ` (skipped: ${NO_REDIS})` : ''}`,
   () => {
+    it('started at once on a new prefix, make one bootstrap key and load a seed once', async () => {
+      const seed = { version: 1, resources: { folder: [{ id: 7, name: 'Seeded' }] } };
+      const options = { redisUrl: (await sharedRedis()).url, redisPrefix: uniquePrefix(), ...CREDENTIALS, seed };
+      const emulators = await Promise.all([start(options), start(options), start(options)]);
+      const accessToken = await token(defined(emulators[0], 'an emulator'));
+      for (const emulator of emulators) {
+        const clients = await call(emulator, 'list_api_clients', { token: accessToken });
+        expect(clients.body.data.map((client) => client.name)).toEqual(['Local emulator']);
+        const folders = await call(emulator, 'list_folders', { token: accessToken });
+        expect(folders.body.map((folder) => folder.name)).toEqual(['Seeded']);
+      }
+    });
+
     it('share tokens, topics, API clients and keys, and the resource engine: made on one, served by the other', async () => {
       const [a, b] = await pair();
       const fromA = await token(a);

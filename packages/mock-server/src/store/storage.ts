@@ -42,6 +42,12 @@ export interface SharedState {
    * another emulator acknowledged is then in this one's indexes.
    */
   catchUp(): Promise<void>;
+  /**
+   * Waits until no other emulator is starting on this state, and marks this one as starting until the
+   * returned function is called: starts run one at a time, so a second emulator finds the bootstrap key
+   * (and seed) the first one made instead of making its own.
+   */
+  startAlone(): Promise<() => Promise<void>>;
 }
 
 export interface Follower {

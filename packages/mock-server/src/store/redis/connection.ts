@@ -24,6 +24,7 @@ export class RedisKeys {
   readonly positions: string;
   readonly layout: string;
   readonly channel: string;
+  readonly starting: string;
 
   constructor(readonly prefix: string) {
     this.types = `${prefix}types`;
@@ -31,6 +32,7 @@ export class RedisKeys {
     this.positions = `${prefix}positions`;
     this.layout = `${prefix}layout`;
     this.channel = `${prefix}changes`;
+    this.starting = `${prefix}starting`;
   }
 
   topic(topicId: number): string {

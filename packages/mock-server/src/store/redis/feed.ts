@@ -11,6 +11,12 @@ import type { Follower, SharedState } from '../storage.js';
 import { type RedisConnection, unavailable } from './connection.js';
 import type { Change } from './resources.js';
 
+/** How long a start may hold the mark: one that crashed while starting holds the others up no longer. */
+const START_MARK_MS = 30_000;
+const START_WAIT_MS = 60_000;
+const START_POLL_MS = 25;
+const END_START = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+
 interface Waiting {
   marker: number;
   resolve: () => void;
@@ -71,6 +77,22 @@ export class RedisFeed implements SharedState {
         reject(unavailable(error));
       });
     });
+  }
+
+  async startAlone(): Promise<() => Promise<void>> {
+    const { starting } = this.redis.keys;
+    const mark = ['SET', starting, this.redis.origin, 'NX', 'PX', String(START_MARK_MS)];
+    const deadline = Date.now() + START_WAIT_MS;
+    while ((await this.redis.send(mark)) !== 'OK') {
+      if (Date.now() > deadline) {
+        throw new StoreUnavailable(`another emulator has been starting on this state for ${START_WAIT_MS} ms`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, START_POLL_MS));
+    }
+    // Removed only while it is still this emulator's (a mark that expired may be another's by now).
+    return async () => {
+      await this.redis.send(['EVAL', END_START, '1', starting, this.redis.origin]);
+    };
   }
 
   private readonly receive = (message: string): void => {
