@@ -40,7 +40,7 @@ function port(value: string): number {
 const program = new Command('platform-api-mock')
   .description(
     'Local emulator of the platform API: stateful event streams, token endpoint, topics, API keys and\n' +
-      'every management resource the spec describes; Prism answers the rest. One process, one port.',
+      'every management operation, from state (--mode prism: example answers). One process, one port.',
   )
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--port <port>', 'port to listen on (0: a free port)', port, 4010)
@@ -204,7 +204,7 @@ function banner({ url, clientId, clientSecret }: MockServer, flags: StartFlags):
   return `Platform API emulator listening on ${url}
   Event streams   ${url}/api/v1/topics/{topic_id}/publish | /consume, ${url}/api/v1/batch/topics/{topic_id}/publish
   Token endpoint  ${url}/oauth2/token
-  Management API  ${url}/api/...  (stateful; operations the spec does not annotate yet: Prism)
+  Management API  ${url}/api/...  (stateful; --mode prism: the spec's examples)
   Docs            ${url}/docs/
   Faults          POST/DELETE ${url}/_emulator/faults
   State           GET/PUT ${url}/_emulator/state, POST ${url}/_emulator/reset

@@ -1,6 +1,6 @@
 // startMockServer: one node:http server for the event-streams API, the token endpoint, the stateful
-// management operations (hand-written, and the resource engine's), Prism for the management operations
-// the spec does not annotate yet, and the docs. It composes the layers: the specs, the storage (memory
+// management operations (hand-written, and the resource engine's; Prism's examples in --mode prism),
+// and the docs. It composes the layers: the specs, the storage (memory
 // or a data dir), the domain state, the handlers, the resource engine, and the dispatcher that runs
 // requests. With Redis, several emulators share one state: each follows the changes the others announce.
 import { createServer } from 'node:http';
