@@ -32,6 +32,11 @@ interface Sent {
   copy: Request;
   /** The caller's signal: aborting it ends the request, unlike a timeout. */
   signal: AbortSignal;
+  /**
+   * The request openapi-fetch made, held while it is being answered: its signal follows the caller's
+   * only while it is reachable (undici drops the link when the Request is collected, nodejs/undici#4068).
+   */
+  origin: Request;
   token: string;
   retrySafe: boolean;
   retry: RetryPolicy;
@@ -147,6 +152,7 @@ export function resilience({ auth, retry, timeoutMs, logger, isRetrySafe }: Resi
         label: { method: request.method, path: schemaPath },
         copy: request.clone(),
         signal: request.signal,
+        origin: request,
         token: await auth.getToken(),
         retrySafe: isRetrySafe(request.method, schemaPath),
         retry: withOverrides(retry, own.retry),
