@@ -2,12 +2,11 @@
 // state. Opening it checks that it is this emulator's, in the schema this version reads, and locks it
 // for this process; the stores write into one transaction that `commit` ends (group commit).
 import { accessSync, constants, mkdirSync } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 
 /**
- * `full`: a commit counts once the WAL is on disk (fsync), as with synchronous=FULL; `relaxed`: once
+ * `full`: a commit counts once the WAL is on disk (synchronous=FULL: fsync); `relaxed`: once
  * it is written to the WAL (synchronous=NORMAL), which survives a crash of the process but not of
  * the machine.
  */
@@ -61,24 +60,18 @@ export async function openDatabase(path: string, options: { readOnly?: boolean }
 }
 
 /**
- * The database of a data dir and its transaction. Commits run with synchronous=NORMAL: SQLite writes
- * the WAL and does not wait for the disk. For `full` durability the WAL is then fsynced here, in the
- * thread pool, which is the sync synchronous=FULL adds to every commit; meanwhile the event loop goes
- * on with the next turn's requests, whose commits the next fsync covers (pipelined group commit; an
- * fsync takes about a quarter of a millisecond here, the work of a dozen publishes).
+ * The database of a data dir and its transaction. The changes of a turn of the event loop are one
+ * transaction (group commit); for `full` durability SQLite syncs the WAL before COMMIT returns
+ * (synchronous=FULL), so a turn's answers are written once its changes are on disk. The sync blocks
+ * the event loop meanwhile; the requests that arrive are read together in the next turn, whose commit
+ * covers them all (BENCHMARKS.md compares this with syncing in the thread pool).
  */
 export class DataDir {
   private inTransaction = false;
-  /** Settles once every commit made so far is on disk (for `full` durability). */
-  private durable: Promise<void> | undefined;
-  /** The next fsync while it has not started: commits made until then are covered by it. */
-  private nextSync: Promise<void> | undefined;
-  private wal: Promise<FileHandle> | undefined;
 
   private constructor(
     readonly db: DatabaseSync,
     readonly path: string,
-    private readonly durability: Durability,
     /** The database was made by this open (the directory held none). */
     readonly created: boolean,
   ) {}
@@ -93,9 +86,9 @@ export class DataDir {
       // at once), and WAL needs no shared memory file.
       db.exec('PRAGMA busy_timeout = 0; PRAGMA locking_mode = EXCLUSIVE');
       const empty = checkIdentity(db, path);
-      db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
+      db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
       if (empty) createSchema(db);
-      return new DataDir(db, path, durability, empty);
+      return new DataDir(db, path, empty);
     } catch (error) {
       db.close();
       throw explain(error, path);
@@ -109,35 +102,18 @@ export class DataDir {
     this.inTransaction = true;
   }
 
-  /**
-   * Commits the changes since the last commit together (group commit). Returns what settles once
-   * every commit so far is durable: answers that acknowledge or show a change wait for it.
-   */
-  commit(): Promise<void> | undefined {
+  /** Commits the changes since the last commit together (group commit), durably for `full` durability. */
+  commit(): undefined {
     if (this.inTransaction) {
       this.inTransaction = false;
       this.db.exec('COMMIT');
-      if (this.durability === 'full') {
-        this.nextSync ??= this.syncAfter(this.durable);
-        this.durable = this.nextSync;
-      }
     }
-    return this.durable;
+    return undefined;
   }
 
   async close(): Promise<void> {
-    await this.commit();
-    await (await this.wal)?.close();
+    this.commit();
     this.db.close();
-  }
-
-  /** One fsync at a time: this one starts when the last has ended, and covers every commit made before. */
-  private async syncAfter(previous: Promise<void> | undefined): Promise<void> {
-    await previous;
-    this.nextSync = undefined;
-    // An fsync syncs the file, whoever wrote it: SQLite keeps the WAL file until it closes the database.
-    this.wal ??= open(`${this.path}-wal`, 'r+');
-    await (await this.wal).datasync();
   }
 }
 
