@@ -11,6 +11,7 @@ import { accessHandlers } from './custom/access.js';
 import { memberIds, USER_GROUP } from './custom/groups.js';
 import { runsHandlers } from './custom/runs.js';
 import { sdkfilesHandlers } from './custom/sdkfiles.js';
+import { type Column, columnsOf } from './custom/tables.js';
 import type { Workspace } from './engine.js';
 import { invalidFields, notFound } from './errors.js';
 import { compare, listPage } from './listing.js';
@@ -26,15 +27,6 @@ export interface FileBody {
 
 export type HandlerResult = AnswerData | { body: unknown } | { file: FileBody };
 export type Handler = (workspace: Workspace, op: EngineOperation, request: CheckedRequest) => Promise<HandlerResult>;
-
-interface Column {
-  name: string;
-  field_id: string;
-  type: string;
-  optional: boolean;
-  multivalue: boolean;
-  default_value?: unknown;
-}
 
 interface RecordQuery {
   select?: string[];
@@ -319,10 +311,6 @@ function rowValues(table: StoredItem, sent: unknown): JsonObject {
   if (unknown.length > 0)
     throw invalidFields(Object.fromEntries(unknown.map((label) => [label, 'is not a column of the table'])));
   return data;
-}
-
-function columnsOf(table: StoredItem): Column[] {
-  return table.value.schema as Column[];
 }
 
 function columnNamed(columns: Column[], name: string): Column | undefined {

@@ -8,6 +8,7 @@ import { invalidFields, notFound } from '../errors.js';
 import type { Handler } from '../handlers.js';
 import type { CheckedRequest } from '../request.js';
 import { isObject } from '../schema.js';
+import { type Column, columnsOf } from './tables.js';
 
 /** How long a file link works. */
 export const FILE_LINK_TTL_MS = 15 * 60 * 1000;
@@ -59,17 +60,10 @@ export const sdkfilesHandlers: Record<string, Handler> = {
 // ---------------------------------------------------------------------------------------------------
 // Data-table file links
 
-interface FileColumn {
-  name: string;
-  field_id: string;
-  type: string;
-}
-
 /** The table's column with this field id: 404 when the table has none, 400 when it is not a `file` column. */
-function fileColumn(table: StoredItem, fieldId: unknown): FileColumn {
-  const columns = (Array.isArray(table.value.schema) ? table.value.schema : []) as unknown as FileColumn[];
+function fileColumn(table: StoredItem, fieldId: unknown): Column {
   const wanted = String(fieldId).toLowerCase();
-  const column = columns.find((c) => String(c.field_id).toLowerCase() === wanted);
+  const column = columnsOf(table).find((c) => String(c.field_id).toLowerCase() === wanted);
   if (!column) throw notFound(`field ${fieldId} of data table`, table.id);
   if (column.type !== 'file')
     throw invalidFields({ field_id: `column ${column.name} is a ${column.type} column, not a file column` });
