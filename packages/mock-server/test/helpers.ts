@@ -13,7 +13,7 @@ import type {
   operations as ManagementOperations,
 } from '../src/generated/management.js';
 import { type MockServer, type MockServerOptions, startMockServer } from '../src/index.js';
-import { deref, loadSpecs, type Operation } from '../src/spec/bundles.js';
+import { deref, loadSpecs, type Operation, type ParameterObject } from '../src/spec/bundles.js';
 
 import { anchorRefs, createAjv } from '../src/spec/validators.js';
 import { defined } from './defined.js';
@@ -205,6 +205,29 @@ export async function token(
   });
   expect(answer.status).toBe(200);
   return answer.body.access_token;
+}
+
+/** A copy of the first example of the operation's JSON request body; undefined when it has none. */
+export function exampleBody(op: Operation): unknown {
+  const examples = op.requestBody?.content?.['application/json']?.examples;
+  const first = Object.values(examples ?? {})[0];
+  return first ? structuredClone(deref(specs.documents[op.api], first).value) : undefined;
+}
+
+/** A parameter's example (its own, its schema's, or its schema's default) as text; `1` without one. */
+export function exampleParameter(parameter: ParameterObject): string {
+  return String(parameter.example ?? parameter.schema?.example ?? parameter.schema?.default ?? 1);
+}
+
+/** Calls an operation with a session's admin token; the answer is typed by the operation. */
+export type Run = <Id extends OperationId>(operationId: Id, options?: CallOptions) => Promise<Answer<SuccessBody<Id>>>;
+
+/** A fresh emulator, an admin token from its token endpoint, and `run`, which calls with that token. */
+export async function session(options: MockServerOptions = {}) {
+  const server = await start(options);
+  const admin = await token(server);
+  const run: Run = (operationId, callOptions = {}) => call(server, operationId, { token: admin, ...callOptions });
+  return { server, admin, run };
 }
 
 export const ORDER_SCHEMA = [

@@ -6,12 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { createResourceEngine } from '../src/engine/engine.js';
 import { STATEFUL_MANAGEMENT_OPERATIONS } from '../src/handlers/handler.js';
 import { EMITTED_ERROR_CODES } from '../src/index.js';
-import { deref, type ParameterObject } from '../src/spec/bundles.js';
 import {
   assertSchema,
   call,
   createTopic,
   errorOf,
+  exampleBody,
+  exampleParameter,
   managementErrorOf,
   type OperationId,
   ORDER_SCHEMA,
@@ -194,19 +195,15 @@ describe('other management operations', () => {
     async (mode) => {
       const server = await start({ mode });
       const admin = await token(server);
-      const document = specs.documents.management;
       const statuses: number[] = [];
       for (const op of specs.operations.filter((o) => o.api === 'management')) {
-        const example = (p: ParameterObject) => String(p.example ?? p.schema?.example ?? p.schema?.default ?? 1);
         const params = Object.fromEntries(
-          op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, example(p)]),
+          op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, exampleParameter(p)]),
         );
         const query = Object.fromEntries(
-          op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, example(p)]),
+          op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, exampleParameter(p)]),
         );
-        const examples = op.requestBody?.content?.['application/json']?.examples;
-        const firstExample = Object.values(examples ?? {})[0];
-        const body = op.requestBody ? (firstExample ? deref(document, firstExample).value : {}) : undefined;
+        const body = op.requestBody ? (exampleBody(op) ?? {}) : undefined;
         // call() fails the test when the status or body is not one the operation declares.
         const answer = await call(server, op.operationId as OperationId, { token: admin, params, query, body });
         expect(answer.status, op.operationId).toBeLessThan(500);

@@ -2,25 +2,10 @@
 // role migrations, served from the engine's state by the handlers of src/engine/custom/access.ts. Over
 // HTTP; call() checks every answer against the spec.
 import { describe, expect, it } from 'vitest';
-import {
-  type Answer,
-  type CallOptions,
-  call,
-  managementErrorOf,
-  type OperationId,
-  type SuccessBody,
-  start,
-  token,
-} from '../helpers.js';
+import { managementErrorOf, session } from '../helpers.js';
 
-type Run = <Id extends OperationId>(operationId: Id, options?: CallOptions) => Promise<Answer<SuccessBody<Id>>>;
-
-async function session(resources: Record<string, unknown[]> = {}) {
-  const server = await start({ seed: { version: 1, resources } });
-  const admin = await token(server);
-  const run: Run = (operationId, options = {}) => call(server, operationId, { token: admin, ...options });
-  return { server, run };
-}
+/** A session on a workspace seeded with these resources. */
+const seededWith = (resources: Record<string, unknown[]>) => session({ seed: { version: 1, resources } });
 
 const PROJECTS = {
   folder: [
@@ -38,7 +23,7 @@ const tomas = { id: 5522, name: 'Tomas', email: 'tomas@example.com' };
 
 describe('account properties', () => {
   it('upserts and lists environment and project properties by prefix; the state keeps them', async () => {
-    const { server, run } = await session(PROJECTS);
+    const { server, run } = await seededWith(PROJECTS);
     const saved = await run('upsert_properties', {
       body: { properties: { 'orders.sync.batch': '50', 'orders.sync.mode': 'full', 'hr.flag': 'on' } },
     });
@@ -64,7 +49,7 @@ describe('account properties', () => {
   });
 
   it('refuses an unknown project (400 on list, 422 on upsert), a missing prefix and going past 1,000', async () => {
-    const { run } = await session(PROJECTS);
+    const { run } = await seededWith(PROJECTS);
     expect((await run('list_properties', { query: { prefix: 'a', project_id: 9 } })).status).toBe(400);
     const upsert = await run('upsert_properties', { query: { project_id: 9 }, body: { properties: { a: '1' } } });
     expect([upsert.status, managementErrorOf(upsert).message]).toEqual([422, expect.stringMatching(/project 9/)]);
@@ -92,7 +77,7 @@ describe('tag assignments', () => {
   };
 
   it('applies and removes tags on recipes and connections; later gets and tag lists show them', async () => {
-    const { run } = await session(SEED);
+    const { run } = await seededWith(SEED);
     const answer = await run('update_tag_assignments', {
       body: { add_tags: ['tag-fin'], remove_tags: ['tag-old'], recipe_ids: [1, 2], connection_ids: [7] },
     });
@@ -113,7 +98,7 @@ describe('tag assignments', () => {
   });
 
   it('refuses an unknown tag, recipe or connection with 422 and changes nothing', async () => {
-    const { run } = await session(SEED);
+    const { run } = await seededWith(SEED);
     for (const body of [
       { add_tags: ['tag-none'], recipe_ids: [1] },
       { remove_tags: ['tag-none'], recipe_ids: [1] },
@@ -145,7 +130,7 @@ describe('project grants and privileges', () => {
   };
 
   it('upserts grants visible in the project list, updating the role of an assignee that holds one', async () => {
-    const { run } = await session(SEED);
+    const { run } = await seededWith(SEED);
     const created = await run('upsert_project_grants', {
       params: { id: 4123 },
       body: {
@@ -181,7 +166,7 @@ describe('project grants and privileges', () => {
   });
 
   it('refuses an unknown project (404) and unknown members, groups or roles (422) before any change', async () => {
-    const { run } = await session(SEED);
+    const { run } = await seededWith(SEED);
     const grant = (assignment_type: string, assignment_id: string, project_role_id = 'pr-1') => ({
       assignment_type,
       assignment_id,
@@ -202,7 +187,7 @@ describe('project grants and privileges', () => {
   });
 
   it('derives privileges from the member roles and the grants that reach them, directly or through groups', async () => {
-    const { run } = await session(SEED);
+    const { run } = await seededWith(SEED);
     await run('upsert_project_grants', {
       params: { id: 4123 },
       body: {
@@ -250,7 +235,7 @@ describe('project grants and privileges', () => {
 
 describe('eligible deployment reviewers', () => {
   it('are the workspace members except the deployment authors; 404 for an unknown deployment', async () => {
-    const { run } = await session({
+    const { run } = await seededWith({
       ...PROJECTS,
       member: [priya, tomas, { id: 5523, name: 'Ana', email: 'ana@example.com' }],
       deployment: [{ id: 58, project_id: '4123', project_build_id: 90, environment_type: 'test', authors: [tomas] }],
@@ -282,7 +267,7 @@ describe('role migration', () => {
   };
 
   it('system roles: a dry run changes nothing; the migration creates the roles, member roles and grants', async () => {
-    const { run } = await session(SEED);
+    const { run } = await seededWith(SEED);
     const planned = await run('migrate_system_roles', { body: { dry_run: true } });
     expect(planned.body.data.collaborators).toEqual([
       {
@@ -332,7 +317,7 @@ describe('role migration', () => {
   });
 
   it('a custom role becomes an environment and a project role of its name; 404 unknown, 422 twice', async () => {
-    const { run } = await session(SEED);
+    const { run } = await seededWith(SEED);
     const done = await run('migrate_custom_role', { body: { role_id: 3421 } });
     expect(done.body.data).toMatchObject({
       environment_roles: [

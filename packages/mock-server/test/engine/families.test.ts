@@ -1,25 +1,7 @@
 // The resource engine end to end over HTTP, family by family. call() checks every answer against the
 // spec's schema for its operation and status.
 import { describe, expect, it } from 'vitest';
-import {
-  type Answer,
-  type CallOptions,
-  call,
-  managementErrorOf,
-  type OperationId,
-  type SuccessBody,
-  start,
-  token,
-} from '../helpers.js';
-
-type Run = <Id extends OperationId>(operationId: Id, options?: CallOptions) => Promise<Answer<SuccessBody<Id>>>;
-
-async function session(options: Parameters<typeof start>[0] = {}) {
-  const server = await start(options);
-  const admin = await token(server);
-  const run: Run = (operationId, options = {}) => call(server, operationId, { token: admin, ...options });
-  return { server, run };
-}
+import { type Answer, managementErrorOf, type Run, type SuccessBody, session, token } from '../helpers.js';
 
 const FOLDER_SEED = { version: 1, resources: { folder: [{ id: 10, name: 'Sales' }] } };
 

@@ -7,9 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { createResourceEngine, type ResourceEngine } from '../../src/engine/engine.js';
 import { operationExtension } from '../../src/engine/vocabulary.js';
 import { errorReply } from '../../src/errors.js';
-import { deref } from '../../src/spec/bundles.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
-import { assertConforms, type OperationId, operation as specOperation, specs } from '../helpers.js';
+import { assertConforms, exampleBody, type OperationId, operation as specOperation, specs } from '../helpers.js';
 import { describeEngines, resourceStoreEngines } from '../store/engines.js';
 
 const document = specs.documents.management;
@@ -74,12 +73,6 @@ function families(): Family[] {
       };
     })
     .filter((family): family is Family => family.create !== undefined);
-}
-
-function firstExample(operationId: string): unknown {
-  const examples = operation(operationId).requestBody?.content?.['application/json']?.examples;
-  const first = Object.values(examples ?? {})[0];
-  return first ? structuredClone(deref(document, first).value) : undefined;
 }
 
 /** The operation's required query parameters, each with its example (deploy_project's environment_type). */
@@ -151,7 +144,7 @@ class Client {
 
   /** The operation's first request example, its references pointed at items that exist. */
   async bodyFor(operationId: string): Promise<unknown> {
-    const body = firstExample(operationId);
+    const body = exampleBody(operation(operationId));
     const annotated = annotation(operationId);
     const type = this.engine.types.get(annotated.type);
     const target = (annotated.body ? (body as JsonObject)?.[annotated.body] : body) as JsonObject | undefined;

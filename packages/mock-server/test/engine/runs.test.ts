@@ -3,26 +3,7 @@
 // every answer against the spec (status, content type, JSON body).
 import { describe, expect, it } from 'vitest';
 import { createResourceEngine } from '../../src/engine/engine.js';
-import {
-  type Answer,
-  type CallOptions,
-  call,
-  managementErrorOf,
-  type OperationId,
-  type SuccessBody,
-  specs,
-  start,
-  token,
-} from '../helpers.js';
-
-type Run = <Id extends OperationId>(operationId: Id, options?: CallOptions) => Promise<Answer<SuccessBody<Id>>>;
-
-async function session(options: Parameters<typeof start>[0] = {}) {
-  const server = await start(options);
-  const admin = await token(server);
-  const run: Run = (operationId, options = {}) => call(server, operationId, { token: admin, ...options });
-  return { server, admin, run };
-}
+import { managementErrorOf, type Run, session, specs } from '../helpers.js';
 
 const OPERATIONS = [
   'resume_job',

@@ -2,31 +2,17 @@
 // data-table file links (the table, its file column and the record come from state; the link names the
 // emulator and expires by its clock). Over HTTP; call() checks every answer against the spec.
 import { describe, expect, it } from 'vitest';
-import {
-  type Answer,
-  type CallOptions,
-  call,
-  managementErrorOf,
-  type OperationId,
-  type SuccessBody,
-  start,
-  token,
-} from '../helpers.js';
-
-type Run = <Id extends OperationId>(operationId: Id, options?: CallOptions) => Promise<Answer<SuccessBody<Id>>>;
+import type { MockServerOptions } from '../../src/index.js';
+import { managementErrorOf, session } from '../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 22, 10, 15, 0);
 
-async function session(options: Parameters<typeof start>[0] = {}) {
-  const server = await start({ clock: () => NOW, ...options });
-  const admin = await token(server);
-  const run: Run = (operationId, options = {}) => call(server, operationId, { token: admin, ...options });
-  return { server, run };
-}
+/** A session whose clock stands at NOW. */
+const sessionAtNow = (options: MockServerOptions = {}) => session({ clock: () => NOW, ...options });
 
 describe('generate_schema_from_json', () => {
   it('answers one field per member, with nested objects, merged arrays of objects and JSON types', async () => {
-    const { run } = await session();
+    const { run } = await sessionAtNow();
     const sample = {
       order_id: 'SO-1001',
       total: 129.5,
@@ -80,7 +66,7 @@ describe('generate_schema_from_json', () => {
   });
 
   it('answers the documented example and merges the fields of a top-level array of objects', async () => {
-    const { run } = await session();
+    const { run } = await sessionAtNow();
     const example = await run('generate_schema_from_json', {
       body: { sample: '{"order_id": "SO-1001", "total": 129.5, "paid": true}' },
     });
@@ -97,7 +83,7 @@ describe('generate_schema_from_json', () => {
   });
 
   it('refuses a sample that is not JSON, or not an object or array of objects, with 400 on sample', async () => {
-    const { run } = await session();
+    const { run } = await sessionAtNow();
     for (const sample of [
       '{"order_id": ',
       '42',
@@ -117,7 +103,7 @@ describe('generate_schema_from_json', () => {
 
 describe('generate_schema_from_csv', () => {
   it('answers the documented example: header names, types from the values', async () => {
-    const { run } = await session();
+    const { run } = await sessionAtNow();
     const answer = await run('generate_schema_from_csv', {
       body: { sample: 'order_id;total;paid\nSO-1001;129.5;true\n', col_sep: 'semicolon' },
     });
@@ -130,7 +116,7 @@ describe('generate_schema_from_csv', () => {
   });
 
   it('reads quoted values (separators, doubled quotes, line breaks) and infers each column from all its values', async () => {
-    const { run } = await session();
+    const { run } = await sessionAtNow();
     const sample = [
       'name,qty,price,zip,placed_on,placed_at,flag,blank,note',
       '"Doe, Jane",3,10,02134,2026-11-22,2026-11-22T10:15:00Z,TRUE,,"said ""hi"""',
@@ -163,7 +149,7 @@ describe('generate_schema_from_csv', () => {
   });
 
   it('refuses malformed CSV with 400 naming the line', async () => {
-    const { run } = await session();
+    const { run } = await sessionAtNow();
     for (const [sample, why] of [
       ['a,b\n"open,1', 'line 2: a quoted value is not closed'],
       ['a,b\nx"y,1', 'line 2: a quote inside an unquoted value'],
@@ -225,7 +211,7 @@ const EXPIRES = new Date(NOW + 15 * 60 * 1000).toISOString();
 
 describe('generate_data_table_file_upload_link', () => {
   it('answers a link on the emulator for a file column, expiring 15 minutes after the clock', async () => {
-    const { server, run } = await session({ seed: SEED });
+    const { server, run } = await sessionAtNow({ seed: SEED });
     const answer = await run('generate_data_table_file_upload_link', {
       params: { data_table_id: TABLE, field_id: FILE },
     });
@@ -240,7 +226,7 @@ describe('generate_data_table_file_upload_link', () => {
   });
 
   it('refuses an unknown table or field (404) and a column that is not a file column (400)', async () => {
-    const { run } = await session({ seed: SEED });
+    const { run } = await sessionAtNow({ seed: SEED });
     const link = (data_table_id: string, field_id: string) =>
       run('generate_data_table_file_upload_link', { params: { data_table_id, field_id } });
     expect((await link(UNKNOWN, FILE)).status).toBe(404);
@@ -254,7 +240,7 @@ describe('generate_data_table_file_upload_link', () => {
   });
 
   it('follows the state: a file column added by an update gets links, a deleted table none', async () => {
-    const { run } = await session({ seed: SEED });
+    const { run } = await sessionAtNow({ seed: SEED });
     const field = '5e2c4a6b-8d1f-4b3a-9e5c-7a9c1e3b5d71';
     const params = { data_table_id: OTHER_TABLE, field_id: field };
     expect((await run('generate_data_table_file_upload_link', { params })).status).toBe(404);
@@ -271,7 +257,7 @@ describe('generate_data_table_file_upload_link', () => {
 
 describe('generate_data_table_file_download_link', () => {
   it("answers a link to the record's file on the emulator, expiring 15 minutes after the clock", async () => {
-    const { server, run } = await session({ seed: SEED });
+    const { server, run } = await sessionAtNow({ seed: SEED });
     const params = { data_table_id: TABLE, record_id: WITH_FILE, field_id: FILE };
     const answer = await run('generate_data_table_file_download_link', { params });
     expect(answer.status).toBe(200);
@@ -284,7 +270,7 @@ describe('generate_data_table_file_download_link', () => {
   });
 
   it('refuses unknown tables, records and fields (404), a record without a file (404), a non-file column (400)', async () => {
-    const { run } = await session({ seed: SEED });
+    const { run } = await sessionAtNow({ seed: SEED });
     const link = (data_table_id: string, record_id: string, field_id: string) =>
       run('generate_data_table_file_download_link', { params: { data_table_id, record_id, field_id } });
     expect((await link(UNKNOWN, WITH_FILE, FILE)).status).toBe(404);
@@ -300,7 +286,7 @@ describe('generate_data_table_file_download_link', () => {
   });
 
   it('follows the record: a file set by an update gets a link, a cleared or deleted one none', async () => {
-    const { run } = await session({ seed: SEED });
+    const { run } = await sessionAtNow({ seed: SEED });
     const record = { data_table_id: TABLE, record_id: WITHOUT_FILE };
     const params = { ...record, field_id: FILE };
     expect((await run('generate_data_table_file_download_link', { params })).status).toBe(404);

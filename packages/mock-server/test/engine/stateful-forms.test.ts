@@ -2,25 +2,7 @@
 // describe: the older access profiles (the body names the item), collaborator group members (a group
 // keeps its members' ids) and member invitations. Over HTTP; call() checks every answer against the spec.
 import { describe, expect, it } from 'vitest';
-import {
-  type Answer,
-  type CallOptions,
-  call,
-  managementErrorOf,
-  type OperationId,
-  type SuccessBody,
-  start,
-  token,
-} from '../helpers.js';
-
-type Run = <Id extends OperationId>(operationId: Id, options?: CallOptions) => Promise<Answer<SuccessBody<Id>>>;
-
-async function session(options: Parameters<typeof start>[0] = {}) {
-  const server = await start(options);
-  const admin = await token(server);
-  const run: Run = (operationId, options = {}) => call(server, operationId, { token: admin, ...options });
-  return { server, run };
-}
+import { managementErrorOf, type Run, session } from '../helpers.js';
 
 describe('older API access profiles', () => {
   const SEED = {

@@ -10,11 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createResourceEngine } from '../../src/engine/engine.js';
 import { operationExtension, type ResourceType } from '../../src/engine/vocabulary.js';
 import type { MockServer } from '../../src/index.js';
-import { deref } from '../../src/spec/bundles.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
 import { bannerUrl, type CliProcess, runCli } from '../cli-process.js';
 import { defined } from '../defined.js';
-import { call, type OperationId, operation, specs, token } from '../helpers.js';
+import { call, exampleBody, type OperationId, operation, specs, token } from '../helpers.js';
 import { NO_REDIS, sharedRedis, uniquePrefix } from '../redis-server.js';
 import { tempDir } from '../temp-dirs.js';
 
@@ -67,15 +66,9 @@ function dependencies(family: ResourceType): Map<string, JsonObject> {
   return seeds;
 }
 
-function exampleBody(operationId: string): unknown {
-  const examples = operation(operationId as OperationId).requestBody?.content?.['application/json']?.examples;
-  const first = Object.values(examples ?? {})[0];
-  return first ? structuredClone(deref(document, first).value) : undefined;
-}
-
 /** The example body, its reference fields pointed at the seeded items (or dropped: a reference to its own type). */
 function bodyFor(operationId: string, family: ResourceType): unknown {
-  const body = exampleBody(operationId);
+  const body = exampleBody(operation(operationId as OperationId));
   const wrapper = annotationOf(operationId)?.body;
   const target = (wrapper ? (body as JsonObject)?.[wrapper] : body) as JsonObject | undefined;
   for (const ref of family.refs) {

@@ -7,8 +7,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../../src/index.js';
-import { deref, type Operation, type ParameterObject } from '../../src/spec/bundles.js';
-import { assertConforms, call, type OperationId, specs, start, token } from '../helpers.js';
+import type { Operation } from '../../src/spec/bundles.js';
+import {
+  assertConforms,
+  call,
+  exampleBody,
+  exampleParameter,
+  type OperationId,
+  specs,
+  start,
+  token,
+} from '../helpers.js';
 import { type Draw, mutate, type Planned, queryString } from './requests.js';
 import { propertyRuns, propertyTimeout } from './runs.js';
 import { schemaArbitrary } from './schema-arbitrary.js';
@@ -54,7 +63,7 @@ describe('every management operation, under generated requests', () => {
 async function createFromExamples(server: MockServer, admin: string): Promise<void> {
   for (let round = 0; round < 2; round++) {
     for (const op of CREATES) {
-      const params = Object.fromEntries(pathParameters(op).map((p) => [p.name, exampleOf(p)]));
+      const params = Object.fromEntries(pathParameters(op).map((p) => [p.name, exampleParameter(p)]));
       await call(server, op.operationId as OperationId, { token: admin, params, body: exampleBody(op) ?? {} });
     }
   }
@@ -62,7 +71,7 @@ async function createFromExamples(server: MockServer, admin: string): Promise<vo
 
 function plan(draw: Draw, operation: Operation, admin: string): Planned {
   const pathParams = Object.fromEntries(
-    pathParameters(operation).map((p) => [p.name, draw(fc.constantFrom(exampleOf(p), '1', '2', '999999'))]),
+    pathParameters(operation).map((p) => [p.name, draw(fc.constantFrom(exampleParameter(p), '1', '2', '999999'))]),
   );
   const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(pathParams[name] ?? ''));
   const query = queryString(draw, operation);
@@ -91,13 +100,3 @@ function plan(draw: Draw, operation: Operation, admin: string): Planned {
 }
 
 const pathParameters = (op: Operation) => op.parameters.filter((p) => p.in === 'path');
-
-function exampleOf(parameter: ParameterObject): string {
-  return String(parameter.example ?? parameter.schema?.example ?? parameter.schema?.default ?? 1);
-}
-
-function exampleBody(op: Operation): unknown {
-  const examples = op.requestBody?.content?.['application/json']?.examples;
-  const first = Object.values(examples ?? {})[0];
-  return first ? structuredClone(deref(document, first).value) : undefined;
-}
