@@ -82,7 +82,7 @@ interface TypeAnnotation {
 }
 
 /** `x-resource` on an operation, as written (EXTENSIONS.md). */
-interface OperationAnnotation {
+export interface OperationAnnotation {
   type: string;
   op: OpKind;
   param?: string;

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createResourceEngine, type ResourceEngine } from '../../src/engine/engine.js';
-import { operationExtension } from '../../src/engine/vocabulary.js';
+import { type OperationAnnotation, operationExtension } from '../../src/engine/vocabulary.js';
 import { errorReply } from '../../src/errors.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
 import { assertConforms, exampleBody, type OperationId, operation as specOperation, specs } from '../helpers.js';
@@ -25,18 +25,8 @@ interface Family {
   actions: string[];
 }
 
-/** An operation's x-resource, as the spec writes it (EXTENSIONS.md): what this suite reads of it. */
-interface Annotation {
-  type: string;
-  op: string;
-  handler?: string;
-  body?: string;
-  param?: string;
-  parent_param?: string;
-  params?: Record<string, string>;
-  add?: { field: string; from: string };
-  remove?: { field: string; from: string };
-}
+/** An operation's x-resource, as the spec writes it (EXTENSIONS.md). */
+type Annotation = OperationAnnotation;
 
 const operation = (operationId: string) => specOperation(operationId as OperationId);
 

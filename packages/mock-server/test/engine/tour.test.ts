@@ -8,7 +8,7 @@
 // answer against the spec for its operation and status.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createResourceEngine } from '../../src/engine/engine.js';
-import { operationExtension, type ResourceType } from '../../src/engine/vocabulary.js';
+import { type OperationAnnotation, operationExtension, type ResourceType } from '../../src/engine/vocabulary.js';
 import type { MockServer } from '../../src/index.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
 import { bannerUrl, type CliProcess, runCli } from '../cli-process.js';
@@ -21,18 +21,9 @@ const document = specs.documents.management;
 // The spec's metadata, read with the emulator's own vocabulary reader; the server under test is separate.
 const types = createResourceEngine(specs).types;
 
-interface Annotation {
-  type: string;
-  op: string;
-  handler?: string;
-  body?: string;
-  param?: string;
-  parent_param?: string;
-  params?: Record<string, string>;
-}
 const annotationOf = (id: string) =>
-  operationExtension(document, operation(id as OperationId), 'x-resource') as Annotation | undefined;
-const byType = new Map<string, { id: string; a: Annotation }[]>();
+  operationExtension(document, operation(id as OperationId), 'x-resource') as OperationAnnotation | undefined;
+const byType = new Map<string, { id: string; a: OperationAnnotation }[]>();
 for (const op of specs.operations.filter((o) => o.api === 'management')) {
   const a = annotationOf(op.operationId);
   if (a) byType.set(a.type, [...(byType.get(a.type) ?? []), { id: op.operationId, a }]);
@@ -87,7 +78,7 @@ function bodyFor(operationId: string, family: ResourceType): unknown {
 }
 
 function pathFor(operationId: string, family: ResourceType, item?: string): Record<string, string> {
-  const a = annotationOf(operationId) ?? ({} as Annotation);
+  const a = annotationOf(operationId) ?? ({} as OperationAnnotation);
   const names = [...operation(operationId as OperationId).path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
   const params: Record<string, string> = {};
   if (item !== undefined) params[a.param ?? names.at(-1) ?? ''] = item;
