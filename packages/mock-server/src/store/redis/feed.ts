@@ -5,17 +5,19 @@
 //
 // Announcements, one line each: `c<origin> <Change as JSON>`, `a<origin> <topic id>`, `r<origin> `
 // (reload everything), `m<origin> <marker number>`.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { StoreUnavailable } from '../../errors.js';
 import type { Follower, SharedState } from '../storage.js';
-import { type RedisConnection, unavailable } from './connection.js';
+import { type RedisConnection, Script, unavailable } from './connection.js';
 import type { Change } from './resources.js';
+import { END_START } from './scripts.js';
 
 /** How long a start may hold the mark: one that crashed while starting holds the others up no longer. */
 const START_MARK_MS = 30_000;
 const START_WAIT_MS = 60_000;
 const START_POLL_MS = 25;
-const END_START = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+const endStart = new Script(END_START);
 
 interface Waiting {
   marker: number;
@@ -87,11 +89,11 @@ export class RedisFeed implements SharedState {
       if (Date.now() > deadline) {
         throw new StoreUnavailable(`another emulator has been starting on this state for ${START_WAIT_MS} ms`);
       }
-      await new Promise((resolve) => setTimeout(resolve, START_POLL_MS));
+      await delay(START_POLL_MS);
     }
-    // Removed only while it is still this emulator's (a mark that expired may be another's by now).
+    // A mark that expired may be another emulator's by now: END_START leaves that one.
     return async () => {
-      await this.redis.send(['EVAL', END_START, '1', starting, this.redis.origin]);
+      await this.redis.run(endStart, [starting], [this.redis.origin]);
     };
   }
 

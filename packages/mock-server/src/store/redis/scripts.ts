@@ -174,3 +174,9 @@ for i = 6 + 2 * counters, #ARGV, 3 do
 end
 if ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[4]) end
 `;
+
+/** KEYS: the start mark. ARGV: this emulator's origin. Removes the mark only while it is still this emulator's. */
+export const END_START = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
