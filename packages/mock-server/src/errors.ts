@@ -242,9 +242,12 @@ function eventStreamsReply(error: EmulatorError): Reply {
   return internalServerErrorReply(error);
 }
 
+/** What a 500 says: the fault itself, or nothing of an error no fault describes (a defect). */
+const failureOf = (error: EmulatorError): InternalFault => (error instanceof InternalFault ? error : UNEXPECTED);
+
 /** InternalServerErrorResponse; any failure without a shape of its own in the event-streams spec is one. */
 function internalServerErrorReply(error: EmulatorError): Reply {
-  const { code, message } = error instanceof InternalFault ? error : UNEXPECTED;
+  const { code, message } = failureOf(error);
   return jsonReply(500, { error: { message, details: { code } } });
 }
 
@@ -256,7 +259,7 @@ function tokenEndpointReply(error: EmulatorError): Reply {
   if (error instanceof CodedError) {
     return oauthReply(new OAuthError('invalid_request', error.message));
   }
-  const { message } = error instanceof InternalFault ? error : UNEXPECTED;
+  const { message } = failureOf(error);
   return jsonReply(500, { error: 'server_error', error_description: message }, { 'cache-control': 'no-store' });
 }
 
