@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+// @ts-expect-error: the spec's plain-JS Redocly plugin has no type declarations
+import { readVocabulary } from '../../../spec/plugins/emulator-vocabulary.js';
 import { createResourceEngine } from '../src/engine/engine.js';
+import { customHandlers } from '../src/engine/handlers.js';
 import { STATEFUL_MANAGEMENT_OPERATIONS } from '../src/handlers/handler.js';
 import { EMITTED_ERROR_CODES } from '../src/index.js';
 import {
@@ -240,6 +243,14 @@ describe('which operations Prism answers', () => {
       engine: 214,
       handWritten: 24,
     });
+  });
+
+  it("registers exactly the hand-written handlers EXTENSIONS.md documents, which the spec's lint checks names against", () => {
+    const extensions = readFileSync(
+      fileURLToPath(new URL('../../../spec/management/EXTENSIONS.md', import.meta.url)),
+      'utf8',
+    );
+    expect(Object.keys(customHandlers).sort()).toEqual([...readVocabulary(extensions).handlers].sort());
   });
 });
 

@@ -1,0 +1,95 @@
+// `npm run lint` knows the emulator's vocabulary (plugins/emulator-vocabulary.js): a broken x-resource,
+// x-states or x-payload-source is an error naming its file and line, where the emulator would otherwise
+// refuse to start. Runs the real redocly CLI on a copy of the specs with broken annotations.
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+// @ts-expect-error: a plain-JS Redocly plugin without type declarations
+import { readVocabulary } from '../plugins/emulator-vocabulary.js';
+
+const specDir = fileURLToPath(new URL('..', import.meta.url));
+const redocly = join(specDir, '..', 'node_modules', '.bin', 'redocly');
+
+async function lint(dir: string): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(redocly, ['lint', 'management@v1', '--format=stylish'], {
+      cwd: dir,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+    });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, output: failed.stdout + failed.stderr };
+  }
+}
+
+function edit(dir: string, file: string, from: string, to: string): void {
+  const path = join(dir, file);
+  const text = readFileSync(path, 'utf8');
+  if (!text.includes(from)) throw new Error(`${file} has no '${from}'`);
+  writeFileSync(path, text.replace(from, to));
+}
+
+describe('lint checks the emulator vocabulary', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'vocabulary-'));
+    for (const part of ['redocly.yaml', 'plugins', 'management', 'shared'])
+      cpSync(join(specDir, part), join(dir, part), { recursive: true });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('the spec as committed passes', async () => {
+    const { code, output } = await lint(dir);
+    expect(output).not.toContain('platform/emulator-vocabulary');
+    expect(code).toBe(0);
+  });
+
+  test('each broken annotation is an error at its file and line', async () => {
+    edit(dir, 'management/paths/api@folders.yaml', 'op: create }', 'op: craete }');
+    edit(
+      dir,
+      'management/paths/api@folders.yaml',
+      'filters: { parent_id: parent_id }',
+      'filters: { parent_id: parent }',
+    );
+    edit(
+      dir,
+      'management/components/schemas/Folder.yaml',
+      '{ type: folder, on_delete: restrict }',
+      '{ type: foldr, on_delete: restrict }',
+    );
+    edit(
+      dir,
+      'management/components/schemas/Folder.yaml',
+      'x-resource: { type: folder,',
+      'x-resource: { type: folder, refz: {},',
+    );
+    edit(dir, 'management/paths/api@job@resume.yaml', 'handler: jobs.resume', 'handler: jobs.resumee');
+    const { code, output } = await lint(dir);
+    expect(code).not.toBe(0);
+    const errors = output.split('\n').filter((line) => line.includes('platform/emulator-vocabulary'));
+    const at = (file: string, message: string) =>
+      expect(output, output).toMatch(
+        new RegExp(`${file}:\\n(?:.*\\n)*?\\s+\\d+:\\d+\\s+error\\s+platform/emulator-vocabulary\\s+${message}`),
+      );
+    at('management/paths/api@folders.yaml', "unknown op 'craete'");
+    at('management/paths/api@folders.yaml', "resource type 'folder' has no field 'parent'");
+    at('management/components/schemas/Folder.yaml', "unknown resource type 'foldr'");
+    at('management/components/schemas/Folder.yaml', "x-resource: unknown key 'refz'");
+    at('management/paths/api@job@resume.yaml', "handler 'jobs.resumee' is not registered");
+    expect(errors).toHaveLength(5);
+  });
+});
+
+test('the vocabulary is read from EXTENSIONS.md', () => {
+  const vocabulary = readVocabulary(readFileSync(join(specDir, 'management', 'EXTENSIONS.md'), 'utf8'));
+  expect(vocabulary.operationKeys).toContain('handler');
+  expect(vocabulary.typeKeys).toEqual(['type', 'id', 'parent', 'refs', 'order', 'versions', 'singleton']);
+  // `user_group_members.list`, `.add`, `.remove` in one row.
+  expect(vocabulary.handlers).toEqual(expect.arrayContaining(['user_group_members.add', 'jobs.resume']));
+});
