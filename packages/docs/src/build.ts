@@ -30,9 +30,18 @@ export interface BuildOptions {
   specDir?: string;
   /** Where the HTML files go; default: this package's dist. */
   outDir?: string;
+  /** The reference pages to render again (the landing page always is); default: every one. */
+  apis?: readonly string[];
 }
 
-export async function buildDocs({ specDir = defaultSpecDir, outDir = join(packageDir, 'dist') }: BuildOptions = {}) {
+export async function buildDocs({
+  specDir = defaultSpecDir,
+  outDir = join(packageDir, 'dist'),
+  apis = API_PAGES,
+}: BuildOptions = {}) {
+  const unknown = apis.filter((api) => !(API_PAGES as readonly string[]).includes(api));
+  if (unknown.length > 0)
+    throw new Error(`No reference page for ${unknown.join(', ')} (one of ${API_PAGES.join(', ')})`);
   const specPaths = API_PAGES.map((name) => join(specDir, `${name}.yaml`));
   const missing = specPaths.filter((path) => !existsSync(path));
   if (missing.length > 0) {
@@ -42,7 +51,9 @@ export async function buildDocs({ specDir = defaultSpecDir, outDir = join(packag
   }
   await mkdir(outDir, { recursive: true });
   await Promise.all(
-    specPaths.map((specPath, i) => renderReferencePage(specPath, join(outDir, `${API_PAGES[i]}.html`))),
+    API_PAGES.map((name, i) =>
+      apis.includes(name) ? renderReferencePage(specPaths[i] ?? '', join(outDir, `${name}.html`)) : undefined,
+    ),
   );
   const infos = await Promise.all(specPaths.map(readSpecInfo));
   await writeOfflinePage(join(outDir, 'index.html'), await renderLandingPage(infos));
@@ -127,10 +138,13 @@ function escapeHtml(text: string) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { 'spec-dir': { type: 'string' }, 'out-dir': { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { 'spec-dir': { type: 'string' }, 'out-dir': { type: 'string' }, api: { type: 'string', multiple: true } },
+  });
   const started = Date.now();
-  await buildDocs({ specDir: values['spec-dir'], outDir: values['out-dir'] });
+  const apis = values.api ?? API_PAGES;
+  await buildDocs({ specDir: values['spec-dir'], outDir: values['out-dir'], apis });
   console.log(
-    `docs: wrote ${[...API_PAGES, 'index'].map((name) => `${name}.html`).join(', ')} in ${Date.now() - started} ms`,
+    `docs: wrote ${[...apis, 'index'].map((name) => `${name}.html`).join(', ')} in ${Date.now() - started} ms`,
   );
 }

@@ -77,6 +77,8 @@ const program = new Command('platform-api-mock')
     positiveInteger,
     DEFAULT_REDIS_REPLY_TIMEOUT_MS,
   )
+  .option('--spec-dir <dir>', 'serve the bundled specs (<api>.json) of this folder (default: the installed ones)')
+  .option('--docs-dir <dir>', 'serve the rendered docs of this folder under /docs/ (default: the installed ones)')
   .showHelpAfterError('(run platform-api-mock --help for the options)')
   .action(start);
 
@@ -114,6 +116,8 @@ interface StartFlags {
   redisUrl?: string;
   redisPrefix: string;
   redisReplyTimeout: number;
+  specDir?: string;
+  docsDir?: string;
 }
 
 async function start(flags: StartFlags): Promise<void> {
@@ -140,6 +144,8 @@ async function start(flags: StartFlags): Promise<void> {
       redisUrl: flags.redisUrl,
       redisPrefix: flags.redisPrefix,
       redisReplyTimeoutMs: flags.redisReplyTimeout,
+      specDir: flags.specDir,
+      docsDir: flags.docsDir,
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

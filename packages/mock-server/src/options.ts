@@ -32,6 +32,11 @@ export interface MockServerOptions {
   logLevel?: LogLevel;
   /** Folder of the rendered docs served under /docs/; default the built @platform-api/docs package. */
   docsDir?: string;
+  /**
+   * Folder of the bundled specs (`event-streams.json`, `auth.json`, `management.json`) to serve; default the
+   * installed @platform-api/spec. The spec author's live loop (`npm run dev`) serves the bundles it just made.
+   */
+  specDir?: string;
   /** Where messages are kept; default a new in-memory store using `clock`. Not with `dataDir` or `redisUrl`. */
   store?: MessageStore;
   /**

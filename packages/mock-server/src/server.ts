@@ -51,7 +51,7 @@ export interface MockServer {
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   const clock = options.clock ?? Date.now;
   const logger = pino({ level: options.logLevel ?? 'silent', base: undefined });
-  const specs = loadSpecs();
+  const specs = loadSpecs(options.specDir);
   assertErrorCodesDocumented(specs);
   const limits = resolveLimits(specs, options.limits ?? {});
   const tokenTtlSeconds = positiveInteger('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600);
@@ -76,7 +76,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   };
   const handlers = createHandlers(state);
   assertHandlersMatchSpecs(specs, handlers);
-  const prism = new PrismBackend(specFilePath('management'), logger);
+  const prism = new PrismBackend(specFilePath('management', options.specDir), logger);
   const engine = createResourceEngine(specs, {
     clock,
     random: options.random,

@@ -1,6 +1,7 @@
 // Loads the bundled OpenAPI documents of @platform-api/spec and lists their operations.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 
 export type ApiName = 'event-streams' | 'auth' | 'management';
 export const API_NAMES: readonly ApiName[] = ['event-streams', 'auth', 'management'];
@@ -91,13 +92,14 @@ export interface Specs {
 }
 
 const require = createRequire(import.meta.url);
-export function specFilePath(api: ApiName): string {
-  return require.resolve(`@platform-api/spec/${api}.json`);
+/** The bundle of `api`: `<specDir>/<api>.json` when a directory is given, else @platform-api/spec's. */
+export function specFilePath(api: ApiName, specDir?: string): string {
+  return specDir === undefined ? require.resolve(`@platform-api/spec/${api}.json`) : join(specDir, `${api}.json`);
 }
 
-export function loadSpecs(): Specs {
+export function loadSpecs(specDir?: string): Specs {
   const documents = Object.fromEntries(
-    API_NAMES.map((api) => [api, JSON.parse(readFileSync(specFilePath(api), 'utf8')) as OpenApiDocument]),
+    API_NAMES.map((api) => [api, JSON.parse(readFileSync(specFilePath(api, specDir), 'utf8')) as OpenApiDocument]),
   ) as Record<ApiName, OpenApiDocument>;
   return { documents, operations: API_NAMES.flatMap((api) => listOperations(api, documents[api])) };
 }
