@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { drain, longPollWake } from './lib/consume.mjs';
 import { cpuMicros, residentBytes } from './lib/cpu.mjs';
 import { prefillOverHttp } from './lib/data-dir.mjs';
+import { devLoopTimes } from './lib/dev-loop.mjs';
 import { describeMachine } from './lib/machine.mjs';
 import { roundTrips } from './lib/management.mjs';
 import { batchPublishPath, batchText, PAYLOAD_TEXT, publishPath } from './lib/payload.mjs';
@@ -359,6 +360,8 @@ async function main() {
     const startup = await startupTimes({ cli: at('packages/mock-server/dist/cli.js') });
     log('codegen (cold, then cached)');
     const codegen = await codegenTimes({ root: ROOT, turbo: at('node_modules/.bin/turbo') });
+    log('live loop (npm run dev): save to emulator, save to docs');
+    const devLoop = await devLoopTimes({ root: ROOT });
     log('client size');
     const size = await clientSize({ root: ROOT });
     const results = {
@@ -400,6 +403,7 @@ async function main() {
       },
       startup,
       codegen,
+      devLoop,
       clientSize: size,
     };
     results.targets = evaluateTargets(results);
