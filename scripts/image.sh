@@ -6,6 +6,9 @@
 # Environment: IMAGE_TAG (default platform-api-mock:dev), IMAGE_BASE (a base to use as it is).
 set -eu
 cd "$(dirname "$0")/.."
+# The checkout's Node 24 and turbo also when called outside npm (the bench, the container test).
+[ -x node_modules/.bin/node ] || { echo "image: run npm ci first" >&2; exit 1; }
+PATH="$PWD/node_modules/.bin:$PATH"
 tag=${IMAGE_TAG:-platform-api-mock:dev}
 public_base=docker.io/library/node:24-bookworm-slim
 
