@@ -37,6 +37,11 @@ node scripts/image/context.mjs "$context"
 # The docker format keeps the HEALTHCHECK (the OCI format has no field for it).
 format=
 [ "$engine" = podman ] && format="--format docker"
+previous=$("$engine" image inspect --format '{{.Id}}' "$tag" 2>/dev/null || true)
 # shellcheck disable=SC2086 # an empty format is no argument
 "$engine" build $format --build-arg "BASE=$base" --file Containerfile --tag "$tag" "$context"
+# The image this build replaced would stay behind untagged (some 80 MB a rebuild); unless a container uses it.
+if [ -n "$previous" ] && [ "$previous" != "$("$engine" image inspect --format '{{.Id}}' "$tag")" ]; then
+  "$engine" rmi "$previous" >/dev/null 2>&1 || true
+fi
 echo "image: built $tag on $base ($("$engine" image inspect --format '{{.Size}}' "$tag" | awk '{ printf "%.0f MB", $1 / 1e6 }'))"
