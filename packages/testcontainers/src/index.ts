@@ -14,12 +14,24 @@ import {
   type ThrowingManagementClient,
   type TokenClient,
 } from '@platform-api/client';
-import { AbstractStartedContainer, GenericContainer, type StartedTestContainer, Wait } from 'testcontainers';
+import {
+  AbstractStartedContainer,
+  GenericContainer,
+  type StartedTestContainer,
+  type StopOptions,
+  type StoppedTestContainer,
+  Wait,
+} from 'testcontainers';
 
 /** The image `npm run image` builds. */
 export const PLATFORM_EMULATOR_IMAGE = 'platform-api-mock:dev';
 /** The port the image's emulator listens on. */
 export const PLATFORM_EMULATOR_PORT = 4010;
+/**
+ * How long stop() lets the emulator drain after SIGTERM (it exits within 4 s) before the engine kills it;
+ * testcontainers' own default, 0, kills at once, which a data dir survives but a waiting consumer does not.
+ */
+const STOP_GRACE_MS = 10_000;
 
 /** A client's options without those the container fills in (the address and the credentials). */
 type Filled<Options> = Omit<Options, 'baseUrl' | 'dataCenter' | 'auth'>;
@@ -79,6 +91,11 @@ export class StartedPlatformEmulatorContainer extends AbstractStartedContainer {
   ) {
     super(started);
     this.auth = clientCredentials({ authUrl: this.getUrl(), clientId, clientSecret });
+  }
+
+  /** Stops the container with SIGTERM, the emulator draining first (`timeout`: ms before SIGKILL, default 10 s). */
+  override stop(options: Partial<StopOptions> = {}): Promise<StoppedTestContainer> {
+    return super.stop({ timeout: STOP_GRACE_MS, ...options });
   }
 
   /** The emulator's address from the host, e.g. `http://localhost:32771`: the base URL of every API. */

@@ -1,4 +1,7 @@
 // The module against the image of this checkout (built by test/engine.ts), in a real container engine.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PlatformEmulatorContainer, type StartedPlatformEmulatorContainer } from '../src/index.js';
 
@@ -77,5 +80,40 @@ describe.skipIf('missing' in engine)('PlatformEmulatorContainer', () => {
     await emulator.reset();
     const { data } = await management.GET('/api/event_streams/topics', {});
     expect(JSON.stringify(data)).not.toContain('before-reset');
+  });
+
+  it('keeps --data-dir /data across containers: stopped by SIGTERM, the next one reads it back', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'emulator-data-'));
+    // The emulator runs as uid 1000, not as the owner of this folder.
+    chmodSync(dataDir, 0o777);
+    const withDataDir = () =>
+      new PlatformEmulatorContainer()
+        .withBindMounts([{ source: dataDir, target: '/data' }])
+        .withEmulatorFlags('--data-dir', '/data');
+    try {
+      const first = await withDataDir().start();
+      const { data: topic } = await first
+        .createManagementClient({ throwOnError: true })
+        .POST('/api/event_streams/topics', {
+          body: { name: 'kept', schema: [{ name: 'id', type: 'string' }] },
+        });
+      const messageId = await first.createEventStreamsClient().publish(topic.id, { id: 'A-1' });
+      await first.stop();
+
+      const second = await withDataDir().start();
+      try {
+        const kept: string[] = [];
+        for await (const message of second
+          .createEventStreamsClient()
+          .consume(topic.id, { stopAtEnd: true, timeoutSecs: 0 })) {
+          kept.push(message.message_id);
+        }
+        expect(kept).toEqual([messageId]);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
