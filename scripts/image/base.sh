@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds the offline base image (scripts/image/base.Containerfile) unless it is already there, and prints
 # its name. Its tag names the Node version and Debian release, so a second `npm run image` skips this step.
-# Usage: sh scripts/image/base.sh ENGINE   (podman or docker; needs mmdebstrap: sh scripts/install-podman.sh)
+# Usage: sh scripts/image/base.sh ENGINE   (podman or docker; run by scripts/image.sh, which puts the
+# checkout's Node first on PATH; needs mmdebstrap: sh scripts/install-podman.sh)
 set -eu
 engine=$1
 here=$(cd "$(dirname "$0")" && pwd)
