@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { drain, longPollWake } from './lib/consume.mjs';
+import { containerMeasures } from './lib/container.mjs';
 import { cpuMicros, residentBytes } from './lib/cpu.mjs';
 import { prefillOverHttp } from './lib/data-dir.mjs';
 import { devLoopTimes } from './lib/dev-loop.mjs';
@@ -358,6 +359,8 @@ async function main() {
     const redis = await redisMeasures(files, dir);
     log('start-up');
     const startup = await startupTimes({ cli: at('packages/mock-server/dist/cli.js') });
+    log('container image: build (cached layers), size, podman run to first answer, podman stop');
+    const container = await containerMeasures({ root: ROOT });
     log('codegen (cold, then cached)');
     const codegen = await codegenTimes({ root: ROOT, turbo: at('node_modules/.bin/turbo') });
     log('live loop (npm run dev): save to emulator, save to docs');
@@ -402,6 +405,7 @@ async function main() {
         },
       },
       startup,
+      container,
       codegen,
       devLoop,
       clientSize: size,

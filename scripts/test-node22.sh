@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs the published packages' suites (client and mock-server) on Node 22.13, the oldest Node their
+# Runs the published packages' suites (client, mock-server, testcontainers) on Node 22.13, the oldest Node their
 # engines allow, after `npm test` has built them. Node 22 comes from the npm registry's `node` package,
 # installed once into .cache/node22 (the machines' own Node is 20).
 set -eu
@@ -15,7 +15,7 @@ echo "test-node22: $("$node22" --version)"
 PATH="$(pwd)/$dir/node_modules/.bin:$PATH"
 export PATH
 status=0
-for package in packages/client packages/mock-server; do
+for package in packages/client packages/mock-server packages/testcontainers; do
   (cd "$package" && node ../../node_modules/vitest/vitest.mjs run) || status=1
 done
 exit "$status"

@@ -12,6 +12,9 @@ import { restoreDataDir, snapshotDataDir } from './store/sqlite/snapshot.js';
 
 const LOG_LEVELS: LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
 const DURABILITIES: Durability[] = ['full', 'relaxed'];
+const ENV_PREFIX = 'PLATFORM_API_MOCK_';
+/** A signal's drain (answers in flight, waiting consumers, storage) has this long before the process exits anyway. */
+const STOP_DEADLINE_MS = 4000;
 
 hideSqliteExperimentalWarning();
 
@@ -31,6 +34,15 @@ function seedFile(path: string): { path: string; text: string } {
   }
 }
 
+/**
+ * An option that can also be set from the environment (commander reads the variable, and a flag on the
+ * command line wins over it): --client-id <id> reads PLATFORM_API_MOCK_CLIENT_ID.
+ */
+function setting(flags: string, description: string): Option {
+  const long = /--([a-z-]+)/.exec(flags)?.[1] ?? flags;
+  return new Option(flags, description).env(`${ENV_PREFIX}${long.replaceAll('-', '_').toUpperCase()}`);
+}
+
 function port(value: string): number {
   const number = Number(value);
   if (!/^\d+$/.test(value) || number > 65535) throw new InvalidArgumentError('Expected a port number from 0 to 65535.');
@@ -42,40 +54,55 @@ const program = new Command('platform-api-mock')
     'Local emulator of the platform API: stateful event streams, token endpoint, topics, API keys and\n' +
       'every management operation, from state (--mode prism: example answers). One process, one port.',
   )
-  .option('--host <host>', 'address to listen on', '127.0.0.1')
-  .option('--port <port>', 'port to listen on (0: a free port)', port, 4010)
-  .option('--client-id <id>', 'client ID of the bootstrap API key (generated when absent)')
-  .option('--client-secret <secret>', 'client secret of the bootstrap API key (generated when absent)')
-  .option('--max-batch-size <n>', 'largest consume batch_size (default 50)', positiveInteger)
-  .option('--max-message-bytes <n>', 'largest message in bytes (default 1048576)', positiveInteger)
-  .option('--max-batch-messages <n>', 'most messages in one batch publish (default 100)', positiveInteger)
-  .option('--rate-limit <n>', 'requests per minute per API key on the event-streams API (default off)', positiveInteger)
-  .option('--token-ttl <seconds>', 'lifetime of access tokens in seconds', positiveInteger, 3600)
-  .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'))
+  .addHelpText(
+    'after',
+    `\nEvery option can also be set by the environment variable named after it (--client-id <id>:\n${ENV_PREFIX}CLIENT_ID=<id>), for containers and orchestrators; a flag wins over its variable.`,
+  )
+  .addOption(setting('--host <host>', 'address to listen on').default('127.0.0.1'))
+  .addOption(setting('--port <port>', 'port to listen on (0: a free port)').argParser(port).default(4010))
+  .addOption(setting('--client-id <id>', 'client ID of the bootstrap API key (generated when absent)'))
+  .addOption(setting('--client-secret <secret>', 'client secret of the bootstrap API key (generated when absent)'))
+  .addOption(setting('--max-batch-size <n>', 'largest consume batch_size (default 50)').argParser(positiveInteger))
   .addOption(
-    new Option('--mode <mode>', 'engine: stateful management resources; prism: example answers')
+    setting('--max-message-bytes <n>', 'largest message in bytes (default 1048576)').argParser(positiveInteger),
+  )
+  .addOption(
+    setting('--max-batch-messages <n>', 'most messages in one batch publish (default 100)').argParser(positiveInteger),
+  )
+  .addOption(
+    setting('--rate-limit <n>', 'requests per minute per API key on the event-streams API (default off)').argParser(
+      positiveInteger,
+    ),
+  )
+  .addOption(
+    setting('--token-ttl <seconds>', 'lifetime of access tokens in seconds').argParser(positiveInteger).default(3600),
+  )
+  .addOption(setting('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'))
+  .addOption(
+    setting('--mode <mode>', 'engine: stateful management resources; prism: example answers')
       .choices(['engine', 'prism'])
       .default('engine'),
   )
-  .option('--seed <file>', 'state document (JSON or YAML) to load at start', seedFile)
-  .option('--data-dir <dir>', 'keep every piece of state in a database in this directory (default: in memory)')
+  .addOption(setting('--seed <file>', 'state document (JSON or YAML) to load at start').argParser(seedFile))
   .addOption(
-    new Option('--durability <mode>', 'with --data-dir: answer a change once it is on disk (full) or written (relaxed)')
+    setting('--data-dir <dir>', 'keep every piece of state in a database in this directory (default: in memory)'),
+  )
+  .addOption(
+    setting('--durability <mode>', 'with --data-dir: answer a change once it is on disk (full) or written (relaxed)')
       .choices(DURABILITIES)
       .default('full'),
   )
   .addOption(
-    new Option(
+    setting(
       '--redis-url <url>',
       'keep every piece of state in Redis (redis://HOST:PORT[/DB]), shared by every emulator given it',
     ).conflicts('dataDir'),
   )
-  .option('--redis-prefix <prefix>', 'with --redis-url: prefix of every key', DEFAULT_REDIS_PREFIX)
-  .option(
-    '--redis-reply-timeout <ms>',
-    'with --redis-url: answer 500 when Redis has not answered within this time',
-    positiveInteger,
-    DEFAULT_REDIS_REPLY_TIMEOUT_MS,
+  .addOption(setting('--redis-prefix <prefix>', 'with --redis-url: prefix of every key').default(DEFAULT_REDIS_PREFIX))
+  .addOption(
+    setting('--redis-reply-timeout <ms>', 'with --redis-url: answer 500 when Redis has not answered within this time')
+      .argParser(positiveInteger)
+      .default(DEFAULT_REDIS_REPLY_TIMEOUT_MS),
   )
   .option('--spec-dir <dir>', 'serve the bundled specs (<api>.json) of this folder (default: the installed ones)')
   .option('--docs-dir <dir>', 'serve the rendered docs of this folder under /docs/ (default: the installed ones)')
@@ -166,6 +193,11 @@ function stopOnSignals(server: MockServer): void {
       if (closing) process.exit(1);
       closing = true;
       console.log(`\n${signal}: shutting down`);
+      // Orchestrators (podman/docker stop) kill after a grace period (10 s by default); the exit stays well within it.
+      setTimeout(() => {
+        console.error(`platform-api-mock: not stopped ${STOP_DEADLINE_MS} ms after ${signal}; exiting`);
+        process.exit(1);
+      }, STOP_DEADLINE_MS).unref();
       server.close().then(
         () => process.exit(0),
         (error: Error) => {

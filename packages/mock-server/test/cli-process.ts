@@ -24,11 +24,15 @@ afterEach(() => {
 
 /**
  * `ownedByCaller`: the child outlives each test (for a suite sharing one emulator, started in
- * beforeAll); the caller stops it.
+ * beforeAll); the caller stops it. `env`: variables added to this process's environment.
  */
-export function runCli(args: string[], { ownedByCaller = false } = {}): CliProcess {
+export function runCli(
+  args: string[],
+  { ownedByCaller = false, env = {} }: { ownedByCaller?: boolean; env?: Record<string, string> } = {},
+): CliProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
+    env: { ...process.env, ...env },
   });
   if (!ownedByCaller) running.add(child);
   let output = '';

@@ -32,8 +32,35 @@ describe('platform-api-mock CLI', () => {
       'restore <file> <dir>',
     ]) {
       expect(cli.output()).toContain(flag);
+      // Each option names the environment variable that sets it too.
+      if (flag.startsWith('--')) {
+        expect(cli.output()).toContain(`PLATFORM_API_MOCK_${flag.slice(2).replaceAll('-', '_').toUpperCase()}`);
+      }
     }
   }, 20_000);
+
+  it('takes its options from PLATFORM_API_MOCK_* variables, a flag winning over its variable', async () => {
+    const cli = runCli(['--client-secret', 'flag-secret'], {
+      env: {
+        PLATFORM_API_MOCK_PORT: '0',
+        PLATFORM_API_MOCK_CLIENT_ID: 'env-client',
+        PLATFORM_API_MOCK_CLIENT_SECRET: 'env-secret',
+        PLATFORM_API_MOCK_LOG_LEVEL: 'warn',
+      },
+    });
+    try {
+      const url = await listeningUrl(cli);
+      const answer = await fetch(`${url}/oauth2/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from('env-client:flag-secret').toString('base64')}` },
+        body: new URLSearchParams({ grant_type: 'client_credentials' }),
+      });
+      expect(answer.status).toBe(200);
+      expect(cli.output()).not.toContain('env-secret');
+    } finally {
+      cli.child.kill('SIGKILL');
+    }
+  }, 30_000);
 
   it('explains a bad flag value or an unknown flag, and exits 1', async () => {
     for (const [args, message] of [
@@ -43,6 +70,14 @@ describe('platform-api-mock CLI', () => {
       [['--colour'], "unknown option '--colour'"],
     ] as const) {
       const cli = runCli([...args]);
+      expect(await cli.exited).toBe(1);
+      expect(cli.output()).toContain(message);
+    }
+    for (const [variable, value, message] of [
+      ['PLATFORM_API_MOCK_PORT', 'abc', "value 'abc' from env 'PLATFORM_API_MOCK_PORT' is invalid. Expected a port"],
+      ['PLATFORM_API_MOCK_MODE', 'fast', "value 'fast' from env 'PLATFORM_API_MOCK_MODE' is invalid"],
+    ] as const) {
+      const cli = runCli([], { env: { [variable]: value } });
       expect(await cli.exited).toBe(1);
       expect(cli.output()).toContain(message);
     }

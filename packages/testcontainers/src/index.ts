@@ -1,0 +1,136 @@
+// A Testcontainers module for the emulator's image (`npm run image` builds platform-api-mock:dev): tests in
+// any Node project start the platform in a container and get its URL, credentials and ready-made clients.
+import { randomBytes } from 'node:crypto';
+import {
+  type Auth,
+  clientCredentials,
+  createEventStreamsClient,
+  createManagementClient,
+  createTokenClient,
+  type EventStreamsClient,
+  type EventStreamsClientOptions,
+  type ManagementClient,
+  type ManagementClientOptions,
+  type ThrowingManagementClient,
+  type TokenClient,
+} from '@platform-api/client';
+import {
+  AbstractStartedContainer,
+  GenericContainer,
+  type StartedTestContainer,
+  type StopOptions,
+  type StoppedTestContainer,
+  Wait,
+} from 'testcontainers';
+
+/** The image `npm run image` builds. */
+export const PLATFORM_EMULATOR_IMAGE = 'platform-api-mock:dev';
+/** The port the image's emulator listens on. */
+export const PLATFORM_EMULATOR_PORT = 4010;
+/**
+ * How long stop() lets the emulator drain after SIGTERM (it exits within 4 s) before the engine kills it;
+ * testcontainers' own default, 0, kills at once, which a data dir survives but a waiting consumer does not.
+ */
+const STOP_GRACE_MS = 10_000;
+
+/** A client's options without those the container fills in (the address and the credentials). */
+type Filled<Options> = Omit<Options, 'baseUrl' | 'dataCenter' | 'auth'>;
+
+/**
+ * The platform emulator in a container: `await new PlatformEmulatorContainer().start()`. Started, it
+ * answers on a free port of the host; `getUrl()`, `getClientId()`, `getClientSecret()` and the client
+ * factories of the started container reach it. Every GenericContainer setting applies, and
+ * `withEmulatorFlags('--max-batch-size', '10')` passes platform-api-mock's flags.
+ */
+export class PlatformEmulatorContainer extends GenericContainer {
+  private clientId = 'testcontainers';
+  // A fresh secret per container, unless the test chooses one.
+  private clientSecret = randomBytes(18).toString('base64url');
+  private flags: string[] = [];
+
+  constructor(image = PLATFORM_EMULATOR_IMAGE) {
+    super(image);
+    this.withExposedPorts(PLATFORM_EMULATOR_PORT)
+      // The docs page answers once the emulator listens (its HEALTHCHECK needs systemd under podman).
+      .withWaitStrategy(Wait.forHttp('/docs/', PLATFORM_EMULATOR_PORT).forStatusCode(200))
+      .withStartupTimeout(60_000);
+  }
+
+  /** The bootstrap API key's credentials (every right). Default: client ID `testcontainers`, a random secret. */
+  withCredentials(clientId: string, clientSecret: string): this {
+    this.clientId = clientId;
+    this.clientSecret = clientSecret;
+    return this;
+  }
+
+  /** Flags of platform-api-mock (see its --help), e.g. `withEmulatorFlags('--rate-limit', '60')`. */
+  withEmulatorFlags(...flags: string[]): this {
+    this.flags.push(...flags);
+    return this;
+  }
+
+  override async start(): Promise<StartedPlatformEmulatorContainer> {
+    // The secret goes through the environment, not the command line that `ps` and `inspect` show.
+    this.withEnvironment({
+      PLATFORM_API_MOCK_CLIENT_ID: this.clientId,
+      PLATFORM_API_MOCK_CLIENT_SECRET: this.clientSecret,
+    });
+    if (this.flags.length > 0) this.withCommand(this.flags);
+    return new StartedPlatformEmulatorContainer(await super.start(), this.clientId, this.clientSecret);
+  }
+}
+
+export class StartedPlatformEmulatorContainer extends AbstractStartedContainer {
+  /** One token provider for every client made here: one token, renewed before it expires. */
+  readonly auth: Auth;
+
+  constructor(
+    started: StartedTestContainer,
+    private readonly clientId: string,
+    private readonly clientSecret: string,
+  ) {
+    super(started);
+    this.auth = clientCredentials({ authUrl: this.getUrl(), clientId, clientSecret });
+  }
+
+  /** Stops the container with SIGTERM, the emulator draining first (`timeout`: ms before SIGKILL, default 10 s). */
+  override stop(options: Partial<StopOptions> = {}): Promise<StoppedTestContainer> {
+    return super.stop({ timeout: STOP_GRACE_MS, ...options });
+  }
+
+  /** The emulator's address from the host, e.g. `http://localhost:32771`: the base URL of every API. */
+  getUrl(): string {
+    return `http://${this.getHost()}:${this.getMappedPort(PLATFORM_EMULATOR_PORT)}`;
+  }
+
+  getClientId(): string {
+    return this.clientId;
+  }
+
+  getClientSecret(): string {
+    return this.clientSecret;
+  }
+
+  /** The event-streams client of @platform-api/client, signed in with the container's credentials. */
+  createEventStreamsClient(options: Filled<EventStreamsClientOptions> = {}): EventStreamsClient {
+    return createEventStreamsClient({ ...options, baseUrl: this.getUrl(), auth: this.auth });
+  }
+
+  /** The management client of @platform-api/client, signed in with the container's credentials. */
+  createManagementClient(options: Filled<ManagementClientOptions> & { throwOnError: true }): ThrowingManagementClient;
+  createManagementClient(options?: Filled<ManagementClientOptions>): ManagementClient;
+  createManagementClient(options: Filled<ManagementClientOptions> = {}): ManagementClient | ThrowingManagementClient {
+    return createManagementClient({ ...options, baseUrl: this.getUrl(), auth: this.auth });
+  }
+
+  /** The token endpoint's client, for tests of the OAuth flow itself. */
+  createTokenClient(): TokenClient {
+    return createTokenClient({ baseUrl: this.getUrl() });
+  }
+
+  /** Empties the emulator's state (POST /_emulator/reset): a clean platform between tests, without a restart. */
+  async reset(): Promise<void> {
+    const answer = await fetch(`${this.getUrl()}/_emulator/reset`, { method: 'POST' });
+    if (!answer.ok) throw new Error(`POST /_emulator/reset answered ${answer.status}: ${await answer.text()}`);
+  }
+}
