@@ -104,8 +104,12 @@ const program = new Command('platform-api-mock')
       .argParser(positiveInteger)
       .default(DEFAULT_REDIS_REPLY_TIMEOUT_MS),
   )
-  .option('--spec-dir <dir>', 'serve the bundled specs (<api>.json) of this folder (default: the installed ones)')
-  .option('--docs-dir <dir>', 'serve the rendered docs of this folder under /docs/ (default: the installed ones)')
+  .addOption(
+    setting('--spec-dir <dir>', 'serve the bundled specs (<api>.json) of this folder (default: the installed ones)'),
+  )
+  .addOption(
+    setting('--docs-dir <dir>', 'serve the rendered docs of this folder under /docs/ (default: the installed ones)'),
+  )
   .showHelpAfterError('(run platform-api-mock --help for the options)')
   .action(start);
 
