@@ -320,6 +320,7 @@ class Engine implements ResourceEngine {
       }
     }
     for (const [param, field] of Object.entries(op.params)) take(field, params[param]);
+    for (const [field, from] of Object.entries(op.mirror)) if (fields[from] !== undefined) fields[field] = fields[from];
     return fields;
   }
 

@@ -30,6 +30,8 @@ function fieldAt(value: JsonObject, path: string): unknown {
 }
 
 function matches({ match }: Filter, actual: unknown, wanted: unknown): boolean {
+  // A boolean filter whose false means "no filter", the default a client sends (list_recipes' running).
+  if (match === 'if_true') return wanted !== true || actual === true;
   if (match === 'fields') {
     const members = (actual ?? {}) as JsonObject;
     return Object.entries(wanted as JsonObject).every(
