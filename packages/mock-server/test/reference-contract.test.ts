@@ -335,6 +335,10 @@ describe("the platform's public description as a response contract", () => {
       query: { parent_id: String(made.oauthParent.id), include_runtime_connections: 'true' },
     });
     expect(listed.map((c: Json) => c.id)).toEqual([created.data.id]);
+    const withoutRuntime = await exercise('GET /api/connections', '/api/connections', {
+      query: { parent_id: String(made.oauthParent.id) },
+    });
+    expect(withoutRuntime).toEqual([]);
   });
 
   it('POST /api/connections/{connection_id}/pick_list, its example sent', async () => {

@@ -1387,7 +1387,7 @@ export interface paths {
         put?: never;
         /**
          * Create a runtime user connection
-         * @description Creates an end user's own connection as a child of an established OAuth connection (`parent_id`), with the parent's connector, and answers its ID with the OAuth URL where that user authorizes it. The connection stays disconnected (`authorization_status` null) until the user has authorized it. A parent that does not exist is a 404, as the platform's public description documents; statuses of the other refusals are chosen (400).
+         * @description Creates an end user's own connection as a child of an established OAuth connection (`parent_id`), with the parent's connector, and answers its ID with the OAuth URL where that user authorizes it. The connection stays disconnected (`authorization_status` null) until the user has authorized it; list_connections shows it only with `include_runtime_connections=true`. A parent that does not exist is a 404, as the platform's public description documents; statuses of the other refusals are chosen (400).
          */
         post: operations["create_runtime_user_connection"];
         delete?: never;
@@ -11094,7 +11094,7 @@ export interface operations {
                  * @example customer-4471
                  */
                 external_id?: string;
-                /** @description True to include the runtime user connections. */
+                /** @description True to include the runtime user connections (see create_runtime_user_connection); left out or false, they are not listed. */
                 include_runtime_connections?: boolean;
                 /**
                  * @description Extra fields to add to each returned object; `tags` adds `tags`, the handles of its tags.

@@ -20,7 +20,8 @@ export type Match =
   | 'after'
   | 'before'
   | 'fields'
-  | 'if_true';
+  | 'if_true'
+  | 'shown_if_true';
 const MATCHES: readonly Match[] = [
   'equals',
   'one_of',
@@ -31,6 +32,7 @@ const MATCHES: readonly Match[] = [
   'before',
   'fields',
   'if_true',
+  'shown_if_true',
 ];
 
 export interface Transition {

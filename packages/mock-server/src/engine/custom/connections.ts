@@ -36,6 +36,7 @@ export const connectionsHandlers: Record<string, Handler> = {
         parent_id: Number(parent_id),
         folder_id: Number(folder_id),
         external_id: external_id as string,
+        $runtime_user: true,
         $callback_url: callback_url ?? null,
         $redirect_url: redirect_url ?? null,
       },
