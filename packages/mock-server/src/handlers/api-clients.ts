@@ -1,5 +1,5 @@
 // API clients (v2) and their API keys: create, list, update, delete, enable, disable, refresh_secret.
-import type { ApiClient, ApiKey } from '../domain/credentials.js';
+import { type ApiClient, type ApiKey, MASKED_SECRET, UNMODELLED_CLIENT_FIELDS } from '../domain/credentials.js';
 import type { EmulatorState } from '../domain/state.js';
 import { jsonReply } from '../http/replies.js';
 import { after } from '../store/message-store.js';
@@ -20,21 +20,8 @@ type ApiClientOperationId =
   | 'disable_api_key'
   | 'refresh_api_key_secret';
 
-/** What every answer but create_api_key's and refresh_api_key_secret's gives as a key's `auth_token`. */
-const MASKED_SECRET = '********';
-
-/**
- * An API client as the platform answers it: the emulator keeps no logos, policies or collections and no
- * clients migrated from the older forms, so those fields are empty.
- */
-const clientAnswer = (client: ApiClient) => ({
-  ...client,
-  is_legacy: false,
-  logo: null,
-  logo_2x: null,
-  api_policies: [],
-  api_collections: [],
-});
+/** An API client as the platform answers it, with the fields the emulator does not model. */
+const clientAnswer = (client: ApiClient) => ({ ...UNMODELLED_CLIENT_FIELDS, ...client });
 
 export function apiClientHandlers({ credentials }: EmulatorState): Pick<Handlers, ApiClientOperationId> {
   const manage = <Id extends ApiClientOperationId>(handle: Handler<Id>['handle']): Handler<Id> => ({
