@@ -1,9 +1,12 @@
 #!/usr/bin/env node
-// Compares the management spec with the platform's public description (spec/reference/): for every
+// Compares the management spec with the platform's public description (`../shared/reference/` beside
+// the repository, or PLATFORM_API_REFERENCE_DIR; MIT-licensed, read and never copied): for every
 // operation both describe, each query parameter and each field of the JSON request and 2xx response
-// bodies (nested fields as dotted paths, array items as `[]`), by name and JSON type.
+// bodies (nested fields as dotted paths, array items as `[]`), by name and JSON type. A request field
+// or query parameter agrees when ours accepts the reference's type (an id as `integer | string`).
 // Usage: node spec/scripts/reference-agreement.mjs [--json] [--verbose]
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundle, loadConfig } from '@redocly/openapi-core';
 import { parse } from 'yaml';
@@ -98,7 +101,15 @@ export async function loadOurs() {
 }
 
 export function loadReference() {
-  return parse(readFileSync(`${specDir}/reference/platform-api-public-spec.yaml`, 'utf8'));
+  const dir = process.env.PLATFORM_API_REFERENCE_DIR ?? resolvePath(specDir, '../../shared/reference');
+  const file = resolvePath(dir, 'platform-api-public-spec.yaml');
+  if (!existsSync(file)) {
+    throw new Error(
+      `The platform's public description is missing: ${file}. Put the shared/ folder beside the repository ` +
+        '(as CI does) or set PLATFORM_API_REFERENCE_DIR to the folder holding platform-api-public-spec.yaml.',
+    );
+  }
+  return parse(readFileSync(file, 'utf8'));
 }
 
 /** Every reference field with whether ours agrees: { operations, fields: [{op, field, theirs, ours, agrees}] }. */
@@ -119,7 +130,12 @@ export function compare(ours, reference) {
         field,
         theirs: type,
         ours: ourType ?? null,
-        agrees: ourType !== undefined && (ourType === type || type === '' || ourType === ''),
+        agrees:
+          ourType !== undefined &&
+          (ourType === type ||
+            type === '' ||
+            ourType === '' ||
+            (!field.startsWith('response ') && ourType.split('|').includes(type))),
       });
     }
   }

@@ -72,11 +72,9 @@ describe('every management operation to payload level', () => {
   });
 });
 
-describe('agreement with the platform public OpenAPI description (spec/reference)', () => {
+describe('agreement with the platform public OpenAPI description (../shared/reference)', () => {
   // Each difference is deliberate; a new one fails until it is fixed or listed here with its reason.
   const deliberate = new Map([
-    // The reference lists each key's secret; ours answers it only on create and refresh_secret.
-    ['GET /api/v2/api_clients/{}/api_keys response data[].auth_token', 'secrets are never listed'],
     // The reference puts create's import report on every listed collection; the docs show it on create only.
     ...[
       'message',
@@ -92,13 +90,12 @@ describe('agreement with the platform public OpenAPI description (spec/reference
     const result = compare(await loadOurs(), loadReference());
     const differing = result.fields.filter((f) => !f.agrees).map((f) => `${f.op} ${f.field}`);
     expect(differing.sort()).toEqual([...deliberate.keys()].sort());
-    expect(result.fields.filter((f) => f.agrees).length / result.fields.length).toBeGreaterThanOrEqual(0.95);
-    // Its operations outside the contract's index (api-description.md) are not ours to add.
-    expect(result.missingOperations.sort()).toEqual([
-      'GET /api/connections/runtime_user_connections/{}/get_oauth_url',
-      'GET /api/custom_connectors/{}/code',
-      'POST /api/connections/runtime_user_connections',
-      'POST /api/connections/{}/pick_list',
-    ]);
+    const agreement = result.fields.filter((f) => f.agrees).length / result.fields.length;
+    console.log(
+      `${(100 * agreement).toFixed(1)}% of the ${result.fields.length} fields of the public description agree`,
+    );
+    expect(agreement).toBeGreaterThanOrEqual(0.95);
+    // Real clients call all of its operations, also those beyond the contract's index.
+    expect(result.missingOperations).toEqual([]);
   });
 });

@@ -192,6 +192,21 @@ describe('token endpoint', () => {
     now += 30_000;
     expect((await call(server, 'list_topics', { token: second })).status).toBe(401);
   });
+
+  it('answers an injected 500 as the RFC 6749 server_error, then issues tokens again', async () => {
+    const server = await start();
+    const injected = await fetch(`${server.url}/_emulator/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ operation: 'request_access_token', status: 500, times: 1 }),
+    });
+    expect(injected.status).toBe(204);
+    const failed = await call(server, 'request_access_token', {
+      body: { grant_type: 'client_credentials', client_id: server.clientId, client_secret: server.clientSecret },
+    });
+    expect([failed.status, oauthErrorOf(failed).error]).toEqual([500, 'server_error']);
+    expect(await token(server)).toEqual(expect.any(String));
+  });
 });
 
 describe('bearer tokens on the event-streams API', () => {
@@ -335,7 +350,7 @@ describe('API keys and rights', () => {
     const keys = await call(server, 'list_api_keys', { token: admin, params: { api_client_id: clientId } });
     expect(keys.body).toMatchObject({ count: 1, page: 1, per_page: 100, data: [{ id: key.id, topic_ids: [1] }] });
     const listedKey: Record<string, unknown> | undefined = keys.body.data[0];
-    expect(listedKey?.auth_token).toBeUndefined();
+    expect(listedKey?.auth_token).toBe('********');
     const keyParams = { api_client_id: clientId, api_key_id: key.id };
     const changed = await call(server, 'update_api_key', {
       token: admin,

@@ -1376,6 +1376,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/connections/runtime_user_connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a runtime user connection
+         * @description Creates an end user's own connection as a child of an established OAuth connection (`parent_id`), with the parent's connector, and answers its ID with the OAuth URL where that user authorizes it. The connection stays disconnected (`authorization_status` null) until the user has authorized it; list_connections shows it only with `include_runtime_connections=true`. A parent that does not exist is a 404, as the platform's public description documents; statuses of the other refusals are chosen (400).
+         */
+        post: operations["create_runtime_user_connection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connections/runtime_user_connections/{connection_id}/get_oauth_url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The connection ID.
+                 * @example 77231
+                 */
+                connection_id: components["parameters"]["ConnectionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a connection's OAuth URL
+         * @description The OAuth URL where an end user authorizes (or authorizes again) a connection, usually a runtime user connection. The same URL each time for one connection.
+         */
+        get: operations["get_connection_oauth_url"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/connections/{connection_id}": {
         parameters: {
             query?: never;
@@ -1401,6 +1447,32 @@ export interface paths {
          * @description Deletes a disconnected connection that no active recipe uses. The docs name the outcomes (deleted, still connected, used by active recipes, not found) without statuses or bodies: `success` true and 400 for a refused state are chosen. Rate limit: 1 request per second.
          */
         delete: operations["delete_connection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connections/{connection_id}/pick_list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The connection ID.
+                 * @example 77231
+                 */
+                connection_id: components["parameters"]["ConnectionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a pick list's values
+         * @description The values of one of the connection's connector's pick lists (the choices a recipe's form offers, like a Salesforce object's fields), read through the connection, as `[label, value, null, has_children]` entries. The emulator reaches no application: it answers the pick lists seeded on the connector (the hidden `$pick_lists` of a `connector` item whose `name` is the connection's `application`, a map from pick list name to `[label, value]` pairs); a name it does not know is a 400 (status chosen). An unknown connection is a 404.
+         */
+        post: operations["get_connection_picklist"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1484,6 +1556,32 @@ export interface paths {
          * @description Lists the workspace's custom connectors with their released versions, in a `result` wrapper, optionally by title or only those shared from an Embedded admin workspace. The fields follow the docs page of the same path; `latest_released_version` is nullable there (the reference description makes it a plain integer). Rate limit: 1 request per second.
          */
         get: operations["list_custom_connectors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/custom_connectors/{id}/code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The custom connector ID.
+                 * @example 4021
+                 */
+                id: components["parameters"]["CustomConnectorId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a custom connector's code
+         * @description The source code of a custom connector, as text. The emulator keeps it with the connector (the hidden `$code` of a `custom_connector` item, given in a seed); a connector seeded without code answers a minimal source naming its title. An unknown connector is a 404.
+         */
+        get: operations["get_custom_connector_code"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4830,6 +4928,8 @@ export interface components {
         };
         /** @description One page of API collections, as a bare JSON array. */
         ApiCollectionList: components["schemas"]["ApiCollection"][];
+        /** @description An ID sent in a request: a number, or its decimal digits as a string. The platform accepts both forms (its public description types some of these IDs as strings, its answers give them as numbers), so a client can send back an ID exactly as it read it. Answers keep the documented type. */
+        IdInput: number | string;
         /**
          * @description A new API collection. Give `openapi_spec` to import the endpoints (and the recipes behind them) from an
          *     OpenAPI description, or `proxy_connection_id` to build a proxy collection over a connection.
@@ -4838,9 +4938,9 @@ export interface components {
             /** @description Name of the collection. */
             name: string;
             /** @description ID of the project to create the collection in. */
-            project_id?: number;
+            project_id?: components["schemas"]["IdInput"];
             /** @description ID of the connection that a proxy collection forwards calls to. */
-            proxy_connection_id?: number;
+            proxy_connection_id?: components["schemas"]["IdInput"];
             /** @description An OpenAPI description to import endpoints from. */
             openapi_spec?: {
                 /** @description The OpenAPI document itself, as JSON or YAML text. */
@@ -4949,8 +5049,9 @@ export interface components {
          * @description An API client (v2). It holds API keys; every key of a client uses the client's `auth_type`.
          *     On the real platform the client also carries API collections and policies that decide what its keys
          *     may call; the local emulator models the rights of each key with the key's `scopes` and `topic_ids`
-         *     instead (see `ApiKey`), and does not return the optional platform fields (key counts, logos,
-         *     mutual TLS settings, policies, collections).
+         *     instead (see `ApiKey`): it keeps no logos, policies or collections (`logo` and `logo_2x` are null,
+         *     `api_policies` and `api_collections` empty) and no clients migrated from the older forms (`is_legacy`
+         *     false).
          */
         ApiClient: {
             /** @description The API client identifier (`api_client_id`). */
@@ -4972,17 +5073,17 @@ export interface components {
             /** @description Number of API keys of the client, enabled or not. */
             readonly total_api_keys_count?: number;
             /** @description True for a client migrated from the older API clients and access profiles. */
-            readonly is_legacy?: boolean;
+            readonly is_legacy: boolean;
             /**
              * Format: uri
              * @description URL of the client's logo; null when it has none.
              */
-            readonly logo?: string | null;
+            readonly logo: string | null;
             /**
              * Format: uri
              * @description URL of the client's logo at double resolution; null when it has none.
              */
-            readonly logo_2x?: string | null;
+            readonly logo_2x: string | null;
             /** @description The client's API token; only clients with `auth_type` token have one, null otherwise. */
             readonly api_token?: string | null;
             /** @description Whether callers must present a client certificate (mutual TLS). */
@@ -4992,9 +5093,9 @@ export interface components {
             /** @description IDs of the certificate bundles that client certificates are checked against. */
             cert_bundle_ids?: number[] | null;
             /** @description The API policies (rate limits and quotas) applied to the client. */
-            api_policies?: components["schemas"]["ApiPlatformIdName"][];
+            api_policies: components["schemas"]["ApiPlatformIdName"][];
             /** @description The API collections the client may call. */
-            api_collections?: components["schemas"]["ApiPlatformIdName"][];
+            api_collections: components["schemas"]["ApiPlatformIdName"][];
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -5106,8 +5207,10 @@ export interface components {
             readonly active_since?: string | null;
             ip_allow_list?: components["schemas"]["ApiKeyIpAllowList"];
             ip_deny_list?: components["schemas"]["ApiKeyIpDenyList"];
-            /** @description The credential kind of the key, that of its API client (see `ApiClient.auth_type`). Returned by the platform; the emulator leaves it out. */
-            readonly auth_type?: string;
+            /** @description The credential kind of the key, that of its API client (see `ApiClient.auth_type`). */
+            readonly auth_type: string;
+            /** @description The key's secret in the answers of create_api_key and refresh_api_key_secret, the only times it is shown; every other answer (lists included) gives it masked, as `********`. */
+            readonly auth_token: string;
             /** @description The rights of the key (see above). */
             scopes: ("event_streams:publish" | "event_streams:consume" | "topics:manage" | "api_clients:manage")[];
             topic_ids?: components["schemas"]["ApiKeyTopicIds"];
@@ -5508,8 +5611,9 @@ export interface components {
             } | null;
         };
         /**
-         * @description A connection: the credentials a recipe uses to reach one application. The list names the
-         *     connector in `application`; create and update return it in `provider`.
+         * @description A connection: the credentials a recipe uses to reach one application. Every answer names the
+         *     connector in `application`; create and update also repeat it in `provider` (the name the create
+         *     request gives it), as the platform's public description shows.
          *
          *     State (chosen; the platform does not publish it): `authorization_status` is `success` while the
          *     connection is connected, null while it is disconnected (a shell connection, or after
@@ -5519,13 +5623,13 @@ export interface components {
         Connection: {
             /** @description The connection ID. */
             readonly id: number;
-            /** @description Internal name of the connector (list_connections). */
-            readonly application?: string;
-            /** @description Internal name of the connector (create and update responses). */
-            readonly provider?: string;
+            /** @description Internal name of the connector, like `salesforce`. */
+            readonly application: string;
+            /** @description Internal name of the connector, as the create request named it (create and update responses). */
+            provider?: string;
             /** @description Name of the connection. */
             name: string;
-            description?: string | null;
+            description: string | null;
             /**
              * Format: date-time
              * @description When the connection was last authorized; null if never.
@@ -5550,12 +5654,12 @@ export interface components {
              * Format: date-time
              * @description When the platform found the connection no longer working.
              */
-            readonly connection_lost_at?: string | null;
-            readonly connection_lost_reason?: string | null;
+            readonly connection_lost_at: string | null;
+            readonly connection_lost_reason: string | null;
             /** @description The parent connection (same connector) of a runtime-user connection. */
             parent_id: number | null;
-            /** @description Handles of the connection's tags; only when requested with includes[]=tags. */
-            tags?: string[] | null;
+            /** @description Handles of the connection's tags when requested with includes[]=tags; null otherwise. */
+            tags: string[] | null;
         };
         /** @description The connections, as a bare array. */
         ConnectionList: components["schemas"]["Connection"][];
@@ -5581,9 +5685,9 @@ export interface components {
             /** @description Internal name of the connector, like `salesforce`. */
             provider: string;
             /** @description The parent connection; it must use the same connector. */
-            parent_id?: number;
+            parent_id?: components["schemas"]["IdInput"];
             /** @description The folder or project to put the connection in; it must exist. */
-            folder_id?: number;
+            folder_id?: components["schemas"]["IdInput"];
             /** @description An identifier of the caller's choice. */
             external_id?: string;
             /**
@@ -5594,14 +5698,60 @@ export interface components {
             input?: components["schemas"]["ConnectionInput"];
             oauth_token_pair?: components["schemas"]["ConnectionOauthTokenPair"];
         };
+        /**
+         * @description A runtime user connection: an end user's own connection, a child of an established OAuth connection
+         *     of the same connector, authorized by that user through the OAuth URL the answer gives.
+         */
+        RuntimeUserConnectionCreateRequest: {
+            /** @description The parent OAuth connection; the new connection uses its connector. */
+            parent_id: components["schemas"]["IdInput"];
+            /** @description Name of the connection; the parent's name followed by the external ID when left out. */
+            name?: string;
+            /** @description The folder or project to put the connection in; it must exist. */
+            folder_id: components["schemas"]["IdInput"];
+            /** @description The caller's identifier of the end user, like an email address. */
+            external_id: string;
+            /**
+             * Format: uri
+             * @description Called once the user's token was obtained.
+             */
+            callback_url?: string;
+            /**
+             * Format: uri
+             * @description Where the user's browser goes after authorizing.
+             */
+            redirect_url?: string;
+        };
+        /** @description The new runtime user connection and the URL where its end user authorizes it. */
+        RuntimeUserConnectionCreated: {
+            data: {
+                /** @description The connection ID. */
+                id: number;
+                /**
+                 * Format: uri
+                 * @description The OAuth authorization URL to open in the end user's browser.
+                 */
+                url: string;
+            };
+        };
+        /** @description Where an end user authorizes a connection. */
+        ConnectionOauthUrl: {
+            data: {
+                /**
+                 * Format: uri
+                 * @description The OAuth authorization URL to open in the end user's browser.
+                 */
+                url: string;
+            };
+        };
         /** @description The fields to change; the others keep their values. */
         ConnectionUpdateRequest: {
             /** @description Name of the connection. */
             name?: string;
             /** @description The parent connection; it must use the same connector. */
-            parent_id?: number;
+            parent_id?: components["schemas"]["IdInput"];
             /** @description The folder or project to move the connection to. */
-            folder_id?: number;
+            folder_id?: components["schemas"]["IdInput"];
             /** @description An identifier of the caller's choice. */
             external_id?: string;
             /**
@@ -5611,6 +5761,25 @@ export interface components {
             shell_connection?: boolean;
             input?: components["schemas"]["ConnectionInput"];
             oauth_token_pair?: components["schemas"]["ConnectionOauthTokenPair"];
+        };
+        /** @description Which pick list of the connection's connector to read. */
+        PickListRequest: {
+            /** @description Name of the pick list, as the connector defines it (like `sobject_fields`). */
+            pick_list_name: string;
+            /** @description Parameters some pick lists need (like `sobject_name`). */
+            pick_list_params?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The values of a pick list. */
+        PickListValues: {
+            /** @description One entry per value, `[label, value, null, has_children]`. */
+            data: [
+                string,
+                unknown,
+                null,
+                boolean
+            ][];
         };
         /** @description Options of disconnect_connection. */
         ConnectionDisconnectRequest: {
@@ -5692,11 +5861,18 @@ export interface components {
              * Format: uri
              * @description The connector's static webhook address, if it has one.
              */
-            static_webhook_url?: string | null;
+            static_webhook_url: string | null;
         };
         /** @description The custom connectors. */
         CustomConnectorList: {
             result: components["schemas"]["CustomConnector"][];
+        };
+        /** @description The source code of a custom connector. */
+        CustomConnectorCode: {
+            data: {
+                /** @description The connector's Ruby source (the connector SDK's DSL), as text. */
+                code: string;
+            };
         };
         /** @description A JSON sample to derive a connector schema from. */
         SdkSchemaSampleRequest: {
@@ -5821,15 +5997,18 @@ export interface components {
             /** @description Help text shown to users who fill in the column. */
             hint: string | null;
             /** @description Value given to records that omit the column; it matches the column type. Null when there is none. */
-            default_value?: unknown;
+            default_value: unknown;
             /** @description Free-form settings of the column; usually empty. */
             metadata: {
                 [key: string]: unknown;
             };
             /** @description True when the column holds a list of values of its type. */
             multivalue: boolean;
-            /** @description For a `relation` column, the linked table and field; null otherwise. */
-            relation?: components["schemas"]["DataTableRelation"] | null;
+            /**
+             * @description For a `relation` column, the linked table and field; null otherwise.
+             * @default null
+             */
+            relation: components["schemas"]["DataTableRelation"] | null;
         };
         /** @description A data table of the workspace, with its column schema. Its records are served by the record API at `{data_tables_url}`. */
         DataTable: {
@@ -5886,7 +6065,7 @@ export interface components {
             /** @description Table name. */
             name: string;
             /** @description ID of the folder (or project) to create the table in. */
-            folder_id: number;
+            folder_id: components["schemas"]["IdInput"];
             /** @description The columns of the table. */
             schema: components["schemas"]["DataTableColumnRequest"][];
         };
@@ -5899,7 +6078,7 @@ export interface components {
             /** @description New table name. */
             name?: string;
             /** @description ID of the folder (or project) to move the table to. */
-            folder_id?: number;
+            folder_id?: components["schemas"]["IdInput"];
             /** @description The full new column list. Columns are matched to existing ones by `field_id`; an existing column left out is dropped with its values. */
             schema?: components["schemas"]["DataTableColumnRequest"][];
         };
@@ -6295,8 +6474,8 @@ export interface components {
         FolderCreateRequest: {
             /** @description Name of the folder; `/` and `\` are not allowed. */
             name: string;
-            /** @description ID of the parent folder, as a decimal string. Left out, the folder is created at the top level of the home folder, which makes it a project. */
-            parent_id?: string;
+            /** @description ID of the parent folder. Left out, the folder is created at the top level of the home folder, which makes it a project. */
+            parent_id?: components["schemas"]["IdInput"];
         };
         /** @description A project, the top-level unit that holds folders, recipes and connections and that is built and deployed between environments. */
         Project: {
@@ -6324,8 +6503,8 @@ export interface components {
         FolderUpdateRequest: {
             /** @description New name of the folder; `/` and `\` are not allowed. The only field a project's folder accepts. */
             name?: string;
-            /** @description ID of the folder to move this one into, as a decimal string. Not allowed for a project's folder; a folder cannot become a project this way, nor a project a folder. */
-            parent_id?: string;
+            /** @description ID of the folder to move this one into. Not allowed for a project's folder; a folder cannot become a project this way, nor a project a folder. */
+            parent_id?: components["schemas"]["IdInput"];
         };
         /** @description The project fields to change; the others are kept. A project cannot be turned into a folder. */
         ProjectUpdateRequest: {
@@ -7067,8 +7246,8 @@ export interface components {
             code?: string;
             /** @description The connector lines as a JSON-encoded array (the `config` of get_recipe), choosing a connection (`account_id`) for each connector. */
             config?: string;
-            /** @description The folder or project to put the recipe in, as a string of digits; it must exist. Moving a recipe keeps its ID and job history. */
-            folder_id?: string;
+            /** @description The folder or project to put the recipe in; it must exist. Moving a recipe keeps its ID and job history. */
+            folder_id?: components["schemas"]["IdInput"];
             /** @description Free text about the recipe. */
             description?: string;
         };
@@ -7118,7 +7297,7 @@ export interface components {
             /** @description Internal name of the connector, like `salesforce`. */
             adapter_name: string;
             /** @description The connection that replaces the current one; it must exist and belong to that connector. */
-            connection_id: number;
+            connection_id: components["schemas"]["IdInput"];
         };
         /** @description A saved version of a recipe. */
         RecipeVersion: {
@@ -7248,7 +7427,7 @@ export interface components {
             /** @description The assets to export; on update, replaces the whole list. Needed unless auto_generate_assets is true. */
             assets?: components["schemas"]["ExportManifestAssetInput"][];
             /** @description The folder holding the assets; the root folder when left out. Required with auto_generate_assets. */
-            folder_id?: number;
+            folder_id?: components["schemas"]["IdInput"];
             /**
              * @description Export the recipes' test cases too.
              * @default false
@@ -8040,6 +8219,11 @@ export interface components {
          * @example 100
          */
         ConnectorPerPage: number;
+        /**
+         * @description The custom connector ID.
+         * @example 4021
+         */
+        CustomConnectorId: number;
         /**
          * @description The custom OAuth profile identifier.
          * @example 88
@@ -10910,7 +11094,7 @@ export interface operations {
                  * @example customer-4471
                  */
                 external_id?: string;
-                /** @description True to include the runtime user connections. */
+                /** @description True to include the runtime user connections (see create_runtime_user_connection); left out or false, they are not listed. */
                 include_runtime_connections?: boolean;
                 /**
                  * @description Extra fields to add to each returned object; `tags` adds `tags`, the handles of its tags.
@@ -10976,6 +11160,68 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    create_runtime_user_connection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuntimeUserConnectionCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The connection and its authorization URL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuntimeUserConnectionCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_connection_oauth_url: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The connection ID.
+                 * @example 77231
+                 */
+                connection_id: components["parameters"]["ConnectionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The authorization URL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionOauthUrl"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     update_connection: {
         parameters: {
             query?: never;
@@ -11037,6 +11283,42 @@ export interface operations {
                 };
             };
             400: components["responses"]["ConnectionInUse"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_connection_picklist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The connection ID.
+                 * @example 77231
+                 */
+                connection_id: components["parameters"]["ConnectionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PickListRequest"];
+            };
+        };
+        responses: {
+            /** @description The pick list's values. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickListValues"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -11173,6 +11455,38 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_custom_connector_code: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The custom connector ID.
+                 * @example 4021
+                 */
+                id: components["parameters"]["CustomConnectorId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connector's code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomConnectorCode"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -14555,7 +14869,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (at most 100). */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description True for only the running recipes. */
+                /** @description True for only the running recipes. False, like leaving it out, does not filter: it lists running and stopped recipes alike, because the platform's own command-line tool sends `running=false` by default and expects every recipe. */
                 running?: boolean;
                 /**
                  * @description Only recipes with an ID lower than this one.

@@ -33,6 +33,21 @@ export interface ApiClient {
   updated_at: string;
 }
 
+/**
+ * Fields of an API client that the platform answers and the emulator does not model: it keeps no logos,
+ * policies or collections, and no clients migrated from the older forms. A seed may set them.
+ */
+export const UNMODELLED_CLIENT_FIELDS = {
+  is_legacy: false,
+  logo: null,
+  logo_2x: null,
+  api_policies: [],
+  api_collections: [],
+} as const;
+
+/** What every answer but create_api_key's and refresh_api_key_secret's gives as a key's `auth_token`. */
+export const MASKED_SECRET = '********';
+
 /** What a create may set; the rest of an API client is the emulator's. */
 export type ApiClientInput = Pick<ApiClient, 'name'> &
   Partial<

@@ -114,7 +114,8 @@ export function faultProblem(operation: Operation | undefined, fault: FaultSpec)
 
 export function faultError(operation: Operation, fault: FaultSpec, limits: Limits): EmulatorError {
   const message = `Injected fault (${fault.status})`;
-  if (operation.api === 'auth') {
+  // The token endpoint's refusals are OAuth errors; its 500 is a failure (`server_error`), as anywhere else.
+  if (operation.api === 'auth' && fault.status !== 500) {
     return fault.status === 401
       ? new OAuthError('invalid_client', message, true)
       : new OAuthError('invalid_request', message);

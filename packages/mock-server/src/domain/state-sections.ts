@@ -17,7 +17,14 @@ import { IsoTimeFormatter } from '../spec/date-time.js';
 import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from '../spec/topic-schema.js';
 import { violations } from '../spec/validators.js';
 import type { JsonObject } from '../store/resource-store.js';
-import { ALL_SCOPES, type ApiClient, type ApiKey, type Credentials } from './credentials.js';
+import {
+  ALL_SCOPES,
+  type ApiClient,
+  type ApiKey,
+  type Credentials,
+  MASKED_SECRET,
+  UNMODELLED_CLIENT_FIELDS,
+} from './credentials.js';
 import { MAX_TOPICS, type Topic, type Topics } from './topics.js';
 
 const DEFAULT_RETENTION_SECONDS = 604800;
@@ -145,10 +152,11 @@ export function credentialSection(credentials: Credentials, ajv: Ajv2020): State
           ...entry,
           id: clientIds[index],
         };
-        checkClient(`api_clients[${index}]`, client);
+        // Checked as answered: with the fields the emulator does not model.
+        checkClient(`api_clients[${index}]`, { ...UNMODELLED_CLIENT_FIELDS, ...client });
         return client as unknown as ApiClient;
       });
-      const documentClients = new Set(clientIds);
+      const authTypes = new Map(clients.map((client) => [client.id, client.auth_type]));
       const keyEntries = listOf(part, 'api_keys');
       const keyIds = assignIds('api_keys', keyEntries, reserved.keyIds);
       const clientIdsTaken = new Set(reserved.keyClientIds);
@@ -169,9 +177,10 @@ export function credentialSection(credentials: Credentials, ajv: Ajv2020): State
           ...fields,
           id: keyIds[index],
         } as JsonObject;
-        checkKey(where, key);
-        if (!documentClients.has(key.api_client_id as number))
-          throw new StateError(`${where}: api_client_id names no API client of the document`);
+        const authType = authTypes.get(key.api_client_id as number);
+        // Checked as answered: with its client's auth_type and the masked secret.
+        checkKey(where, { ...key, auth_type: authType ?? 'oauth2', auth_token: MASKED_SECRET });
+        if (authType === undefined) throw new StateError(`${where}: api_client_id names no API client of the document`);
         if (givenSecret !== undefined && secret_sha256 !== undefined)
           throw new StateError(`${where}: give secret or secret_sha256, not both`);
         if (secret_sha256 !== undefined && (typeof secret_sha256 !== 'string' || !/^[\w-]{43}$/.test(secret_sha256)))

@@ -182,6 +182,7 @@ class Engine implements ResourceEngine {
     switch (op.op) {
       case 'list':
       case 'find': {
+        await this.checkPathReferences(op, params);
         const parent = await this.parentOf(op, params);
         const all = (await this.store.list(op.type.name, parent?.id)).map((item) => item.value);
         const matching = all.filter((value) => matchesFilters(op.filters, params, value));
@@ -320,6 +321,7 @@ class Engine implements ResourceEngine {
       }
     }
     for (const [param, field] of Object.entries(op.params)) take(field, params[param]);
+    for (const [field, from] of Object.entries(op.mirror)) if (fields[from] !== undefined) fields[field] = fields[from];
     return fields;
   }
 
@@ -387,8 +389,10 @@ class Engine implements ResourceEngine {
   }
 
   /** A reference named in the path (`params` of a path parameter) that names nothing is a 404, as a missing parent is. */
+  /** A path parameter stored in (or, for a list, matched against) a reference field must name an item: 404. */
   private async checkPathReferences(op: EngineOperation, params: Readonly<JsonObject>): Promise<void> {
-    for (const [param, field] of Object.entries(op.params)) {
+    const filtered = op.filters.map((filter): [string, string] => [filter.param, filter.field]);
+    for (const [param, field] of [...Object.entries(op.params), ...filtered]) {
       const ref = op.type.refs.find((each) => each.field === field);
       const inPath = op.operation.parameters.some((p) => p.in === 'path' && p.name === param);
       if (!ref || !inPath || params[param] === undefined) continue;

@@ -8,6 +8,8 @@ import { Refused } from '../errors.js';
 import type { JsonObject, StoredItem } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
 import { accessHandlers } from './custom/access.js';
+import { connectionsHandlers } from './custom/connections.js';
+import { connectorsHandlers } from './custom/connectors.js';
 import { memberIds, USER_GROUP } from './custom/groups.js';
 import { runsHandlers } from './custom/runs.js';
 import { sdkfilesHandlers } from './custom/sdkfiles.js';
@@ -48,6 +50,8 @@ export const customHandlers: Record<string, Handler> = {
   ...sdkfilesHandlers,
   ...runsHandlers,
   ...accessHandlers,
+  ...connectionsHandlers,
+  ...connectorsHandlers,
   'data_table_records.create': async (workspace, op, { params, body }) => {
     const table = await workspace.parentOf(op, params);
     const columns = columnsOf(table);

@@ -15,7 +15,8 @@ const CURSOR_PARAMS = ['page[after]', 'page[size]'] as const;
 export function matchesFilters(filters: Filter[], params: Readonly<JsonObject>, value: JsonObject): boolean {
   return filters.every(
     (filter) =>
-      params[filter.param] === undefined || matches(filter, fieldAt(value, filter.field), params[filter.param]),
+      (params[filter.param] === undefined && filter.match !== 'shown_if_true') ||
+      matches(filter, fieldAt(value, filter.field), params[filter.param]),
   );
 }
 
@@ -30,6 +31,10 @@ function fieldAt(value: JsonObject, path: string): unknown {
 }
 
 function matches({ match }: Filter, actual: unknown, wanted: unknown): boolean {
+  // A boolean filter whose false means "no filter", the default a client sends (list_recipes' running).
+  if (match === 'if_true') return wanted !== true || actual === true;
+  // Items whose field is true are listed only on request (include_runtime_connections); left out is false.
+  if (match === 'shown_if_true') return wanted === true || actual !== true;
   if (match === 'fields') {
     const members = (actual ?? {}) as JsonObject;
     return Object.entries(wanted as JsonObject).every(

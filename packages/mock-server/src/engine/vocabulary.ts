@@ -11,8 +11,29 @@ const ITEM_KINDS: readonly OpKind[] = ['get', 'update', 'delete', 'action'];
 
 export type IdKind = 'integer' | 'uuid' | 'string';
 export type OnDelete = 'keep' | 'cascade' | 'restrict';
-export type Match = 'equals' | 'one_of' | 'excludes' | 'prefix' | 'contains' | 'after' | 'before' | 'fields';
-const MATCHES: readonly Match[] = ['equals', 'one_of', 'excludes', 'prefix', 'contains', 'after', 'before', 'fields'];
+export type Match =
+  | 'equals'
+  | 'one_of'
+  | 'excludes'
+  | 'prefix'
+  | 'contains'
+  | 'after'
+  | 'before'
+  | 'fields'
+  | 'if_true'
+  | 'shown_if_true';
+const MATCHES: readonly Match[] = [
+  'equals',
+  'one_of',
+  'excludes',
+  'prefix',
+  'contains',
+  'after',
+  'before',
+  'fields',
+  'if_true',
+  'shown_if_true',
+];
 
 export interface Transition {
   from: unknown[];
@@ -59,6 +80,8 @@ export interface EngineOperation {
   parentParam?: string;
   body?: string;
   params: Record<string, string>;
+  /** `{<field>: <request field>}`: fields that store the value another field of the request gave. */
+  mirror: Record<string, string>;
   filters: Filter[];
   set: JsonObject;
   add?: { field: string; from: string };
@@ -89,6 +112,7 @@ export interface OperationAnnotation {
   parent_param?: string;
   body?: string;
   params?: Record<string, string>;
+  mirror?: Record<string, string>;
   filters?: Record<string, string | { field: string; match?: Match }>;
   set?: JsonObject;
   add?: { field: string; from: string };
@@ -107,6 +131,7 @@ const OPERATION_KEYS = [
   'parent_param',
   'body',
   'params',
+  'mirror',
   'filters',
   'set',
   'add',
@@ -244,6 +269,7 @@ function readOperation(
     parentParam,
     body: annotation.body,
     params: annotation.params ?? {},
+    mirror: annotation.mirror ?? {},
     filters: Object.entries(annotation.filters ?? {}).map(([param, filter]) => {
       const { field, match = 'equals' } = typeof filter === 'string' ? { field: filter } : filter;
       if (!MATCHES.includes(match)) throw new Error(`${where}: unknown match '${match}'`);

@@ -81,7 +81,7 @@ function link(request: CheckedRequest, path: string, now: number, content: strin
 const segments = (...ids: string[]) => ids.map(encodeURIComponent).join('/');
 
 /** The Host header when it is a host name or address with an optional port; `localhost` otherwise. */
-function hostOf(host: string | undefined): string {
+export function hostOf(host: string | undefined): string {
   const valid = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
   return host !== undefined && valid.test(host) ? host : 'localhost';
 }

@@ -1,0 +1,68 @@
+// Hand-written handlers for the connection operations real clients call besides create, list and
+// update: runtime user connections (an end user's own child of an OAuth connection, authorized through
+// an OAuth URL), a connection's OAuth URL, and pick lists (the choices a connector's forms offer).
+
+import type { JsonObject } from '../../store/resource-store.js';
+import { invalidFields, notFound } from '../errors.js';
+import type { Handler } from '../handlers.js';
+import { isObject } from '../schema.js';
+import { hostOf } from './sdkfiles.js';
+
+/** Where an end user authorizes the connection: a URL of the emulator, not served (no user signs in here). */
+const oauthUrl = (host: string | undefined, connectionId: unknown) =>
+  `http://${hostOf(host)}/_emulator/oauth/authorize?connection_id=${connectionId}`;
+
+/** A seeded pick list entry (`[label, value]`, or the four-element form) as the platform answers it. */
+function pickListEntry(entry: unknown): unknown[] {
+  const [label, value, , hasChildren] = Array.isArray(entry) ? entry : [entry, entry];
+  return [String(label), value ?? null, null, hasChildren === true];
+}
+
+export const connectionsHandlers: Record<string, Handler> = {
+  /**
+   * `create_runtime_user_connection`: a disconnected child of the parent connection (404 when there is
+   * none), with its connector, answered with its id and OAuth URL.
+   */
+  'connections.create_runtime_user': async (workspace, op, { body, host }) => {
+    const { parent_id, folder_id, external_id, name, callback_url, redirect_url } = body as JsonObject;
+    const parent = await workspace.store.get(op.type.name, String(parent_id));
+    if (!parent) throw notFound('Parent connection', parent_id);
+    const connector = parent.value.application ?? parent.value.provider;
+    const created = await workspace.create(
+      op,
+      {
+        name: name ?? `${parent.value.name} (${external_id})`,
+        ...(typeof connector === 'string' ? { application: connector, provider: connector } : {}),
+        parent_id: Number(parent_id),
+        folder_id: Number(folder_id),
+        external_id: external_id as string,
+        $runtime_user: true,
+        $callback_url: callback_url ?? null,
+        $redirect_url: redirect_url ?? null,
+      },
+      undefined,
+    );
+    return { body: { data: { id: created.id, url: oauthUrl(host, created.id) } } };
+  },
+
+  /** `get_connection_oauth_url`: the same URL for a connection each time; 404 for an unknown connection. */
+  'connections.oauth_url': async (workspace, op, { params, host }) => {
+    const connection = await workspace.itemOf(op, params);
+    return { body: { data: { url: oauthUrl(host, connection.id) } } };
+  },
+
+  /**
+   * `get_connection_picklist`: the pick list seeded on the connection's connector (its hidden
+   * `$pick_lists`, by name); a name it does not have is a 400.
+   */
+  'connections.pick_list': async (workspace, op, { params, body }) => {
+    const connection = await workspace.itemOf(op, params);
+    const name = String((body as JsonObject).pick_list_name);
+    const application = String(connection.value.application ?? connection.value.provider);
+    const lists = (await workspace.store.get('connector', application))?.value.$pick_lists;
+    const entries = isObject(lists) ? lists[name] : undefined;
+    if (!Array.isArray(entries))
+      throw invalidFields({ pick_list_name: `'${name}' is not a pick list of ${application}` });
+    return { body: { data: entries.map(pickListEntry) } };
+  },
+};
