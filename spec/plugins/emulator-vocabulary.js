@@ -9,7 +9,18 @@ import { readFileSync } from 'node:fs';
 
 export const OP_KINDS = ['list', 'find', 'create', 'get', 'update', 'delete', 'action', 'custom'];
 export const ITEM_OP_KINDS = ['get', 'update', 'delete', 'action'];
-export const MATCHES = ['equals', 'one_of', 'excludes', 'prefix', 'contains', 'after', 'before', 'fields'];
+export const MATCHES = [
+  'equals',
+  'one_of',
+  'excludes',
+  'prefix',
+  'contains',
+  'after',
+  'before',
+  'fields',
+  'if_true',
+  'shown_if_true',
+];
 export const ON_DELETE = ['keep', 'cascade', 'restrict'];
 export const ORDERS = ['creation', 'newest_first'];
 export const PAYLOAD_SOURCES = ['official', 'third-party', 'chosen'];
@@ -105,7 +116,8 @@ function EmulatorVocabulary() {
     later.push(() => {
       const type = types.get(typeName);
       const top = String(field).split('.')[0];
-      if (type && !type.fields.has(top))
+      // A `$` field is hidden state a handler keeps beside the schema's fields (EXTENSIONS.md).
+      if (type && !top.startsWith('$') && !type.fields.has(top))
         ctx.report({ message: `resource type '${typeName}' has no field '${top}'`, location });
     });
   }

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-// @ts-expect-error: a plain-JS Redocly plugin without type declarations
 import { readVocabulary } from '../plugins/emulator-vocabulary.js';
 
 const specDir = fileURLToPath(new URL('..', import.meta.url));

@@ -3,10 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error: the spec's plain-JS Redocly plugin has no type declarations
-import { readVocabulary } from '../../../spec/plugins/emulator-vocabulary.js';
+import {
+  MATCHES as LINTED_MATCHES,
+  OP_KINDS as LINTED_OP_KINDS,
+  readVocabulary,
+} from '../../../spec/plugins/emulator-vocabulary.js';
 import { createResourceEngine } from '../src/engine/engine.js';
 import { customHandlers } from '../src/engine/handlers.js';
+import { MATCHES, OP_KINDS } from '../src/engine/vocabulary.js';
 import { STATEFUL_MANAGEMENT_OPERATIONS } from '../src/handlers/handler.js';
 import { EMITTED_ERROR_CODES } from '../src/index.js';
 import {
@@ -251,6 +255,11 @@ describe('which operations Prism answers', () => {
       'utf8',
     );
     expect(Object.keys(customHandlers).sort()).toEqual([...readVocabulary(extensions).handlers].sort());
+  });
+
+  it('reads the ops and filter matches the lint rule accepts', () => {
+    expect([...OP_KINDS].sort()).toEqual([...LINTED_OP_KINDS].sort());
+    expect([...MATCHES].sort()).toEqual([...LINTED_MATCHES].sort());
   });
 });
 

@@ -6,7 +6,7 @@ import type { JsonObject } from '../store/resource-store.js';
 import { isObject, propertiesOf, resolve, stringOf, typesOf } from './schema.js';
 
 export type OpKind = 'list' | 'find' | 'create' | 'get' | 'update' | 'delete' | 'action' | 'custom';
-const OP_KINDS: readonly OpKind[] = ['list', 'find', 'create', 'get', 'update', 'delete', 'action', 'custom'];
+export const OP_KINDS: readonly OpKind[] = ['list', 'find', 'create', 'get', 'update', 'delete', 'action', 'custom'];
 const ITEM_KINDS: readonly OpKind[] = ['get', 'update', 'delete', 'action'];
 
 export type IdKind = 'integer' | 'uuid' | 'string';
@@ -22,7 +22,7 @@ export type Match =
   | 'fields'
   | 'if_true'
   | 'shown_if_true';
-const MATCHES: readonly Match[] = [
+export const MATCHES: readonly Match[] = [
   'equals',
   'one_of',
   'excludes',
