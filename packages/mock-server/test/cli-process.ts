@@ -24,10 +24,10 @@ afterEach(() => {
 
 /**
  * `ownedByCaller`: the child outlives each test (for a suite sharing one emulator, started in
- * beforeAll); the caller stops it.
+ * beforeAll); the caller stops it. `nodeFlags`: more flags for node, before the script.
  */
-export function runCli(args: string[], { ownedByCaller = false } = {}): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+export function runCli(args: string[], { ownedByCaller = false, nodeFlags = [] as string[] } = {}): CliProcess {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', CLI, ...args], {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
   });
   if (!ownedByCaller) running.add(child);
