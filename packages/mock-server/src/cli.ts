@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // platform-api-mock: starts the emulator on one port and prints how to use it; `snapshot` and
 // `restore` copy the database of a data dir into a file and back.
 import { readFileSync } from 'node:fs';
