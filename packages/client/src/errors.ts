@@ -66,6 +66,15 @@ export class ApiError<
   is<Which extends Status>(status: Which): this is ApiError<Bodies, Which> {
     return this.status === status;
   }
+
+  /**
+   * How Node prints it (console.log, an uncaught throw): the message, which names the request, the
+   * status and the body's code and text, then the stack; not the properties, whose Response alone
+   * took some 70 lines. `status`, `body` and `response` stay there to read.
+   */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return this.stack ?? `${this.name}: ${this.message}`;
+  }
 }
 
 // The code and text of the known error bodies: ErrorResponse / InternalServerErrorResponse
