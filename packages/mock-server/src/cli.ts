@@ -194,7 +194,8 @@ function hideSqliteExperimentalWarning(): void {
 }
 
 function banner({ url, clientId, clientSecret }: MockServer, flags: StartFlags): string {
-  const { dataDir, durability, redisUrl, redisPrefix } = flags;
+  const { dataDir, durability, redisUrl, redisPrefix, mode } = flags;
+  const management = mode === 'prism' ? "the spec's example answers, stateless (--mode prism)" : 'stateful';
   const storage = redisUrl
     ? `Redis ${redactedUrl(redisUrl)}, keys ${redisPrefix}* (shared with every emulator given them)`
     : dataDir
@@ -203,7 +204,7 @@ function banner({ url, clientId, clientSecret }: MockServer, flags: StartFlags):
   return `Platform API emulator listening on ${url}
   Event streams   ${url}/api/v1/topics/{topic_id}/publish | /consume, ${url}/api/v1/batch/topics/{topic_id}/publish
   Token endpoint  ${url}/oauth2/token
-  Management API  ${url}/api/...  (stateful; --mode prism: the spec's examples)
+  Management API  ${url}/api/...  (${management})
   Docs            ${url}/docs/
   Faults          POST/DELETE ${url}/_emulator/faults
   State           GET/PUT ${url}/_emulator/state, POST ${url}/_emulator/reset

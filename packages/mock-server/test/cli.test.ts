@@ -48,6 +48,19 @@ describe('platform-api-mock CLI', () => {
     }
   }, 30_000);
 
+  it("says in its banner whether the management API keeps state or gives the spec's examples", async () => {
+    for (const [args, line] of [
+      [[], 'Management API  {url}/api/...  (stateful)'],
+      [['--mode', 'prism'], "Management API  {url}/api/...  (the spec's example answers, stateless (--mode prism))"],
+    ] as const) {
+      const cli = runCli(['--port', '0', '--log-level', 'silent', ...args]);
+      const url = await listeningUrl(cli);
+      expect(cli.output()).toContain(line.replace('{url}', url));
+      cli.child.kill('SIGTERM');
+      await cli.exited;
+    }
+  }, 60_000);
+
   it('--log-level debug logs each request with the status it was answered with', async () => {
     const cli = runCli(['--port', '0', '--log-level', 'debug']);
     try {
