@@ -71,8 +71,15 @@ test('spec, client and mock-server install from their tarballs, type-check on Ty
   ]);
   mkdirSync(app, { recursive: true });
   writeFileSync(join(app, 'package.json'), json({ name: 'consumer', private: true, type: 'module' }));
-  // Every example of the client's README, with the generated topic type one of them imports.
+  // Every example of the client's README, with the generated topic type one of them imports, and the
+  // emulator README's whole programs (its other snippets continue them); type-checked, not run.
   cpSync(join(repo, 'packages/client/examples'), join(app, 'src'), { recursive: true });
+  const emulatorReadme = readFileSync(join(repo, 'packages/mock-server/README.md'), 'utf8');
+  const programs = [...emulatorReadme.matchAll(/```ts\n(.*?)```/gs)].flatMap(([, code = '']) =>
+    code.includes('import ') ? [code] : [],
+  );
+  expect(programs.length).toBeGreaterThan(0);
+  programs.forEach((code, i) => writeFileSync(join(app, `src/mock-server-readme-${i + 1}.ts`), code));
   writeFileSync(join(app, 'src/run.ts'), runner);
   writeFileSync(join(app, 'src/typed-management.ts'), typedManagement);
 
