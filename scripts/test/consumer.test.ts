@@ -79,7 +79,7 @@ test('spec, client and mock-server install from their tarballs, type-check on Ty
     code.includes('import ') ? [code] : [],
   );
   expect(programs.length).toBeGreaterThan(0);
-  programs.forEach((code, i) => writeFileSync(join(app, `src/mock-server-readme-${i + 1}.ts`), code));
+  for (const [i, code] of programs.entries()) writeFileSync(join(app, `src/mock-server-readme-${i + 1}.ts`), code);
   writeFileSync(join(app, 'src/run.ts'), runner);
   writeFileSync(join(app, 'src/typed-management.ts'), typedManagement);
 
