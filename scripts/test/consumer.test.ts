@@ -1,9 +1,11 @@
 // The published packages as a downstream team gets them: `npm pack` of spec, client and
 // mock-server, installed as tarballs into a fresh project outside the workspace (everything else
-// from the registry), type-checked with skipLibCheck off, and run: the client's quick start against
-// the emulator started from the installed package.
+// from the registry, the npm cache first), type-checked with the tsconfig of `tsc --init` (strict,
+// exactOptionalPropertyTypes, noUncheckedIndexedAccess) and skipLibCheck off by TypeScript 7 (what
+// `npm i typescript` installs) and 6, and run: the client's quick start against the emulator started
+// from the installed package.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +14,8 @@ import { afterAll, expect, test } from 'vitest';
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'consumer-'));
 const app = join(work, 'app');
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// Two TypeScripts and the emulator's dependencies: many files to remove.
+afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000);
 
 const run = (command: string, args: string[], cwd: string) =>
   execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 });
@@ -47,7 +50,11 @@ export async function isRunning(id: number): Promise<boolean> {
 management.GET('/api/recipes/{id}', { params: { path: { id: '7821' } } });
 `;
 
-test('spec, client and mock-server install from their tarballs, type-check and run together', {
+/** The package.json inside a tarball made by `npm pack`. */
+const packedManifest = (tarball: string) =>
+  JSON.parse(run('tar', ['-xzOf', tarball, 'package/package.json'], work)) as { engines?: { node?: string } };
+
+test('spec, client and mock-server install from their tarballs, type-check on TypeScript 7 and 6 and run together', {
   timeout: 300_000,
 }, () => {
   const tarballs = ['spec', 'packages/client', 'packages/mock-server'].map((dir) =>
@@ -56,24 +63,23 @@ test('spec, client and mock-server install from their tarballs, type-check and r
       run('npm', ['pack', '--silent', '--pack-destination', work], join(repo, dir)).trim().split('\n').at(-1) ?? '',
     ),
   );
-  mkdirSync(join(app, 'src'), { recursive: true });
+  // The Node the code needs is in the tarballs (scripts/published-engines.mjs); the spec is data.
+  expect(tarballs.map((tarball) => packedManifest(tarball).engines)).toEqual([
+    undefined,
+    { node: '>=22.13' },
+    { node: '>=22.13' },
+  ]);
+  mkdirSync(app, { recursive: true });
   writeFileSync(join(app, 'package.json'), json({ name: 'consumer', private: true, type: 'module' }));
-  writeFileSync(
-    join(app, 'tsconfig.json'),
-    json({
-      compilerOptions: {
-        target: 'ES2022',
-        module: 'NodeNext',
-        moduleResolution: 'NodeNext',
-        strict: true,
-        skipLibCheck: false,
-        types: ['node'],
-        outDir: 'dist',
-      },
-      include: ['src'],
-    }),
+  // Every example of the client's README, with the generated topic type one of them imports, and the
+  // emulator README's whole programs (its other snippets continue them); type-checked, not run.
+  cpSync(join(repo, 'packages/client/examples'), join(app, 'src'), { recursive: true });
+  const emulatorReadme = readFileSync(join(repo, 'packages/mock-server/README.md'), 'utf8');
+  const programs = [...emulatorReadme.matchAll(/```ts\n(.*?)```/gs)].flatMap(([, code = '']) =>
+    code.includes('import ') ? [code] : [],
   );
-  copyFileSync(join(repo, 'packages/client/examples/quick-start.ts'), join(app, 'src/quick-start.ts'));
+  expect(programs.length).toBeGreaterThan(0);
+  for (const [i, code] of programs.entries()) writeFileSync(join(app, `src/mock-server-readme-${i + 1}.ts`), code);
   writeFileSync(join(app, 'src/run.ts'), runner);
   writeFileSync(join(app, 'src/typed-management.ts'), typedManagement);
 
@@ -85,12 +91,26 @@ test('spec, client and mock-server install from their tarballs, type-check and r
       '--no-fund',
       '--prefer-offline',
       ...tarballs,
-      'typescript@~5.9.3',
+      'typescript@^7',
+      'typescript6@npm:typescript@^6',
       '@types/node@^22.13.0',
     ],
     app,
   );
-  run(join(app, 'node_modules/.bin/tsc'), ['-p', '.'], app);
+  const tsc7 = join(app, 'node_modules/typescript/bin/tsc');
+  const tsc6 = join(app, 'node_modules/typescript6/bin/tsc');
+  expect(run('node', [tsc7, '--version'], app)).toMatch(/^Version 7\./);
+  expect(run('node', [tsc6, '--version'], app)).toMatch(/^Version 6\./);
+  run('node', [tsc7, '--init'], app);
+  const tsconfig = readFileSync(join(app, 'tsconfig.json'), 'utf8');
+  for (const option of ['"strict": true', '"exactOptionalPropertyTypes": true', '"noUncheckedIndexedAccess": true']) {
+    expect(tsconfig).toContain(option);
+  }
+  // What a user adds to the defaults: Node's types (the examples read process.env).
+  writeFileSync(join(app, 'tsconfig.json'), tsconfig.replace('"types": []', '"types": ["node"]'));
+  const check = ['-p', '.', '--skipLibCheck', 'false', '--rootDir', 'src', '--outDir', 'dist'];
+  run('node', [tsc7, ...check, '--noEmit'], app);
+  run('node', [tsc6, ...check], app);
   const output = run('node', ['dist/run.js'], app);
 
   expect(output).toMatch(/^published \S+ and 120 more$/m);

@@ -12,7 +12,7 @@ const released = readFileSync(new URL('../dist/event-streams.yaml', import.meta.
 const work = mkdtempSync(join(tmpdir(), 'breaking-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function check(current: string): Promise<{ code: number; output: string }> {
+function check(current: string, ...flags: string[]): Promise<{ code: number; output: string }> {
   const dir = mkdtempSync(join(work, 'case-'));
   mkdirSync(join(dir, 'released'));
   mkdirSync(join(dir, 'current'));
@@ -21,7 +21,16 @@ function check(current: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [script, '--api', 'event-streams', '--released', join(dir, 'released'), '--current', join(dir, 'current')],
+      [
+        script,
+        '--api',
+        'event-streams',
+        '--released',
+        join(dir, 'released'),
+        '--current',
+        join(dir, 'current'),
+        ...flags,
+      ],
       (error, stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, output: stdout + stderr }),
     );
   });
@@ -45,9 +54,15 @@ describe('check-breaking', { timeout: 60_000 }, () => {
     expect(output).toContain('raise the major of info.version');
   });
 
-  test('the same break passes with a major version bump', async () => {
-    const { code, output } = await check(renamed.replace(/^ {2}version: 1\.7\.1$/m, '  version: 2.0.0'));
-    expect(output).toContain('accepted with the major version bump 1 -> 2');
+  test('the same break passes with a major version bump, counted in one line; --list names it', async () => {
+    const bumped = renamed.replace(/^ {2}version: 1\.7\.1$/m, '  version: 2.0.0');
+    const { code, output } = await check(bumped);
+    expect(output).toMatch(
+      /^event-streams: \d+ breaking change\(s\) since release 1\.7\.1, accepted with the major version bump 1 -> 2 \(--list names them\)\.\n$/,
+    );
     expect(code).toBe(0);
+    const listed = await check(bumped, '--list');
+    expect(listed.output).toMatch(/POST \/api\/v1\/topics\/\{topic_id\}\/consume: .*has_more/);
+    expect(listed.code).toBe(0);
   });
 });

@@ -22,14 +22,14 @@ export interface ClientCredentialsOptions {
   clientId: string;
   clientSecret: string;
   /** How the credentials are sent. Default `basic`: an `Authorization: Basic` header and a form body. */
-  format?: TokenRequestFormat;
+  format?: TokenRequestFormat | undefined;
   /** Renew this many seconds before `expires_in` runs out (at most half the lifetime). Default 60. */
-  renewBeforeSeconds?: number;
-  fetch?: Fetch;
+  renewBeforeSeconds?: number | undefined;
+  fetch?: Fetch | undefined;
   /** Current time in ms since the epoch. Default Date.now. */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** Told each time a token is obtained, and why (`token` events; never the token or the secret). */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 const GRANT = 'client_credentials' as const;

@@ -4,7 +4,7 @@ import type { Message } from './event-streams-api.js';
 export interface Checkpoint {
   messageId: string;
   /** The message's `time`; lets an expired checkpoint resume from that time (`onExpiredCheckpoint: 'since-time'`). */
-  time?: string;
+  time?: string | undefined;
 }
 
 /**

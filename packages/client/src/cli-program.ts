@@ -11,6 +11,7 @@ import {
   createManagementClient,
   type EventStreamsClient,
   type EventStreamsDataCenter,
+  EventStreamsError,
   eventStreamsServers,
   type LogEvent,
   type ManagementDataCenter,
@@ -193,6 +194,7 @@ async function publishLines(
     if (!(error instanceof PublishBatchError)) throw error;
     messageIds = error.messageIds;
     for (const { position, reason } of error.failures) errors.set(position, reason);
+    blameRefusedLine(error, lines, errors);
   }
   for (const [position, line] of lines.entries()) {
     const messageId = messageIds[position];
@@ -211,7 +213,52 @@ async function publishLines(
     failed,
   };
   await writeLine(io.stdout, { summary });
+  if (failed > 0) {
+    const notStored = lines.filter((_, position) => messageIds[position] === undefined);
+    await writeLine(
+      io.stderr,
+      `platform-api: ${summary.stored} of ${payloads.length} lines stored; not stored: ${lineList(notStored)} ` +
+        '(the reason of each is in its report line)',
+    );
+  }
   return failed > 0 ? EXIT.failed : EXIT.ok;
+}
+
+/** `lines 1-3, 5`: consecutive line numbers as ranges. */
+function lineList(lines: readonly number[]): string {
+  const ranges: string[] = [];
+  for (let i = 0; i < lines.length; ) {
+    let j = i;
+    while (j + 1 < lines.length && lines[j + 1] === (lines[j] ?? 0) + 1) j++;
+    ranges.push(i === j ? `${lines[i]}` : `${lines[i]}-${lines[j]}`);
+    i = j + 1;
+  }
+  return `line${lines.length === 1 ? '' : 's'} ${ranges.join(', ')}`;
+}
+
+/**
+ * A batch request refused as a whole for one bad message (a 400 whose text starts `Message <its
+ * 0-based position in that request>:`) stores none of its messages: the bad one is reported with its
+ * input line, the others as not stored because of it. The refused request's positions are the
+ * failures that carry its error (publishBatch stops at the first refusal), in input order.
+ */
+function blameRefusedLine(error: PublishBatchError, lines: readonly number[], errors: Map<number, string>): void {
+  const refusal = error.cause;
+  if (!(refusal instanceof EventStreamsError) || !refusal.is(400)) return;
+  const match = /^Message (\d+): (.*)$/s.exec(refusal.body.error.message ?? '');
+  if (!match) return;
+  const refused = error.failures.filter(({ reason }) => reason === refusal.message).map(({ position }) => position);
+  const bad = refused[Number(match[1])];
+  if (bad === undefined) return;
+  const badLine = lines[bad];
+  for (const position of refused) {
+    errors.set(
+      position,
+      position === bad
+        ? `${refusal.body.error.details.code}: ${match[2]} (the platform refused the batch request with 400)`
+        : `not stored: the platform refused the batch request that carried it because of line ${badLine}`,
+    );
+  }
 }
 
 function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
@@ -257,7 +304,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
       'after',
       '\nOne message prints {"message_id"}. NDJSON prints, per input line, {"line","message_id","attempts"} or\n' +
         '{"line","error","attempts"}, then {"summary":{"messages","stored","resent","failed"}}. Lines not stored\n' +
-        'at first are resent (exactly those); "resent" counts them. Exit 1 when a line was not stored.',
+        'at first are resent (exactly those); "resent" counts them. Exit 1 when a line was not stored (stderr names them).',
     )
     .action(
       async (message: string | undefined, flags: ConnectionFlags & { topic: number; maxBatchMessages?: number }) => {

@@ -21,21 +21,21 @@ export type ExpiredCheckpointPolicy =
 
 export interface ConsumeOptions extends RequestOptions {
   /** Start after this message (exclusive), e.g. a saved `lastMessageId`. */
-  afterMessageId?: string;
+  afterMessageId?: string | undefined;
   /** Start after this checkpoint (exclusive); its time serves `onExpiredCheckpoint: 'since-time'`. */
-  checkpoint?: Checkpoint;
+  checkpoint?: Checkpoint | undefined;
   /** Start at this time (inclusive) when there is no checkpoint. */
-  sinceTime?: string | Date;
+  sinceTime?: string | Date | undefined;
   /** What to do when the checkpoint is no longer retained. Default `'fail'`. */
-  onExpiredCheckpoint?: ExpiredCheckpointPolicy;
+  onExpiredCheckpoint?: ExpiredCheckpointPolicy | undefined;
   /** Messages per request (the platform caps it at 50). */
-  batchSize?: number;
+  batchSize?: number | undefined;
   /** Long-poll wait per request when no message is ready, 0 to 60 s. Default 30. */
-  timeoutSecs?: number;
+  timeoutSecs?: number | undefined;
   /** End the iteration once the topic is read to its end (has_more false) instead of waiting for new messages. */
-  stopAtEnd?: boolean;
+  stopAtEnd?: boolean | undefined;
   /** Called each time the topic is read to its end, before waiting for new messages (e.g. to save a checkpoint). */
-  onIdle?: () => void | Promise<void>;
+  onIdle?: (() => void | Promise<void>) | undefined;
 }
 
 /**

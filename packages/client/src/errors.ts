@@ -50,8 +50,12 @@ export class ApiError<
   readonly body: Bodies[Status];
   /** For 429: milliseconds the server asked to wait (RETRY-AFTER), when it sent a valid value. */
   readonly retryAfterMs: number | undefined;
-  /** The raw answer (its body already read into `body`): headers such as a request id. */
-  readonly response: Response | undefined;
+  /**
+   * The raw answer (its body already read into `body`): headers such as a request id. Not
+   * enumerable, so that Node's printing of the error (console.log, an uncaught throw) shows the
+   * message, the stack, `status` and `body`, not the Response's internals (some 70 lines).
+   */
+  declare readonly response: Response | undefined;
 
   // Takes any status and body: they come from the wire; the class's type parameters describe them.
   constructor(label: RequestLabel, status: number, body: unknown, retryAfterMs?: number, response?: Response) {
@@ -59,7 +63,7 @@ export class ApiError<
     this.status = status as Status;
     this.body = body as Bodies[Status];
     this.retryAfterMs = retryAfterMs;
-    this.response = response;
+    Object.defineProperty(this, 'response', { value: response, enumerable: false });
   }
 
   /** True when the status is `status`; narrows `body` to that status's schema. */

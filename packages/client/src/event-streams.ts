@@ -33,7 +33,7 @@ export type EventStreamsClientOptions = ClientOptions<EventStreamsDataCenter> & 
    * The platform's limits, checked before sending. Default: `x-platform-limits` of the spec
    * (eventStreamsLimits); set them to match an emulator started with other limits.
    */
-  limits?: { maxMessageBytes?: number; maxBatchMessages?: number };
+  limits?: { maxMessageBytes?: number | undefined; maxBatchMessages?: number | undefined } | undefined;
 };
 
 export interface EventStreamsHelpers {

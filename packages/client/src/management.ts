@@ -21,7 +21,7 @@ export type ManagementClientOptions = ClientOptions<ManagementDataCenter> & {
    * When true, an error answer throws a ManagementError instead of returning `{ error }`, and
    * `data` is typed as always present. Default false (openapi-fetch's `{ data, error, response }`).
    */
-  throwOnError?: boolean;
+  throwOnError?: boolean | undefined;
 };
 
 /** Error bodies of the management API by status (ManagementError and the others the spec declares). */

@@ -17,16 +17,16 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 /** What the event-streams and management clients take: where, how to authenticate and retry, and which fetch. */
 export type ClientOptions<DataCenter extends string> = Location<DataCenter> & {
   auth: Auth;
-  retry?: RetryOptions;
-  fetch?: Fetch;
+  retry?: RetryOptions | undefined;
+  fetch?: Fetch | undefined;
   /**
    * Milliseconds each attempt may wait for its response (headers) before it fails with a
    * TimeoutError (retried like a network error where that is safe). Default 60 000; 0 for none.
    * Consume adds its long poll (`timeoutSecs`) to it.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Receives an event per attempt, retry and token renewal; see LogEvent. */
-  logger?: Logger;
+  logger?: Logger | undefined;
 };
 
 /**
@@ -34,11 +34,11 @@ export type ClientOptions<DataCenter extends string> = Location<DataCenter> & {
  * `GET`/`POST`/... methods: `client.GET(path, { params, timeoutMs: 5_000, retry: { maxAttempts: 1 } })`.
  */
 export interface RequestOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Replaces the client's `timeoutMs` for this request. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Replaces fields of the client's retry policy for this request, e.g. `{ maxAttempts: 1 }`. */
-  retry?: RetryOptions;
+  retry?: RetryOptions | undefined;
 }
 
 /** The init fields of RequestOptions that are set (openapi-fetch forwards unknown init fields to the middleware). */

@@ -31,7 +31,7 @@ type PathParams<Path extends PaginatedPath> = Get<Path>['parameters'] extends { 
 
 export type PaginateOptions<Path extends PaginatedPath> = RequestOptions & {
   /** Items per request. Default: the operation's largest page size. */
-  pageSize?: number;
+  pageSize?: number | undefined;
 } & ([PathParams<Path>] extends [never]
     ? { params?: { query?: Query<Path> } }
     : { params: { path: PathParams<Path>; query?: Query<Path> } });

@@ -4,16 +4,16 @@ import { type RequestOptions, requestInit } from './options.js';
 
 export interface PublishBatchOptions extends RequestOptions {
   /** Messages per request: at most the platform's limit (`x-platform-limits.maxBatchMessages`, 100), the default. */
-  maxBatchMessages?: number;
+  maxBatchMessages?: number | undefined;
   /**
    * Bytes of payload JSON per request. Default `maxMessageBytes` (1 MB): the spec states no limit
    * for a whole batch request, so a batch is kept within the one limit it does state.
    */
-  maxBatchBytes?: number;
+  maxBatchBytes?: number | undefined;
   /** Requests per batch, resends included. Default: the client's retry.maxAttempts. */
-  maxAttempts?: number;
+  maxAttempts?: number | undefined;
   /** Told before each request: the positions (in `payloads`) it carries, and its attempt (1, then each resend). */
-  onSend?: (positions: readonly number[], attempt: number) => void;
+  onSend?: ((positions: readonly number[], attempt: number) => void) | undefined;
 }
 
 const encoder = new TextEncoder();

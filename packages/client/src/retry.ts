@@ -1,20 +1,20 @@
 /** How the client waits and retries; every field is optional. */
 export interface RetryOptions {
   /** Attempts per request, the first one included (429, and 5xx, network errors or timeouts of retry-safe requests). Default 4. */
-  maxAttempts?: number;
+  maxAttempts?: number | undefined;
   /** A 429 asking to wait longer than this is returned (thrown) instead of waited for. Default 60 000 ms. */
-  maxWaitMs?: number;
+  maxWaitMs?: number | undefined;
   /**
    * Wait before retry number `retry` (1, 2, ...) when the server gave no RETRY-AFTER. Default: full
    * jitter, a random wait up to 250 ms doubling per retry, at most 8 s.
    */
-  backoffMs?: (retry: number) => number;
+  backoffMs?: ((retry: number) => number) | undefined;
   /** Waits `ms`, rejecting with the signal's reason when it aborts. Injectable for tests. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
   /** Current time in ms since the epoch, for RETRY-AFTER dates. Default Date.now. */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** A number in [0, 1) for the jitter of the default backoff. Default Math.random. */
-  random?: () => number;
+  random?: (() => number) | undefined;
 }
 
 export type RetryPolicy = Required<RetryOptions>;

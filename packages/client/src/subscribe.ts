@@ -4,15 +4,15 @@ import type { Helpers, Payload, TypedMessage } from './event-streams-api.js';
 
 export interface SubscribeOptions extends Omit<ConsumeOptions, 'afterMessageId' | 'checkpoint' | 'onIdle'> {
   /** Where the checkpoint is loaded from at start and saved to. Default: a new memoryCheckpointStore(). */
-  store?: CheckpointStore;
+  store?: CheckpointStore | undefined;
   /** The checkpoint's key in the store. Default `topic-<topicId>`. */
-  key?: string;
+  key?: string | undefined;
   /**
    * Saves the checkpoint after this many processed messages or this many ms since the last save,
    * whichever comes first; also whenever the topic is read to its end and when the subscription
    * ends. Default `{ messages: 100, ms: 5000 }`; `{ messages: 1 }` saves after every message.
    */
-  saveEvery?: { messages?: number; ms?: number };
+  saveEvery?: { messages?: number | undefined; ms?: number | undefined } | undefined;
 }
 
 /** Processes one message; the checkpoint moves past it once the returned promise resolves. */

@@ -16,7 +16,7 @@ export interface TokenClientOptions {
    * a custom domain; the spec publishes no per-data-center hosts), or the emulator's URL.
    */
   baseUrl: string;
-  fetch?: Fetch;
+  fetch?: Fetch | undefined;
 }
 
 export type TokenClient = Client<paths>;

@@ -11,7 +11,7 @@ export interface TopicOptions {
    * the `validate<Name>` function `platform-api typegen` writes. A payload with problems is not sent:
    * publish and publishBatch throw a TypeError that lists them.
    */
-  validate?: (payload: unknown) => readonly string[];
+  validate?: ((payload: unknown) => readonly string[]) | undefined;
 }
 
 /** The helpers of one topic, with its payload type `T`. */

@@ -13,7 +13,7 @@ export interface TopicSource {
 
 export interface TypegenOptions {
   /** The name of the message type. Default: the topic name in PascalCase (`order-events` -> `OrderEvents`). */
-  typeName?: string;
+  typeName?: string | undefined;
 }
 
 /** `order-events` -> `OrderEvents`; a name that would not be an identifier gets a `Topic` prefix. */

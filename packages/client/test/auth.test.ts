@@ -162,6 +162,29 @@ describe('401 from the API', () => {
   });
 });
 
+describe('a token error as printed', () => {
+  it('is its message (request, status, code, description), stack, status and body; the Response is kept but not printed', async () => {
+    server = await startTestServer(() => ({
+      status: 401,
+      json: { error: 'invalid_client', error_description: 'Client authentication failed' },
+    }));
+    const client = createEventStreamsClient({ baseUrl: server.url, auth: provider() });
+    const error = (await rejectionOf(client.publish(7, {}))) as TokenError;
+
+    const printed = inspect(error);
+    expect(printed.split('\n')[0]).toBe(
+      'TokenError: POST /oauth2/token failed with 401: invalid_client - Client authentication failed',
+    );
+    // What Node prints for an uncaught throw too: the stack, then the enumerable properties.
+    const properties = printed.slice(printed.indexOf(' {\n') + 3);
+    expect(properties.replace(/\s+/g, ' ').trim()).toBe(
+      "status: 401, body: { error: 'invalid_client', error_description: 'Client authentication failed' }, retryAfterMs: undefined }",
+    );
+    expect(error.response?.status).toBe(401);
+    expect(error.body).toEqual({ error: 'invalid_client', error_description: 'Client authentication failed' });
+  });
+});
+
 describe('secrets', () => {
   it('never appear in errors, their messages, stacks or inspected objects, nor in logs', async () => {
     const logged = vi.spyOn(console, 'log');

@@ -127,6 +127,32 @@ describe('platform-api', () => {
     ]);
   });
 
+  it('publish names the input line of a message the platform refused, and what was and was not stored', async () => {
+    platform = await startPlatform();
+    const topic = await createTopic(platform);
+    // Two requests of two lines; the second (lines 4 and 6, a blank line between) holds the bad message.
+    const io = cliIo(platform, { stdin: '{"n":1}\n{"n":2}\n\n{"n":3}\n\n{"n":"four"}\n' });
+    expect(await run(['publish', '--topic', String(topic), '--max-batch-messages', '2'], io)).toBe(1);
+    expect(io.stdout.json()).toEqual([
+      { line: 1, message_id: expect.any(String), attempts: 1 },
+      { line: 2, message_id: expect.any(String), attempts: 1 },
+      {
+        line: 4,
+        error: 'not stored: the platform refused the batch request that carried it because of line 6',
+        attempts: 1,
+      },
+      {
+        line: 6,
+        error: "SCHEMA_MISMATCH: Field 'n' must be an integer (the platform refused the batch request with 400)",
+        attempts: 1,
+      },
+      { summary: { messages: 4, stored: 2, resent: 0, failed: 2 } },
+    ]);
+    expect(io.stderr.text()).toBe(
+      'platform-api: 2 of 4 lines stored; not stored: lines 4, 6 (the reason of each is in its report line)\n',
+    );
+  });
+
   it('publish sends nothing when a line is not a JSON object or is too large (exit 2)', async () => {
     platform = await startPlatform();
     const topic = await createTopic(platform);

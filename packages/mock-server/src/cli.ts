@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // platform-api-mock: starts the emulator on one port and prints how to use it; `snapshot` and
 // `restore` copy the database of a data dir into a file and back.
 import { readFileSync } from 'node:fs';
@@ -237,7 +236,8 @@ function hideSqliteExperimentalWarning(): void {
 }
 
 function banner({ url, clientId, clientSecret }: MockServer, flags: StartFlags): string {
-  const { dataDir, durability, redisUrl, redisPrefix } = flags;
+  const { dataDir, durability, redisUrl, redisPrefix, mode } = flags;
+  const management = mode === 'prism' ? "the spec's example answers, stateless (--mode prism)" : 'stateful';
   const storage = redisUrl
     ? `Redis ${redactedUrl(redisUrl)}, keys ${redisPrefix}* (shared with every emulator given them)`
     : dataDir
@@ -246,7 +246,7 @@ function banner({ url, clientId, clientSecret }: MockServer, flags: StartFlags):
   return `Platform API emulator listening on ${url}
   Event streams   ${url}/api/v1/topics/{topic_id}/publish | /consume, ${url}/api/v1/batch/topics/{topic_id}/publish
   Token endpoint  ${url}/oauth2/token
-  Management API  ${url}/api/...  (stateful; --mode prism: the spec's examples)
+  Management API  ${url}/api/...  (${management})
   Docs            ${url}/docs/
   Faults          POST/DELETE ${url}/_emulator/faults
   State           GET/PUT ${url}/_emulator/state, POST ${url}/_emulator/reset

@@ -24,13 +24,18 @@ afterEach(() => {
 
 /**
  * `ownedByCaller`: the child outlives each test (for a suite sharing one emulator, started in
- * beforeAll); the caller stops it. `env`: variables added to this process's environment.
+ * beforeAll); the caller stops it. `env`: variables added to this process's environment. `nodeFlags`:
+ * more flags for node, before the script.
  */
 export function runCli(
   args: string[],
-  { ownedByCaller = false, env = {} }: { ownedByCaller?: boolean; env?: Record<string, string> } = {},
+  {
+    ownedByCaller = false,
+    env = {},
+    nodeFlags = [],
+  }: { ownedByCaller?: boolean; env?: Record<string, string>; nodeFlags?: string[] } = {},
 ): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', CLI, ...args], {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
     env: { ...process.env, ...env },
   });

@@ -83,6 +83,19 @@ describe('platform-api-mock CLI', () => {
     }
   }, 30_000);
 
+  it("says in its banner whether the management API keeps state or gives the spec's examples", async () => {
+    for (const [args, line] of [
+      [[], 'Management API  {url}/api/...  (stateful)'],
+      [['--mode', 'prism'], "Management API  {url}/api/...  (the spec's example answers, stateless (--mode prism))"],
+    ] as const) {
+      const cli = runCli(['--port', '0', '--log-level', 'silent', ...args]);
+      const url = await listeningUrl(cli);
+      expect(cli.output()).toContain(line.replace('{url}', url));
+      cli.child.kill('SIGTERM');
+      await cli.exited;
+    }
+  }, 60_000);
+
   it('--log-level debug logs each request with the status it was answered with', async () => {
     const cli = runCli(['--port', '0', '--log-level', 'debug']);
     try {
@@ -164,6 +177,26 @@ describe('platform-api-mock with a data dir', () => {
     running.child.kill('SIGTERM');
     expect(await running.exited).toBe(0);
     expect(running.errors()).toBe('');
+  }, 60_000);
+
+  it('on a Node without node:sqlite, says which Node a data dir needs and exits 1 without a stack trace', async () => {
+    // What Node 20 (or 22.12) answers to import('node:sqlite'), made by a resolve hook on this Node.
+    const hook = `export async function resolve(specifier, context, next) {
+      if (specifier !== 'node:sqlite') return next(specifier, context);
+      throw Object.assign(new Error('No such built-in module: node:sqlite'), { code: 'ERR_UNKNOWN_BUILTIN_MODULE' });
+    }`;
+    const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
+    const nodeFlags = ['--import', `data:text/javascript,${encodeURIComponent(register)}`];
+    const refused = runCli(['--port', '0', '--data-dir', tempDir()], { nodeFlags });
+    expect(await refused.exited).toBe(1);
+    expect(refused.errors()).toBe(
+      `platform-api-mock: cannot start: a data dir needs Node.js 22.13 or later (for node:sqlite); this is Node.js ${process.version}. ` +
+        'Run it on a newer Node, or leave out the data dir to keep the state in memory.\n',
+    );
+    // Without a data dir, the same Node runs the emulator in memory.
+    const inMemory = runCli(['--port', '0'], { nodeFlags });
+    await listeningUrl(inMemory);
+    expect(inMemory.output()).toContain('Storage         in memory');
   }, 60_000);
 
   it('snapshots a data dir into a file and restores it into a new data dir', async () => {

@@ -49,13 +49,29 @@ const SCHEMA = `
 /** A data dir that cannot be used, with what to do about it. */
 export class DataDirError extends Error {}
 
+/** The first Node.js that has node:sqlite without a flag (the package's engines say the same when published). */
+const SQLITE_NODE_VERSION = '22.13';
+
 /** node:sqlite is loaded when a data dir is opened: an emulator in memory does without it. */
 export async function openDatabase(path: string, options: { readOnly?: boolean } = {}): Promise<DatabaseSync> {
-  const { DatabaseSync } = await import('node:sqlite');
+  const { DatabaseSync } = await loadSqlite();
   try {
     return new DatabaseSync(path, options);
   } catch (error) {
     throw explain(error, path);
+  }
+}
+
+/** On an older Node (or 22.5-22.12 without --experimental-sqlite) the import fails with a bare "No such built-in module". */
+async function loadSqlite(): Promise<typeof import('node:sqlite')> {
+  try {
+    return await import('node:sqlite');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_UNKNOWN_BUILTIN_MODULE') throw error;
+    throw new DataDirError(
+      `a data dir needs Node.js ${SQLITE_NODE_VERSION} or later (for node:sqlite); this is Node.js ${process.version}. ` +
+        'Run it on a newer Node, or leave out the data dir to keep the state in memory.',
+    );
   }
 }
 

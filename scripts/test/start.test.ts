@@ -1,0 +1,54 @@
+// The emulator started from the repository root as the README says: `npm start -- FLAGS` (after a
+// build, which turbo replays from its cache here) and `npx platform-api-mock FLAGS`, both with the
+// flags reaching the emulator.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, expect, test } from 'vitest';
+
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const started: ChildProcess[] = [];
+// Each command runs in its own process group (npm, sh, node): the whole group is stopped.
+afterEach(() => {
+  for (const child of started.splice(0)) {
+    if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+  }
+});
+
+function run(command: string, args: string[]) {
+  const child = spawn(command, args, { cwd: repo, detached: true, env: { ...process.env, FORCE_COLOR: '0' } });
+  started.push(child);
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  return () => output;
+}
+
+const flags = ['--port', '0', '--client-id', 'dev', '--client-secret', 'dev secret', '--log-level', 'silent'];
+
+/** The bootstrap API key is the one given on the command line, so the printed curl session works as is. */
+async function expectStartedWithFlags(output: () => string): Promise<void> {
+  await expect.poll(output, { timeout: 240_000, interval: 200 }).toContain('Try it:');
+  expect(output()).toMatch(/Client ID {7}dev\n {2}Client secret {3}dev secret\n/);
+  const url = /listening on (http:\/\/\S+)/.exec(output())?.[1];
+  const answer = await fetch(`${url}/oauth2/token`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from('dev:dev secret').toString('base64')}` },
+    body: new URLSearchParams({ grant_type: 'client_credentials' }),
+  });
+  expect(answer.status).toBe(200);
+}
+
+test('npm start -- FLAGS says it is building, then passes the flags to the emulator', {
+  timeout: 300_000,
+}, async () => {
+  const output = run('npm', ['start', '--', ...flags]);
+  await expectStartedWithFlags(output);
+  expect(output()).toContain('npm start: building');
+  expect(output()).toMatch(/Tasks: +\d+ successful/);
+});
+
+test('npx platform-api-mock FLAGS runs the workspace emulator, never asking the registry', {
+  timeout: 60_000,
+}, async () => {
+  await expectStartedWithFlags(run('npx', ['--no-install', 'platform-api-mock', ...flags]));
+});
