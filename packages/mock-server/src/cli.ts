@@ -67,7 +67,7 @@ const program = new Command('platform-api-mock')
   .addOption(
     new Option(
       '--redis-url <url>',
-      'keep every piece of state in Redis (redis://HOST:PORT[/DB]), shared by every emulator given it',
+      'keep every piece of state in Redis (redis://HOST:PORT[/DB], or a cluster: redis+cluster://HOST:PORT,HOST:PORT), shared by every emulator given it',
     ).conflicts('dataDir'),
   )
   .option('--redis-prefix <prefix>', 'with --redis-url: prefix of every key', DEFAULT_REDIS_PREFIX)
