@@ -1,5 +1,7 @@
 // npm run bench: measures the emulator beside Prism and a bare node:http server, plus the repository's
 // tooling, in one run; writes bench/results.json and the results section of BENCHMARKS.md.
+// `node bench/run.mjs redis` (after a build): the Redis rows alone, beside one in-memory publish run,
+// with their targets; printed, nothing written.
 // Loopback only; every load is bounded (wrk durations, fixed message counts); every server it starts
 // is stopped, also on failure.
 
@@ -16,7 +18,7 @@ import { roundTrips } from './lib/management.mjs';
 import { batchPublishPath, batchText, PAYLOAD_TEXT, publishPath } from './lib/payload.mjs';
 import { freePort, startChild, startProbed, stopAllChildren, stopChild } from './lib/processes.mjs';
 import { startRedisServer } from './lib/redis.mjs';
-import { evaluateTargets, renderMarkdown, replaceGenerated } from './lib/report.mjs';
+import { evaluateTargets, redisTargets, renderMarkdown, replaceGenerated } from './lib/report.mjs';
 import { startupTimes } from './lib/startup.mjs';
 import { clientSize, codegenTimes } from './lib/tooling.mjs';
 import { wrkPost } from './lib/wrk.mjs';
@@ -32,6 +34,8 @@ const WRK_CONNECTIONS = 10;
 /** Publish rounds, alternating emulator and bare node:http on fresh servers: the machine's speed drifts. */
 const PUBLISH_ROUNDS = 3;
 const MANAGEMENT_SECONDS = 5;
+/** Long-poll wake-ups across two emulators on Redis: each is a publish and a consume, both through Redis. */
+const CROSS_WAKE_SAMPLES = 1000;
 /** Messages drained from Redis: fewer than from memory, as Redis holds them in its memory and its file too. */
 const REDIS_DRAIN_MESSAGES = 200_000;
 
@@ -129,6 +133,13 @@ async function redisMeasures(files, dir) {
         redis.child.pid,
       );
       two = { emulators: [a, b], requestsPerSecond: a.requestsPerSecond + b.requestsPerSecond };
+      log('long-poll wake-up across emulators: consumer on one, publisher on the other');
+      two.wake = await longPollWake({
+        ...second.info,
+        publishUrl: first.info.url,
+        payloadText: PAYLOAD_TEXT,
+        samples: CROSS_WAKE_SAMPLES,
+      });
     } finally {
       await Promise.all([stopChild(first.child), stopChild(second.child)]);
     }
@@ -413,7 +424,27 @@ async function main() {
   }
 }
 
-main().catch((error) => {
+/** The Redis rows and their targets, beside one in-memory publish run; printed only. */
+async function redisOnly() {
+  requireTools();
+  const dir = mkdtempSync(join(tmpdir(), 'platform-api-bench-'));
+  const files = { message: join(dir, 'message.json'), batch: join(dir, 'batch.json') };
+  writeFileSync(files.message, PAYLOAD_TEXT);
+  writeFileSync(files.batch, batchText(BATCH_MESSAGES));
+  try {
+    const inMemory = await publishOn('emulator in memory', 'emulator.mjs', files);
+    const redis = await redisMeasures(files, dir);
+    console.log(JSON.stringify({ machine: describeMachine(), inMemory, redis }, null, 2));
+    for (const { measure, figure, target, met } of redisTargets(redis, inMemory)) {
+      console.log(`${met ? 'met    ' : 'NOT MET'} ${measure}: ${figure} (target ${target})`);
+    }
+  } finally {
+    await stopAllChildren();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+(process.argv[2] === 'redis' ? redisOnly() : main()).catch((error) => {
   console.error(`bench failed: ${error.stack ?? error}`);
   process.exitCode = 1;
 });
