@@ -3,8 +3,9 @@
 // sequences of an append atomically: ids are given once, in one order, whichever emulator asks.
 //
 // The appends of one event-loop turn go together: those to one topic in one script (one round trip,
-// one announcement), sent once the turn's requests are read, before any other command (so this
-// emulator's writes reach Redis in the order it made them). Each request's answer waits for the
+// one announcement), sent once the turn's requests are read (or, while appends are on their way, once
+// they are answered), and before any other command (so this emulator's writes reach Redis in the
+// order it made them). Each request's answer waits for the
 // script that stored its messages, as before: acknowledged means stored.
 import { NotFound } from '../../errors.js';
 import { IdFormatter, sequenceOf } from '../message-ids.js';
@@ -24,6 +25,9 @@ interface HeldAppends {
 export class RedisMessageStore implements MessageStore {
   /** By topic id, in the order of their first append this turn. */
   private held = new Map<number, HeldAppends>();
+  /** Append scripts sent and not answered yet. */
+  private sending = 0;
+  private scheduled = false;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -57,7 +61,6 @@ export class RedisMessageStore implements MessageStore {
 
   /** Held for the rest of the turn with the others to the topic; its messages take consecutive ids. */
   appendBatch(topicId: number, payloads: (string | Buffer)[]): Promise<string[]> {
-    if (this.held.size === 0) setImmediate(() => this.sendHeld());
     let held = this.held.get(topicId);
     if (!held) {
       held = { timedPayloads: [], requests: [] };
@@ -66,11 +69,26 @@ export class RedisMessageStore implements MessageStore {
     // Stamped now, as received: the script keeps each message's time.
     const now = String(this.clock());
     for (const payload of payloads) held.timedPayloads.push(now, payload);
-    return new Promise<number>((resolve, reject) => {
+    const first = new Promise<number>((resolve, reject) => {
       held.requests.push({ count: payloads.length, resolve, reject });
-    }).then((first) => {
+    });
+    this.schedule();
+    return first.then((first) => {
       const ids = new IdFormatter();
       return payloads.map((_, i) => ids.format(first + i));
+    });
+  }
+
+  /**
+   * Sends the held appends once the turn's requests are read, or, while appends are on their way, once
+   * they are answered: those that come meanwhile (while Redis writes and syncs its file) go together.
+   */
+  private schedule(): void {
+    if (this.scheduled || this.sending > 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.sendHeld();
     });
   }
 
@@ -81,18 +99,23 @@ export class RedisMessageStore implements MessageStore {
     this.held = new Map();
     for (const [topicId, { timedPayloads, requests }] of held) {
       const keys = [...this.keys(topicId), this.redis.keys.appended(topicId)];
-      this.onTopic(topicId, this.redis.run('append', keys, [this.redis.origin, ...timedPayloads])).then(
-        (first) => {
-          let next = Number(first);
-          for (const request of requests) {
-            request.resolve(next);
-            next += request.count;
-          }
-        },
-        (error: unknown) => {
-          for (const request of requests) request.reject(error);
-        },
-      );
+      this.sending++;
+      this.onTopic(topicId, this.redis.run('append', keys, [this.redis.origin, ...timedPayloads]))
+        .then(
+          (first) => {
+            let next = Number(first);
+            for (const request of requests) {
+              request.resolve(next);
+              next += request.count;
+            }
+          },
+          (error: unknown) => {
+            for (const request of requests) request.reject(error);
+          },
+        )
+        .finally(() => {
+          if (--this.sending === 0 && this.held.size > 0) this.schedule();
+        });
     }
   }
 
