@@ -2,8 +2,10 @@
 // one is served by the others at once; concurrent publishers on both lose nothing and both read one
 // order; a consumer waiting on one wakes for a publish on another; Redis lost answers 500s (in each API's shape), and its
 // return recovers everything.
+import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer, MockServerOptions } from '../src/index.js';
+import { RedisConnection } from '../src/store/redis/connection.js';
 import { defined } from './defined.js';
 import {
   assertConforms,
@@ -168,6 +170,32 @@ for (const { name, skipped, start: startRedis, shared: sharedRedis } of REDIS_KI
       const onDeleted = consume(b, accessToken, another, { timeout_secs: 30 });
       await call(a, 'delete_topic', { token: accessToken, params: { topic_id: another } });
       expect(errorOf(await onDeleted).details.code).toBe('TOPIC_NOT_FOUND');
+    });
+
+    it("hear of a topic's publishes only while a consumer of their own waits on it: no fan-out", async () => {
+      const redis = await sharedRedis();
+      const [a, b, options] = await pair(redis);
+      const accessToken = await token(a);
+      const topicId = await createTopic(a, accessToken);
+      // Asked of Redis itself (on a cluster, of the topic's shard): who listens to the topic's appends.
+      const probe = await RedisConnection.open(redis.url, defined(options.redisPrefix), pino({ level: 'silent' }));
+      const channel = probe.keys.appended(topicId);
+      const listeners = async () => {
+        const [, count] = (await probe.send(channel, ['PUBSUB', 'SHARDNUMSUB', channel])) as [string, number];
+        return count;
+      };
+      try {
+        const first = (await publish(a, accessToken, topicId, { order_id: 'unheard' })).body.message_id;
+        await consume(b, accessToken, topicId); // a read without waiting subscribes to nothing
+        expect(await listeners()).toBe(0);
+
+        const waiting = consume(b, accessToken, topicId, { after_message_id: first, timeout_secs: 30 });
+        await expect.poll(listeners, { timeout: 10_000 }).toBe(1);
+        const next = (await publish(a, accessToken, topicId, { order_id: 'heard' })).body.message_id;
+        expect((await waiting).body.messages.map((m) => m.message_id)).toEqual([next]);
+      } finally {
+        await probe.close();
+      }
     });
 
     it('start a second emulator that seeds nothing: a seed initialises only a new state', async () => {
