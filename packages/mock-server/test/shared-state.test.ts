@@ -198,6 +198,18 @@ for (const { name, skipped, start: startRedis, shared: sharedRedis } of REDIS_KI
       }
     });
 
+    it('refuse a prefix that holds the state of another key layout (an earlier version), saying so', async () => {
+      const redisUrl = (await sharedRedis()).url;
+      const redisPrefix = uniquePrefix();
+      const earlier = await RedisConnection.open(redisUrl, redisPrefix, pino({ level: 'silent' }));
+      try {
+        await earlier.send(earlier.keys.layout, ['SET', earlier.keys.layout, '1']);
+      } finally {
+        await earlier.close();
+      }
+      await expect(start({ redisUrl, redisPrefix })).rejects.toThrow(/another version of platform-api-mock.*layout 1/);
+    });
+
     it('start a second emulator that seeds nothing: a seed initialises only a new state', async () => {
       const redisUrl = (await sharedRedis()).url;
       const redisPrefix = uniquePrefix();
