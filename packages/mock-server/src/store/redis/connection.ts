@@ -101,9 +101,11 @@ function links(url: string, connected: () => boolean): Links {
   const cluster = clusterUrl(url);
   if (cluster) {
     const { nodes, ...credentials } = cluster;
+    // The nodes the cluster names take their options from the defaults, not from the seeds' URLs.
+    const tls = nodes.some((node) => node.startsWith('rediss:'));
     const client = createCluster({
       rootNodes: nodes.map((node) => ({ url: node })),
-      defaults: { ...credentials, disableOfflineQueue: true, socket },
+      defaults: { ...credentials, disableOfflineQueue: true, socket: tls ? { ...socket, tls } : socket },
       scripts: SCRIPTS,
     });
     return {
