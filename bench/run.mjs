@@ -17,7 +17,7 @@ import { describeMachine } from './lib/machine.mjs';
 import { roundTrips } from './lib/management.mjs';
 import { batchPublishPath, batchText, PAYLOAD_TEXT, publishPath } from './lib/payload.mjs';
 import { freePort, startChild, startProbed, stopAllChildren, stopChild } from './lib/processes.mjs';
-import { startRedisServer } from './lib/redis.mjs';
+import { startRedisCluster, startRedisServer } from './lib/redis.mjs';
 import { evaluateTargets, redisTargets, renderMarkdown, replaceGenerated } from './lib/report.mjs';
 import { startupTimes } from './lib/startup.mjs';
 import { clientSize, codegenTimes } from './lib/tooling.mjs';
@@ -53,24 +53,28 @@ const log = (text) => process.stdout.write(`bench: ${text}\n`);
 
 /**
  * wrk on the server process `pid`: a short warm-up run (JIT, connection set-up), then the measured run,
- * which also reports the server's CPU time per request (and that of the Redis it uses, `redisPid`).
+ * which also reports the server's CPU time per request (and that of the Redis processes it uses, `redisPids`).
  */
-async function loadTest(pid, options, redisPid) {
-  const [result] = await loadTogether([{ pid, options }], redisPid);
+async function loadTest(pid, options, redisPids) {
+  const [result] = await loadTogether([{ pid, options }], redisPids);
   return result;
 }
 
-/** loadTest on several servers at once, one wrk each; the Redis CPU per request counts every server's requests. */
-async function loadTogether(targets, redisPid) {
+/**
+ * loadTest on several servers at once, one wrk each; the Redis CPU per request (of every Redis process
+ * in `redisPids`, the nodes of a cluster) counts every server's requests.
+ */
+async function loadTogether(targets, redisPids) {
+  const redisCpu = () => redisPids?.reduce((sum, pid) => sum + cpuMicros(pid), 0);
   const wrkOptions = (options) => ({ ...options, connections: WRK_CONNECTIONS });
   await Promise.all(targets.map(({ options }) => wrkPost({ ...wrkOptions(options), seconds: WARMUP_SECONDS })));
   const cpuBefore = targets.map(({ pid }) => cpuMicros(pid));
-  const redisBefore = redisPid === undefined ? undefined : cpuMicros(redisPid);
+  const redisBefore = redisCpu();
   const results = await Promise.all(
     targets.map(({ options }) => wrkPost({ ...wrkOptions(options), seconds: PUBLISH_SECONDS })),
   );
   const requests = results.reduce((sum, result) => sum + result.requests, 0);
-  const redisMicros = redisBefore === undefined ? undefined : cpuMicros(redisPid) - redisBefore;
+  const redisMicros = redisBefore === undefined ? undefined : redisCpu() - redisBefore;
   for (const [i, result] of results.entries()) {
     const before = cpuBefore[i];
     result.serverCpuMicrosPerRequest =
@@ -119,7 +123,7 @@ async function redisMeasures(files, dir) {
     let one;
     try {
       log(`publish, one emulator on Redis ${single.info.url}`);
-      one = await loadTest(single.child.pid, publishLoad(single.info, files), redis.child.pid);
+      one = await loadTest(single.child.pid, publishLoad(single.info, files), [redis.child.pid]);
     } finally {
       await stopChild(single.child);
     }
@@ -130,7 +134,7 @@ async function redisMeasures(files, dir) {
       log(`publish, two emulators on one Redis ${first.info.url} ${second.info.url}`);
       const [a, b] = await loadTogether(
         [first, second].map(({ child, info }) => ({ pid: child.pid, options: publishLoad(info, files) })),
-        redis.child.pid,
+        [redis.child.pid],
       );
       two = { emulators: [a, b], requestsPerSecond: a.requestsPerSecond + b.requestsPerSecond };
       log('long-poll wake-up across emulators: consumer on one, publisher on the other');
@@ -174,6 +178,26 @@ async function redisMeasures(files, dir) {
     }
   } finally {
     await stopChild(redis.child);
+  }
+}
+
+/** One emulator on a Redis Cluster of three masters (one topic: one shard), Redis's CPU summed over the nodes. */
+async function clusterMeasure(files, dir) {
+  const cluster = await startRedisCluster(join(dir, 'cluster'));
+  try {
+    const { child, info } = await startChild(process.execPath, [
+      at('bench/servers/emulator.mjs'),
+      ...['--redis-url', cluster.url, '--redis-prefix', 'bench-cluster:'],
+    ]);
+    try {
+      log(`publish, one emulator on a Redis Cluster of three ${info.url}`);
+      const pids = cluster.nodes.map((node) => node.child.pid);
+      return { one: await loadTest(child.pid, publishLoad(info, files), pids) };
+    } finally {
+      await stopChild(child);
+    }
+  } finally {
+    await Promise.all(cluster.nodes.map((node) => stopChild(node.child)));
   }
 }
 
@@ -366,6 +390,7 @@ async function main() {
     const { memory, consume } = await consumeAndMemory(dir);
     const dataDir = await dataDirMeasures(dir);
     const redis = await redisMeasures(files, dir);
+    redis.cluster = await clusterMeasure(files, dir);
     log('start-up');
     const startup = await startupTimes({ cli: at('packages/mock-server/dist/cli.js') });
     log('codegen (cold, then cached)');
@@ -434,6 +459,7 @@ async function redisOnly() {
   try {
     const inMemory = await publishOn('emulator in memory', 'emulator.mjs', files);
     const redis = await redisMeasures(files, dir);
+    redis.cluster = await clusterMeasure(files, dir);
     console.log(JSON.stringify({ machine: describeMachine(), inMemory, redis }, null, 2));
     for (const { measure, figure, target, met } of redisTargets(redis, inMemory)) {
       console.log(`${met ? 'met    ' : 'NOT MET'} ${measure}: ${figure} (target ${target})`);

@@ -201,6 +201,10 @@ export function renderMarkdown(r) {
       `${round(r.redis.prefill.seconds, 1)} s, ${thousands(r.redis.prefill.messagesPerSecond)} msgs/s`,
     ]),
     line([
+      'Redis Cluster of three masters: publish, one emulator, one topic (one shard)',
+      `${thousands(r.redis.cluster.one.requestsPerSecond)} requests/s; CPU per publish: emulator ${round(r.redis.cluster.one.serverCpuMicrosPerRequest, 1)} µs, Redis (all nodes) ${round(r.redis.cluster.one.redisCpuMicrosPerRequest, 1)} µs`,
+    ]),
+    line([
       `Redis: consume drain, ${thousands(r.redis.consume.messages)} messages`,
       `${round(r.redis.consume.seconds, 2)} s, ${thousands(r.redis.consume.messagesPerSecond)} msgs/s; CPU per batch of ${r.redis.consume.batchSize}: emulator ${round(r.redis.consume.serverCpuMicrosPerBatch)} µs, Redis ${round(r.redis.consume.redisCpuMicrosPerBatch)} µs`,
     ]),
