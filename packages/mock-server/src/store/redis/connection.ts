@@ -143,7 +143,8 @@ export class RedisConnection {
   private constructor(
     private readonly links: Links,
     readonly keys: RedisKeys,
-    private readonly replyTimeoutMs: number,
+    /** How long a request waits for Redis's answer before it fails (StoreUnavailable). */
+    readonly replyTimeoutMs: number,
   ) {}
 
   /** Connects; refuses (RedisStorageError) when Redis cannot be reached or holds another layout. */
@@ -252,12 +253,14 @@ export class RedisConnection {
   private answered<T>(reply: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new StoreUnavailable(`Redis did not answer within ${this.replyTimeoutMs} ms`)),
-        this.replyTimeoutMs,
-      );
+      timer = setTimeout(() => reject(this.notAnswered()), this.replyTimeoutMs);
     });
     return Promise.race([reply, late]).finally(() => clearTimeout(timer));
+  }
+
+  /** The failure of a request that waited replyTimeoutMs for Redis. */
+  notAnswered(): StoreUnavailable {
+    return new StoreUnavailable(`Redis did not answer within ${this.replyTimeoutMs} ms`);
   }
 
   /** `first` runs before every command sent from now on. */

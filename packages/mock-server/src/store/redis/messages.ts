@@ -20,6 +20,8 @@ interface HeldAppends {
   /** Each message's time, then its payload. */
   timedPayloads: (string | Buffer)[];
   requests: { count: number; resolve: (first: number) => void; reject: (error: unknown) => void }[];
+  /** Fails the requests once they have waited the reply timeout, held or sent (as any command would). */
+  deadline: NodeJS.Timeout;
 }
 
 export class RedisMessageStore implements MessageStore {
@@ -63,7 +65,12 @@ export class RedisMessageStore implements MessageStore {
   appendBatch(topicId: number, payloads: (string | Buffer)[]): Promise<string[]> {
     let held = this.held.get(topicId);
     if (!held) {
-      held = { timedPayloads: [], requests: [] };
+      const made: HeldAppends = {
+        timedPayloads: [],
+        requests: [],
+        deadline: setTimeout(() => this.late(topicId, made), this.redis.replyTimeoutMs),
+      };
+      held = made;
       this.held.set(topicId, held);
     }
     // Stamped now, as received: the script keeps each message's time.
@@ -97,7 +104,7 @@ export class RedisMessageStore implements MessageStore {
     if (this.held.size === 0) return;
     const held = this.held;
     this.held = new Map();
-    for (const [topicId, { timedPayloads, requests }] of held) {
+    for (const [topicId, { timedPayloads, requests, deadline }] of held) {
       const keys = [...this.keys(topicId), this.redis.keys.appended(topicId)];
       this.sending++;
       this.onTopic(topicId, this.redis.run('append', keys, [this.redis.origin, ...timedPayloads]))
@@ -114,9 +121,20 @@ export class RedisMessageStore implements MessageStore {
           },
         )
         .finally(() => {
+          clearTimeout(deadline);
           if (--this.sending === 0 && this.held.size > 0) this.schedule();
         });
     }
+  }
+
+  /**
+   * Appends that waited the reply timeout fail, whether still held (behind a script Redis has not
+   * answered) or sent; sent, they may still be stored once Redis answers (as after any 500).
+   */
+  private late(topicId: number, held: HeldAppends): void {
+    if (this.held.get(topicId) === held) this.held.delete(topicId);
+    const error = this.redis.notAnswered();
+    for (const request of held.requests) request.reject(error);
   }
 
   readOldest(topicId: number, limit: number): Promise<ReadResult> {
