@@ -1,5 +1,7 @@
 // npm run bench: measures the emulator beside Prism and a bare node:http server, plus the repository's
 // tooling, in one run; writes bench/results.json and the results section of BENCHMARKS.md.
+// `node bench/run.mjs redis` (after a build): the Redis rows alone, beside one in-memory publish run,
+// with their targets; printed, nothing written.
 // Loopback only; every load is bounded (wrk durations, fixed message counts); every server it starts
 // is stopped, also on failure.
 
@@ -17,8 +19,8 @@ import { describeMachine } from './lib/machine.mjs';
 import { roundTrips } from './lib/management.mjs';
 import { batchPublishPath, batchText, PAYLOAD_TEXT, publishPath } from './lib/payload.mjs';
 import { freePort, startChild, startProbed, stopAllChildren, stopChild } from './lib/processes.mjs';
-import { startRedisServer } from './lib/redis.mjs';
-import { evaluateTargets, renderMarkdown, replaceGenerated } from './lib/report.mjs';
+import { startRedisCluster, startRedisServer } from './lib/redis.mjs';
+import { evaluateTargets, redisTargets, renderMarkdown, replaceGenerated } from './lib/report.mjs';
 import { startupTimes } from './lib/startup.mjs';
 import { clientSize, codegenTimes } from './lib/tooling.mjs';
 import { wrkPost } from './lib/wrk.mjs';
@@ -34,6 +36,8 @@ const WRK_CONNECTIONS = 10;
 /** Publish rounds, alternating emulator and bare node:http on fresh servers: the machine's speed drifts. */
 const PUBLISH_ROUNDS = 3;
 const MANAGEMENT_SECONDS = 5;
+/** Long-poll wake-ups across two emulators on Redis: each is a publish and a consume, both through Redis. */
+const CROSS_WAKE_SAMPLES = 1000;
 /** Messages drained from Redis: fewer than from memory, as Redis holds them in its memory and its file too. */
 const REDIS_DRAIN_MESSAGES = 200_000;
 
@@ -51,24 +55,28 @@ const log = (text) => process.stdout.write(`bench: ${text}\n`);
 
 /**
  * wrk on the server process `pid`: a short warm-up run (JIT, connection set-up), then the measured run,
- * which also reports the server's CPU time per request (and that of the Redis it uses, `redisPid`).
+ * which also reports the server's CPU time per request (and that of the Redis processes it uses, `redisPids`).
  */
-async function loadTest(pid, options, redisPid) {
-  const [result] = await loadTogether([{ pid, options }], redisPid);
+async function loadTest(pid, options, redisPids) {
+  const [result] = await loadTogether([{ pid, options }], redisPids);
   return result;
 }
 
-/** loadTest on several servers at once, one wrk each; the Redis CPU per request counts every server's requests. */
-async function loadTogether(targets, redisPid) {
+/**
+ * loadTest on several servers at once, one wrk each; the Redis CPU per request (of every Redis process
+ * in `redisPids`, the nodes of a cluster) counts every server's requests.
+ */
+async function loadTogether(targets, redisPids) {
+  const redisCpu = () => redisPids?.reduce((sum, pid) => sum + cpuMicros(pid), 0);
   const wrkOptions = (options) => ({ ...options, connections: WRK_CONNECTIONS });
   await Promise.all(targets.map(({ options }) => wrkPost({ ...wrkOptions(options), seconds: WARMUP_SECONDS })));
   const cpuBefore = targets.map(({ pid }) => cpuMicros(pid));
-  const redisBefore = redisPid === undefined ? undefined : cpuMicros(redisPid);
+  const redisBefore = redisCpu();
   const results = await Promise.all(
     targets.map(({ options }) => wrkPost({ ...wrkOptions(options), seconds: PUBLISH_SECONDS })),
   );
   const requests = results.reduce((sum, result) => sum + result.requests, 0);
-  const redisMicros = redisBefore === undefined ? undefined : cpuMicros(redisPid) - redisBefore;
+  const redisMicros = redisBefore === undefined ? undefined : redisCpu() - redisBefore;
   for (const [i, result] of results.entries()) {
     const before = cpuBefore[i];
     result.serverCpuMicrosPerRequest =
@@ -117,7 +125,7 @@ async function redisMeasures(files, dir) {
     let one;
     try {
       log(`publish, one emulator on Redis ${single.info.url}`);
-      one = await loadTest(single.child.pid, publishLoad(single.info, files), redis.child.pid);
+      one = await loadTest(single.child.pid, publishLoad(single.info, files), [redis.child.pid]);
     } finally {
       await stopChild(single.child);
     }
@@ -128,9 +136,16 @@ async function redisMeasures(files, dir) {
       log(`publish, two emulators on one Redis ${first.info.url} ${second.info.url}`);
       const [a, b] = await loadTogether(
         [first, second].map(({ child, info }) => ({ pid: child.pid, options: publishLoad(info, files) })),
-        redis.child.pid,
+        [redis.child.pid],
       );
       two = { emulators: [a, b], requestsPerSecond: a.requestsPerSecond + b.requestsPerSecond };
+      log('long-poll wake-up across emulators: consumer on one, publisher on the other');
+      two.wake = await longPollWake({
+        ...second.info,
+        publishUrl: first.info.url,
+        payloadText: PAYLOAD_TEXT,
+        samples: CROSS_WAKE_SAMPLES,
+      });
     } finally {
       await Promise.all([stopChild(first.child), stopChild(second.child)]);
     }
@@ -165,6 +180,26 @@ async function redisMeasures(files, dir) {
     }
   } finally {
     await stopChild(redis.child);
+  }
+}
+
+/** One emulator on a Redis Cluster of three masters (one topic: one shard), Redis's CPU summed over the nodes. */
+async function clusterMeasure(files, dir) {
+  const cluster = await startRedisCluster(join(dir, 'cluster'));
+  try {
+    const { child, info } = await startChild(process.execPath, [
+      at('bench/servers/emulator.mjs'),
+      ...['--redis-url', cluster.url, '--redis-prefix', 'bench-cluster:'],
+    ]);
+    try {
+      log(`publish, one emulator on a Redis Cluster of three ${info.url}`);
+      const pids = cluster.nodes.map((node) => node.child.pid);
+      return { one: await loadTest(child.pid, publishLoad(info, files), pids) };
+    } finally {
+      await stopChild(child);
+    }
+  } finally {
+    await Promise.all(cluster.nodes.map((node) => stopChild(node.child)));
   }
 }
 
@@ -357,6 +392,7 @@ async function main() {
     const { memory, consume } = await consumeAndMemory(dir);
     const dataDir = await dataDirMeasures(dir);
     const redis = await redisMeasures(files, dir);
+    redis.cluster = await clusterMeasure(files, dir);
     log('start-up');
     const startup = await startupTimes({ cli: at('packages/mock-server/dist/cli.js') });
     log('container image: build (cached layers), size, podman run to first answer, podman stop');
@@ -421,7 +457,28 @@ async function main() {
   }
 }
 
-main().catch((error) => {
+/** The Redis rows and their targets, beside one in-memory publish run; printed only. */
+async function redisOnly() {
+  requireTools();
+  const dir = mkdtempSync(join(tmpdir(), 'platform-api-bench-'));
+  const files = { message: join(dir, 'message.json'), batch: join(dir, 'batch.json') };
+  writeFileSync(files.message, PAYLOAD_TEXT);
+  writeFileSync(files.batch, batchText(BATCH_MESSAGES));
+  try {
+    const inMemory = await publishOn('emulator in memory', 'emulator.mjs', files);
+    const redis = await redisMeasures(files, dir);
+    redis.cluster = await clusterMeasure(files, dir);
+    console.log(JSON.stringify({ machine: describeMachine(), inMemory, redis }, null, 2));
+    for (const { measure, figure, target, met } of redisTargets(redis, inMemory)) {
+      console.log(`${met ? 'met    ' : 'NOT MET'} ${measure}: ${figure} (target ${target})`);
+    }
+  } finally {
+    await stopAllChildren();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+(process.argv[2] === 'redis' ? redisOnly() : main()).catch((error) => {
   console.error(`bench failed: ${error.stack ?? error}`);
   process.exitCode = 1;
 });

@@ -79,11 +79,21 @@ function checkBatch(body, after, batchSize) {
 /**
  * Long-poll wake-up: a consumer waits (timeout_secs 5) after the newest message; after a short pause
  * (so the wait is registered) a publisher on another connection publishes; the sample is the time from
- * writing the publish to the consumer having the whole answer with that message.
+ * writing the publish to the consumer having the whole answer with that message. With `publishUrl`,
+ * the publisher is on another emulator (sharing a Redis): the wake-up crosses instances.
  */
-export async function longPollWake({ url, token, topicId, payloadText, samples = 2000, warmup = 100, pauseMs = 2 }) {
+export async function longPollWake({
+  url,
+  publishUrl = url,
+  token,
+  topicId,
+  payloadText,
+  samples = 2000,
+  warmup = 100,
+  pauseMs = 2,
+}) {
   const consumer = await RawConnection.open(url);
-  const publisher = await RawConnection.open(url);
+  const publisher = await RawConnection.open(publishUrl);
   const publish = publisher.postRequest(publishPath(topicId), token, payloadText);
   let after = JSON.parse((await publisher.send(publish)).body).message_id;
   const latencies = [];

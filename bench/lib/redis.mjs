@@ -1,17 +1,39 @@
 // The bench's redis-server (Debian's, installed by scripts/install-redis.sh): on a free port, its files
-// in the bench's temporary directory, durable as the README advises (append-only file, fsync always).
+// in the bench's temporary directory, durable as the README advises (append-only file, fsync always);
+// or three of them as a Redis Cluster of three masters (made by redis-cli).
+import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { freePort, startProbed } from './processes.mjs';
 
-export async function startRedisServer(dir) {
+export async function startRedisServer(dir, extraArgs = []) {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', ''];
-  const child = await startProbed('redis-server', [...args, '--appendonly', 'yes', '--appendfsync', 'always'], () =>
-    accepts(port),
+  const child = await startProbed(
+    'redis-server',
+    [...args, '--appendonly', 'yes', '--appendfsync', 'always', ...extraArgs],
+    () => accepts(port),
   );
-  return { child, url: `redis://127.0.0.1:${port}` };
+  return { child, port, url: `redis://127.0.0.1:${port}` };
+}
+
+/** Three masters, each with its cluster bus on a free port; ready once every one says the cluster is ok. */
+export async function startRedisCluster(dir) {
+  const nodes = [];
+  for (let i = 0; i < 3; i++) {
+    const bus = ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf'];
+    nodes.push(await startRedisServer(join(dir, `node${i}`), [...bus, '--cluster-port', String(await freePort())]));
+  }
+  const addresses = nodes.map(({ port }) => `127.0.0.1:${port}`);
+  const cli = (args) => execFileSync('redis-cli', args, { encoding: 'utf8' });
+  cli(['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
+  for (const { port } of nodes) {
+    while (!cli(['-p', String(port), 'cluster', 'info']).includes('cluster_state:ok')) await delay(50);
+  }
+  return { nodes, url: `redis+cluster://${addresses.join(',')}` };
 }
 
 /** True once something accepts connections on the port. */

@@ -1,4 +1,4 @@
-// The targets of issues 7 and 16 (durable state), checked against the figures, and the results written
+// The targets of issues 7, 16 (durable state) and 31 (scale-out on Redis), checked against the figures, and the results written
 // as JSON and as the generated part of BENCHMARKS.md (between the markers; the prose around it is kept).
 const MARK_START = '<!-- bench:results:start -->';
 const MARK_END = '<!-- bench:results:end -->';
@@ -6,6 +6,49 @@ const MARK_END = '<!-- bench:results:end -->';
 const MB = 1e6;
 const round = (n, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
 const thousands = (n) => Math.round(n).toLocaleString('en-US');
+
+/** Redis's CPU per publish with one emulator before issue 31 (BENCHMARKS.md then): 55.5 µs. */
+const REDIS_CPU_BEFORE_MICROS = 55.5;
+
+/** The scale-out targets (issue 31): instances that do not pay for each other, and a Redis that does less. */
+export function redisTargets(redis, inMemory) {
+  const alone = redis.one.serverCpuMicrosPerRequest;
+  const beside = Math.max(...redis.two.emulators.map((e) => e.serverCpuMicrosPerRequest));
+  const redisToEmulator = redis.one.requestsPerSecond / inMemory.requestsPerSecond;
+  const twoToOne = redis.two.requestsPerSecond / redis.one.requestsPerSecond;
+  return [
+    {
+      measure: 'publish, one emulator on Redis / in memory (requests/s)',
+      figure: `${round(redisToEmulator * 100)}% (${thousands(redis.one.requestsPerSecond)} / ${thousands(inMemory.requestsPerSecond)})`,
+      target: '>= 60%',
+      met: redisToEmulator >= 0.6,
+    },
+    {
+      measure: "Redis's CPU per publish, one emulator",
+      figure: `${round(redis.one.redisCpuMicrosPerRequest, 1)} µs`,
+      target: `<= ${REDIS_CPU_BEFORE_MICROS / 2} µs (half of ${REDIS_CPU_BEFORE_MICROS} µs before)`,
+      met: redis.one.redisCpuMicrosPerRequest <= REDIS_CPU_BEFORE_MICROS / 2,
+    },
+    {
+      measure: "each emulator's CPU per publish, beside another on one Redis / alone",
+      figure: `${round(beside / alone, 2)}x (${round(beside, 1)} µs / ${round(alone, 1)} µs)`,
+      target: '<= 1.1x',
+      met: beside / alone <= 1.1,
+    },
+    {
+      measure: 'publish, two emulators on one Redis together / one (requests/s)',
+      figure: `${round(twoToOne, 2)}x (${thousands(redis.two.requestsPerSecond)} / ${thousands(redis.one.requestsPerSecond)})`,
+      target: '>= 1.3x',
+      met: twoToOne >= 1.3,
+    },
+    {
+      measure: 'long-poll wake-up across two emulators on one Redis, p99',
+      figure: `${round(redis.two.wake.p99Ms, 2)} ms (p50 ${round(redis.two.wake.p50Ms, 2)} ms)`,
+      target: '< 50 ms',
+      met: redis.two.wake.p99Ms < 50,
+    },
+  ];
+}
 
 /** One row per target: what was measured, the figure, the target and whether it is met. */
 export function evaluateTargets(r) {
@@ -28,6 +71,7 @@ export function evaluateTargets(r) {
       target: '< 5 ms',
       met: r.longPoll.p99Ms < 5,
     },
+    ...redisTargets(r.redis, r.publish.emulator),
     {
       measure: 'consume drain, 1M messages in batches of 50',
       figure: `${thousands(r.consume.messagesPerSecond)} msgs/s`,
@@ -149,7 +193,8 @@ export function renderMarkdown(r) {
       `${thousands(r.redis.two.requestsPerSecond)} requests/s, ${round(r.redis.ratios.twoToOne, 2)} x one. Where a publish's ` +
       `time goes: the emulator's CPU ${round(r.redis.one.serverCpuMicrosPerRequest, 1)} µs and Redis's ` +
       `${round(r.redis.one.redisCpuMicrosPerRequest, 1)} µs per publish with one emulator (${round(r.redis.two.emulators[0].redisCpuMicrosPerRequest, 1)} µs with two), ` +
-      `one round trip each (a script: sequence, XADD, PUBLISH), and an fsync of the append-only file per Redis event-loop turn.`,
+      `a turn's publishes to a topic in one script (sequences, XADDs, one SPUBLISH that only emulators with a consumer waiting on the topic hear), ` +
+      `and an fsync of the append-only file per Redis event-loop turn.`,
     '',
     line(['Other figure', 'Value']),
     line(['---', '---']),
@@ -192,6 +237,10 @@ export function renderMarkdown(r) {
     line([
       `Redis: ${thousands(r.redis.prefill.messages)} messages stored by batch publish (100 per request)`,
       `${round(r.redis.prefill.seconds, 1)} s, ${thousands(r.redis.prefill.messagesPerSecond)} msgs/s`,
+    ]),
+    line([
+      'Redis Cluster of three masters: publish, one emulator, one topic (one shard)',
+      `${thousands(r.redis.cluster.one.requestsPerSecond)} requests/s; CPU per publish: emulator ${round(r.redis.cluster.one.serverCpuMicrosPerRequest, 1)} µs, Redis (all nodes) ${round(r.redis.cluster.one.redisCpuMicrosPerRequest, 1)} µs`,
     ]),
     line([
       `Redis: consume drain, ${thousands(r.redis.consume.messages)} messages`,

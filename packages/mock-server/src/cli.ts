@@ -94,7 +94,7 @@ const program = new Command('platform-api-mock')
   .addOption(
     setting(
       '--redis-url <url>',
-      'keep every piece of state in Redis (redis://HOST:PORT[/DB]), shared by every emulator given it',
+      'keep every piece of state in Redis (redis://HOST:PORT[/DB], or a cluster: redis+cluster://HOST:PORT,HOST:PORT), shared by every emulator given it',
     ).conflicts('dataDir'),
   )
   .addOption(setting('--redis-prefix <prefix>', 'with --redis-url: prefix of every key').default(DEFAULT_REDIS_PREFIX))

@@ -59,11 +59,12 @@ export interface MockServerOptions {
    */
   durability?: Durability;
   /**
-   * `redis://HOST:PORT[/DB]`: every piece of state lives in this Redis, shared by every emulator given
-   * the same URL and prefix (see the README). Not with `store` or `dataDir`.
+   * `redis://HOST:PORT[/DB]`, or a Redis Cluster by some of its nodes (`redis+cluster://HOST:PORT,HOST:PORT`):
+   * every piece of state lives in this Redis, shared by every emulator given the same URL and prefix
+   * (see the README and SCALING.md). Not with `store` or `dataDir`.
    */
   redisUrl?: string;
-  /** With `redisUrl`: the prefix of every key (and of the change channel); default 'platform-api-mock:'. */
+  /** With `redisUrl`: the prefix of every key (and channel); default 'platform-api-mock:'. */
   redisPrefix?: string;
   /**
    * With `redisUrl`: how long a request waits for Redis to answer before it is answered 500 (a Redis

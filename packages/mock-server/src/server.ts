@@ -65,7 +65,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     clock,
     limits,
     store,
-    topics: new Topics(store, resources, clock),
+    topics: new Topics(store, resources, clock, shared && ((topicId) => shared.watch(topicId))),
     credentials: new Credentials(resources, clock, tokenTtlSeconds, catchUp),
     faults: new Faults((operationId, fault) => faultProblem(operations.get(operationId), fault)),
     rateLimiter: new RateLimiter(limits.rateLimitPerMinute, clock),
@@ -118,6 +118,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
           state.credentials.applyChange(type, id, item);
         },
         appended: (topicId) => state.topics.appended(topicId),
+        waiting: (topicId) => state.topics.waiting(topicId),
         reload: loadDomain,
       });
     } else {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { type CliProcess, listeningUrl, runCli } from './cli-process.js';
 import { defined } from './defined.js';
-import { NO_REDIS, type RedisServer, startRedis, uniquePrefix } from './redis-server.js';
+import { REDIS_KINDS, type RedisServer, uniquePrefix } from './redis-server.js';
 import { tempDir } from './temp-dirs.js';
 
 const CLIENT_ID = 'crash';
@@ -194,63 +194,65 @@ describe('a crash (SIGKILL) under load', () => {
   }, 90_000);
 });
 
-describe.skipIf(NO_REDIS !== undefined)(
-  `a crash (SIGKILL) under load on Redis${NO_REDIS ? ` (skipped: ${NO_REDIS})` : ''}`,
-  () => {
-    it('one of two emulators killed: the other serves on; Redis killed: acknowledged messages survive its restart', async () => {
-      const redis: RedisServer = await startRedis();
-      const onRedis = ['--redis-url', redis.url, '--redis-prefix', uniquePrefix()];
-      const emulators = [await launch(onRedis), await launch(onRedis)];
-      const { admin, topicId, key } = await setUp(defined(emulators[0]).url);
-      const acknowledged = new Map<string, string>();
-      const lastId = async () => (await readAll(defined(emulators[1]).url, admin, topicId)).at(-1)?.message_id ?? '';
+for (const { name, skipped, start: startRedis } of REDIS_KINDS) {
+  describe.skipIf(skipped !== undefined)(
+    `a crash (SIGKILL) under load on ${name}${skipped ? ` (skipped: ${skipped})` : ''}`,
+    () => {
+      it('one of two emulators killed: the other serves on; Redis killed: acknowledged messages survive its restart', async () => {
+        const redis: RedisServer = await startRedis();
+        const onRedis = ['--redis-url', redis.url, '--redis-prefix', uniquePrefix()];
+        const emulators = [await launch(onRedis), await launch(onRedis)];
+        const { admin, topicId, key } = await setUp(defined(emulators[0]).url);
+        const acknowledged = new Map<string, string>();
+        const lastId = async () => (await readAll(defined(emulators[1]).url, admin, topicId)).at(-1)?.message_id ?? '';
 
-      // Rounds 0 and 1: one emulator killed once KILL_AFTER are acknowledged; the survivor's publishers go on
-      // to twice that, then the killed one is started again.
-      for (const round of [0, 1]) {
-        const [victim, survivor] = round === 0 ? emulators : [...emulators].reverse();
+        // Rounds 0 and 1: one emulator killed once KILL_AFTER are acknowledged; the survivor's publishers go on
+        // to twice that, then the killed one is started again.
+        for (const round of [0, 1]) {
+          const [victim, survivor] = round === 0 ? emulators : [...emulators].reverse();
+          const lastBefore = await lastId();
+          const byPublisher = await publish(emulators, admin, topicId, round, {
+            acknowledged: (count) => {
+              if (count >= KILL_AFTER) defined(victim).cli.child.kill('SIGKILL');
+              return count >= 2 * KILL_AFTER;
+            },
+            gone: (emulator) => emulator === victim && emulator.cli.child.killed,
+          });
+          keep(byPublisher, lastBefore, acknowledged);
+          expect(byPublisher.flat().length).toBeGreaterThanOrEqual(2 * KILL_AFTER);
+          await defined(victim).cli.exited;
+          expect(defined(survivor).cli.errors()).toBe('');
+          emulators[emulators.indexOf(defined(victim))] = await launch(onRedis);
+        }
+
+        // Round 2: Redis killed; every emulator answers 500s meanwhile, then serves again once it is back.
+        let redisKilled = false;
         const lastBefore = await lastId();
-        const byPublisher = await publish(emulators, admin, topicId, round, {
+        const byPublisher = await publish(emulators, admin, topicId, 2, {
           acknowledged: (count) => {
-            if (count >= KILL_AFTER) defined(victim).cli.child.kill('SIGKILL');
-            return count >= 2 * KILL_AFTER;
+            if (count >= KILL_AFTER && !redisKilled) {
+              redisKilled = true;
+              void redis.kill();
+            }
+            return false;
           },
-          gone: (emulator) => emulator === victim && emulator.cli.child.killed,
+          gone: () => redisKilled,
         });
         keep(byPublisher, lastBefore, acknowledged);
-        expect(byPublisher.flat().length).toBeGreaterThanOrEqual(2 * KILL_AFTER);
-        await defined(victim).cli.exited;
-        expect(defined(survivor).cli.errors()).toBe('');
-        emulators[emulators.indexOf(defined(victim))] = await launch(onRedis);
-      }
+        await redis.kill();
+        await redis.start();
 
-      // Round 2: Redis killed; every emulator answers 500s meanwhile, then serves again once it is back.
-      let redisKilled = false;
-      const lastBefore = await lastId();
-      const byPublisher = await publish(emulators, admin, topicId, 2, {
-        acknowledged: (count) => {
-          if (count >= KILL_AFTER && !redisKilled) {
-            redisKilled = true;
-            void redis.kill();
-          }
-          return false;
-        },
-        gone: () => redisKilled,
-      });
-      keep(byPublisher, lastBefore, acknowledged);
-      await redis.kill();
-      await redis.start();
-
-      const stored = [];
-      for (const emulator of emulators) {
-        const all = () => readAll(emulator.url, admin, topicId).catch(() => []);
-        await expect.poll(async () => (await all()).length, { timeout: 15_000 }).toBeGreaterThan(0);
-        stored.push(await readAll(emulator.url, admin, topicId));
-      }
-      expect(stored[1]).toEqual(stored[0]);
-      expectAllKept(defined(stored[0]), acknowledged);
-      const keyToken = await accessToken(defined(emulators[1]).url, key.client_id, key.auth_token);
-      expect(await readAll(defined(emulators[0]).url, keyToken, topicId)).toEqual(stored[0]);
-    }, 90_000);
-  },
-);
+        const stored = [];
+        for (const emulator of emulators) {
+          const all = () => readAll(emulator.url, admin, topicId).catch(() => []);
+          await expect.poll(async () => (await all()).length, { timeout: 15_000 }).toBeGreaterThan(0);
+          stored.push(await readAll(emulator.url, admin, topicId));
+        }
+        expect(stored[1]).toEqual(stored[0]);
+        expectAllKept(defined(stored[0]), acknowledged);
+        const keyToken = await accessToken(defined(emulators[1]).url, key.client_id, key.auth_token);
+        expect(await readAll(defined(emulators[0]).url, keyToken, topicId)).toEqual(stored[0]);
+      }, 90_000);
+    },
+  );
+}

@@ -2,8 +2,10 @@
 // one is served by the others at once; concurrent publishers on both lose nothing and both read one
 // order; a consumer waiting on one wakes for a publish on another; Redis lost answers 500s (in each API's shape), and its
 // return recovers everything.
-import { describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer, MockServerOptions } from '../src/index.js';
+import { RedisConnection } from '../src/store/redis/connection.js';
 import { defined } from './defined.js';
 import {
   assertConforms,
@@ -16,13 +18,13 @@ import {
   toAnswer,
   token,
 } from './helpers.js';
-import { NO_REDIS, type RedisServer, sharedRedis, startRedis, uniquePrefix } from './redis-server.js';
+import { REDIS_KINDS, type RedisServer, uniquePrefix } from './redis-server.js';
 
 const CREDENTIALS = { clientId: 'shared', clientSecret: 'shared-secret' };
 
 /** Two emulators on one Redis prefix, with the same bootstrap credentials. */
-async function pair(redis?: RedisServer): Promise<[MockServer, MockServer, MockServerOptions]> {
-  const options = { redisUrl: (redis ?? (await sharedRedis())).url, redisPrefix: uniquePrefix(), ...CREDENTIALS };
+async function pair(redis: RedisServer): Promise<[MockServer, MockServer, MockServerOptions]> {
+  const options = { redisUrl: redis.url, redisPrefix: uniquePrefix(), ...CREDENTIALS };
   return [await start(options), await start(options), options];
 }
 
@@ -45,9 +47,11 @@ async function readAll(server: MockServer, accessToken: string, topicId: number)
   }
 }
 
-describe.skipIf(NO_REDIS !== undefined)(
-  `two emulators on one Redis${NO_REDIS ? ` (skipped: ${NO_REDIS})` : ''}`,
-  () => {
+for (const { name, skipped, start: startRedis, shared: sharedRedis } of REDIS_KINDS) {
+  describe.skipIf(skipped !== undefined)(`two emulators on ${name}${skipped ? ` (skipped: ${skipped})` : ''}`, () => {
+    // Outside the time of any one test; a guard, not a goal: a cluster's servers start within moments.
+    beforeAll(async () => void (await sharedRedis()), 60_000);
+
     it('started at once on a new prefix, make one bootstrap key and load a seed once', async () => {
       const seed = { version: 1, resources: { folder: [{ id: 7, name: 'Seeded' }] } };
       const options = { redisUrl: (await sharedRedis()).url, redisPrefix: uniquePrefix(), ...CREDENTIALS, seed };
@@ -62,7 +66,7 @@ describe.skipIf(NO_REDIS !== undefined)(
     });
 
     it('share tokens, topics, API clients and keys, and the resource engine: made on one, served by the other', async () => {
-      const [a, b] = await pair();
+      const [a, b] = await pair(await sharedRedis());
       const fromA = await token(a);
       // Issued by A, accepted by B at once (B looks it up when it has not heard of it yet).
       const topicId = await createTopic(b, fromA);
@@ -107,7 +111,7 @@ describe.skipIf(NO_REDIS !== undefined)(
     });
 
     it('take publishes from both at once: nothing is lost, ids are given once, and both read the same order', async () => {
-      const [a, b] = await pair();
+      const [a, b] = await pair(await sharedRedis());
       const accessToken = await token(a);
       const topicId = await createTopic(a, accessToken);
       const acknowledged = new Map<string, string>();
@@ -152,7 +156,7 @@ describe.skipIf(NO_REDIS !== undefined)(
     });
 
     it('wake a consumer waiting on one for a publish on the other, and for a delete there (404)', async () => {
-      const [a, b] = await pair();
+      const [a, b] = await pair(await sharedRedis());
       const accessToken = await token(a);
       const topicId = await createTopic(a, accessToken);
       const first = (await publish(a, accessToken, topicId, { order_id: 'A' })).body.message_id;
@@ -166,6 +170,44 @@ describe.skipIf(NO_REDIS !== undefined)(
       const onDeleted = consume(b, accessToken, another, { timeout_secs: 30 });
       await call(a, 'delete_topic', { token: accessToken, params: { topic_id: another } });
       expect(errorOf(await onDeleted).details.code).toBe('TOPIC_NOT_FOUND');
+    });
+
+    it("hear of a topic's publishes only while a consumer of their own waits on it: no fan-out", async () => {
+      const redis = await sharedRedis();
+      const [a, b, options] = await pair(redis);
+      const accessToken = await token(a);
+      const topicId = await createTopic(a, accessToken);
+      // Asked of Redis itself (on a cluster, of the topic's shard): who listens to the topic's appends.
+      const probe = await RedisConnection.open(redis.url, defined(options.redisPrefix), pino({ level: 'silent' }));
+      const channel = probe.keys.appended(topicId);
+      const listeners = async () => {
+        const [, count] = (await probe.send(channel, ['PUBSUB', 'SHARDNUMSUB', channel])) as [string, number];
+        return count;
+      };
+      try {
+        const first = (await publish(a, accessToken, topicId, { order_id: 'unheard' })).body.message_id;
+        await consume(b, accessToken, topicId); // a read without waiting subscribes to nothing
+        expect(await listeners()).toBe(0);
+
+        const waiting = consume(b, accessToken, topicId, { after_message_id: first, timeout_secs: 30 });
+        await expect.poll(listeners, { timeout: 10_000 }).toBe(1);
+        const next = (await publish(a, accessToken, topicId, { order_id: 'heard' })).body.message_id;
+        expect((await waiting).body.messages.map((m) => m.message_id)).toEqual([next]);
+      } finally {
+        await probe.close();
+      }
+    });
+
+    it('refuse a prefix that holds the state of another key layout (an earlier version), saying so', async () => {
+      const redisUrl = (await sharedRedis()).url;
+      const redisPrefix = uniquePrefix();
+      const earlier = await RedisConnection.open(redisUrl, redisPrefix, pino({ level: 'silent' }));
+      try {
+        await earlier.send(earlier.keys.layout, ['SET', earlier.keys.layout, '1']);
+      } finally {
+        await earlier.close();
+      }
+      await expect(start({ redisUrl, redisPrefix })).rejects.toThrow(/another version of platform-api-mock.*layout 1/);
     });
 
     it('start a second emulator that seeds nothing: a seed initialises only a new state', async () => {
@@ -183,72 +225,78 @@ describe.skipIf(NO_REDIS !== undefined)(
       expect(exported).not.toContain('from the second');
       expect(await a.state.export()).toEqual(await b.state.export());
     });
-  },
-);
-
-describe.skipIf(NO_REDIS !== undefined)(`Redis lost and back${NO_REDIS ? ` (skipped: ${NO_REDIS})` : ''}`, () => {
-  it('answers 500 after redisReplyTimeoutMs while Redis is paused (no hang), and serves again when it resumes', async () => {
-    const redis = await startRedis();
-    const options = { redisUrl: redis.url, redisPrefix: uniquePrefix(), redisReplyTimeoutMs: 300, ...CREDENTIALS };
-    const server = await start(options);
-    const accessToken = await token(server);
-    const topicId = await createTopic(server, accessToken);
-
-    redis.pause();
-    try {
-      // Without the deadline this would wait for the resume below, and the test would time out.
-      const stalled = await publish(server, accessToken, topicId, { order_id: 'paused' });
-      expect([stalled.status, errorOf(stalled).details.code]).toEqual([500, 'INTERNAL_SERVER_ERROR']);
-      expect(errorOf(stalled).message).toContain('did not answer within 300 ms');
-    } finally {
-      redis.resume();
-    }
-    const after = await publish(server, accessToken, topicId, { order_id: 'resumed' });
-    expect(after.status).toBe(201);
   });
 
-  it('answers 500 INTERNAL_SERVER_ERROR in each API shape while Redis is away, and recovers when it returns', async () => {
-    const redis = await startRedis();
-    const [a, b] = await pair(redis);
-    const accessToken = await token(a);
-    const topicId = await createTopic(a, accessToken);
-    const before = (await publish(a, accessToken, topicId, { order_id: 'before' })).body.message_id;
+  // Each test starts its own Redis (a cluster: three servers, which agree within moments): a guard, not a goal.
+  const ownRedis = { timeout: 60_000 };
+  describe.skipIf(skipped !== undefined)(
+    `${name} lost and back${skipped ? ` (skipped: ${skipped})` : ''}`,
+    ownRedis,
+    () => {
+      it('answers 500 after redisReplyTimeoutMs while Redis is paused (no hang), and serves again when it resumes', async () => {
+        const redis = await startRedis();
+        const options = { redisUrl: redis.url, redisPrefix: uniquePrefix(), redisReplyTimeoutMs: 300, ...CREDENTIALS };
+        const server = await start(options);
+        const accessToken = await token(server);
+        const topicId = await createTopic(server, accessToken);
 
-    await redis.stop();
-    const lost = await publish(a, accessToken, topicId, { order_id: 'lost' });
-    expect([lost.status, errorOf(lost).details.code]).toEqual([500, 'INTERNAL_SERVER_ERROR']);
-    const read = await consume(b, accessToken, topicId);
-    expect([read.status, errorOf(read).details.code]).toEqual([500, 'INTERNAL_SERVER_ERROR']);
-    const created = await call(b, 'create_topic', { token: accessToken, body: { name: 'away', schema: [] } });
-    expect([created.status, managementErrorOf(created).message]).toEqual([500, expect.stringContaining('Redis')]);
-    // The token endpoint answers its own 500: an OAuth server_error, not cached.
-    const form = `grant_type=client_credentials&client_id=${a.clientId}&client_secret=${a.clientSecret}`;
-    const headers = { 'content-type': 'application/x-www-form-urlencoded' };
-    const refused = await toAnswer(await fetch(`${a.url}/oauth2/token`, { method: 'POST', headers, body: form }));
-    assertConforms('request_access_token', refused);
-    expect([refused.status, oauthErrorOf(refused).error]).toEqual([500, 'server_error']);
-    expect(refused.headers.get('cache-control')).toBe('no-store');
+        redis.pause();
+        try {
+          // Without the deadline this would wait for the resume below, and the test would time out.
+          const stalled = await publish(server, accessToken, topicId, { order_id: 'paused' });
+          expect([stalled.status, errorOf(stalled).details.code]).toEqual([500, 'INTERNAL_SERVER_ERROR']);
+          expect(errorOf(stalled).message).toContain('did not answer within 300 ms');
+        } finally {
+          redis.resume();
+        }
+        const after = await publish(server, accessToken, topicId, { order_id: 'resumed' });
+        expect(after.status).toBe(201);
+      });
 
-    // Back, on its append-only file: both emulators reconnect (a management call needs both connections).
-    await redis.start();
-    for (const server of [a, b]) {
-      await expect
-        .poll(async () => (await call(server, 'list_topics', { token: accessToken })).status, { timeout: 15_000 })
-        .toBe(200);
-    }
-    // What was acknowledged is there, what was refused is not, and both serve one state again.
-    await publish(b, accessToken, topicId, { order_id: 'after' });
-    expect((await readAll(a, accessToken, topicId)).map((m) => m.label)).toEqual(['before', 'after']);
-    expect((await consume(a, accessToken, topicId, { after_message_id: before })).body.messages).toHaveLength(1);
-    const fresh = await token(b);
-    expect(await createTopic(a, fresh)).toBe(topicId + 1);
-    expect((await call(b, 'list_topics', { token: fresh })).body.data).toHaveLength(2);
-  });
+      it('answers 500 INTERNAL_SERVER_ERROR in each API shape while Redis is away, and recovers when it returns', async () => {
+        const redis = await startRedis();
+        const [a, b] = await pair(redis);
+        const accessToken = await token(a);
+        const topicId = await createTopic(a, accessToken);
+        const before = (await publish(a, accessToken, topicId, { order_id: 'before' })).body.message_id;
 
-  it('refuses to start when Redis cannot be reached, naming it', async () => {
-    const redis = await startRedis();
-    await redis.stop();
-    await expect(start({ redisUrl: redis.url })).rejects.toThrow(`Cannot connect to Redis at ${redis.url}`);
-    await expect(start({ redisUrl: 'http://127.0.0.1:1' })).rejects.toThrow(/Redis/);
-  });
-});
+        await redis.stop();
+        const lost = await publish(a, accessToken, topicId, { order_id: 'lost' });
+        expect([lost.status, errorOf(lost).details.code]).toEqual([500, 'INTERNAL_SERVER_ERROR']);
+        const read = await consume(b, accessToken, topicId);
+        expect([read.status, errorOf(read).details.code]).toEqual([500, 'INTERNAL_SERVER_ERROR']);
+        const created = await call(b, 'create_topic', { token: accessToken, body: { name: 'away', schema: [] } });
+        expect([created.status, managementErrorOf(created).message]).toEqual([500, expect.stringContaining('Redis')]);
+        // The token endpoint answers its own 500: an OAuth server_error, not cached.
+        const form = `grant_type=client_credentials&client_id=${a.clientId}&client_secret=${a.clientSecret}`;
+        const headers = { 'content-type': 'application/x-www-form-urlencoded' };
+        const refused = await toAnswer(await fetch(`${a.url}/oauth2/token`, { method: 'POST', headers, body: form }));
+        assertConforms('request_access_token', refused);
+        expect([refused.status, oauthErrorOf(refused).error]).toEqual([500, 'server_error']);
+        expect(refused.headers.get('cache-control')).toBe('no-store');
+
+        // Back, on its append-only file: both emulators reconnect (a management call needs both connections).
+        await redis.start();
+        for (const server of [a, b]) {
+          await expect
+            .poll(async () => (await call(server, 'list_topics', { token: accessToken })).status, { timeout: 15_000 })
+            .toBe(200);
+        }
+        // What was acknowledged is there, what was refused is not, and both serve one state again.
+        await publish(b, accessToken, topicId, { order_id: 'after' });
+        expect((await readAll(a, accessToken, topicId)).map((m) => m.label)).toEqual(['before', 'after']);
+        expect((await consume(a, accessToken, topicId, { after_message_id: before })).body.messages).toHaveLength(1);
+        const fresh = await token(b);
+        expect(await createTopic(a, fresh)).toBe(topicId + 1);
+        expect((await call(b, 'list_topics', { token: fresh })).body.data).toHaveLength(2);
+      });
+
+      it('refuses to start when Redis cannot be reached, naming it', async () => {
+        const redis = await startRedis();
+        await redis.stop();
+        await expect(start({ redisUrl: redis.url })).rejects.toThrow(`Cannot connect to Redis at ${redis.url}`);
+        await expect(start({ redisUrl: 'http://127.0.0.1:1' })).rejects.toThrow(/Redis/);
+      });
+    },
+  );
+}

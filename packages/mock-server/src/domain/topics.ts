@@ -51,6 +51,8 @@ export class Topics {
     private readonly store: MessageStore,
     private readonly resources: ResourceStore,
     private readonly clock: () => number,
+    /** With a shared store: hears of the others' appends to a topic from when it settles (SharedState.watch). */
+    private readonly watchShared?: (topicId: number) => Promise<void> | undefined,
   ) {}
 
   /**
@@ -81,6 +83,19 @@ export class Topics {
   appended(topicId: number): void {
     const entry = this.entries.get(topicId);
     if (entry) this.wake(entry);
+  }
+
+  /**
+   * A consumer will read the topic and wait if it finds nothing: with a shared store, the others'
+   * appends wake it once this settles (at once when undefined), so it reads after that.
+   */
+  watch(entry: TopicEntry): Awaitable<void> {
+    return this.watchShared?.(entry.topic.id);
+  }
+
+  /** Whether consumers wait on the topic now. */
+  waiting(topicId: number): boolean {
+    return (this.entries.get(topicId)?.waiters.size ?? 0) > 0;
   }
 
   list(): Topic[] {

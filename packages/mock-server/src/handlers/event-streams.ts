@@ -83,12 +83,15 @@ class EventStreams {
     return request.readJson(this.consumeRule, (offsets) => {
       const read = this.reader(entry.topic.id, offsets);
       const timeoutSecs = offsets.timeout_secs ?? 0;
-      const wakes = entry.wakes;
-      return after(read(), (first) =>
-        first.messages.length > 0 || timeoutSecs === 0
-          ? this.batchReply(first)
-          : this.waitForMessages(request, entry, read, timeoutSecs, wakes),
-      );
+      // A consumer that may wait hears of the appends (of other emulators too) from before its read.
+      return after(timeoutSecs > 0 ? this.state.topics.watch(entry) : undefined, () => {
+        const wakes = entry.wakes;
+        return after(read(), (first) =>
+          first.messages.length > 0 || timeoutSecs === 0
+            ? this.batchReply(first)
+            : this.waitForMessages(request, entry, read, timeoutSecs, wakes),
+        );
+      });
     });
   }
 

@@ -48,13 +48,20 @@ export interface SharedState {
    * (and seed) the first one made instead of making its own.
    */
   startAlone(): Promise<() => Promise<void>>;
+  /**
+   * A consumer is about to wait on the topic: from when this settles (at once when undefined), the
+   * others' appends to it reach the follower's `appended`. Until then, an emulator hears of no append.
+   */
+  watch(topicId: number): Promise<void> | undefined;
 }
 
 export interface Follower {
   /** Another emulator put (item) or deleted (undefined) an item of a type the domain indexes. */
   changed(type: string, id: string, item: StoredItem | undefined): void;
-  /** Another emulator stored messages in the topic. */
+  /** Another emulator stored messages in a topic that is watched (SharedState.watch). */
   appended(topicId: number): void;
+  /** Whether consumers wait on the topic now: its watch lasts while they do. */
+  waiting(topicId: number): boolean;
   /** Announcements may have been missed (the store was out of reach) or replaced everything: re-read all. */
   reload(): Promise<void>;
 }
@@ -104,12 +111,13 @@ export async function redisStorage(
     import('./redis/resources.js'),
   ]);
   const redis = await RedisConnection.open(url, prefix, logger, replyTimeoutMs);
+  const feed = await RedisFeed.start(redis, logger);
   return {
     messages: new RedisMessageStore(redis, clock),
     resources: new RedisResourceStore(redis),
     fresh: redis.created,
     commit: () => redis.commit(),
-    close: () => redis.close(),
-    shared: await RedisFeed.start(redis, logger),
+    close: () => feed.close(),
+    shared: feed,
   };
 }

@@ -14,7 +14,7 @@ import type { JsonObject } from '../../src/store/resource-store.js';
 import { bannerUrl, type CliProcess, runCli } from '../cli-process.js';
 import { defined } from '../defined.js';
 import { call, exampleBody, type OperationId, operation, specs, token } from '../helpers.js';
-import { NO_REDIS, sharedRedis, uniquePrefix } from '../redis-server.js';
+import { NO_REDIS, NO_REDIS_CLUSTER, sharedRedis, sharedRedisCluster, uniquePrefix } from '../redis-server.js';
 import { tempDir } from '../temp-dirs.js';
 
 const document = specs.documents.management;
@@ -139,6 +139,11 @@ const STORAGES: { name: string; missing?: string; args(): Promise<string[]> }[] 
     name: 'on Redis',
     missing: NO_REDIS,
     args: async () => ['--redis-url', (await sharedRedis()).url, '--redis-prefix', uniquePrefix()],
+  },
+  {
+    name: 'on a Redis Cluster',
+    missing: NO_REDIS_CLUSTER,
+    args: async () => ['--redis-url', (await sharedRedisCluster()).url, '--redis-prefix', uniquePrefix()],
   },
 ];
 

@@ -1,7 +1,7 @@
 // The store engines the conformance suites run against: each opens a fresh store, closed after the test.
 // The Redis engines share one redis-server per test file, each store under a prefix of its own.
 import { pino } from 'pino';
-import { afterEach, describe } from 'vitest';
+import { afterEach, beforeAll, describe } from 'vitest';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { MessageStore } from '../../src/store/message-store.js';
 import { RedisConnection } from '../../src/store/redis/connection.js';
@@ -11,7 +11,14 @@ import { MemoryResourceStore, type ResourceStore } from '../../src/store/resourc
 import { DataDir } from '../../src/store/sqlite/data-dir.js';
 import { SqliteMessageStore } from '../../src/store/sqlite/messages.js';
 import { SqliteResourceStore } from '../../src/store/sqlite/resources.js';
-import { NO_REDIS, sharedRedis, uniquePrefix } from '../redis-server.js';
+import {
+  NO_REDIS,
+  NO_REDIS_CLUSTER,
+  type RedisServer,
+  sharedRedis,
+  sharedRedisCluster,
+  uniquePrefix,
+} from '../redis-server.js';
 import { tempDir } from '../temp-dirs.js';
 
 const open: DataDir[] = [];
@@ -33,9 +40,9 @@ export async function closeDataDir(dataDir: DataDir): Promise<void> {
   await dataDir.close();
 }
 
-/** A connection to the file's redis-server, under a new prefix; closed after the current test. */
-export async function openRedis(): Promise<RedisConnection> {
-  const redis = await RedisConnection.open((await sharedRedis()).url, uniquePrefix(), pino({ level: 'silent' }));
+/** A connection to the file's redis-server (or cluster), under a new prefix; closed after the current test. */
+export async function openRedis(server: Promise<RedisServer> = sharedRedis()): Promise<RedisConnection> {
+  const redis = await RedisConnection.open((await server).url, uniquePrefix(), pino({ level: 'silent' }));
   connections.push(redis);
   return redis;
 }
@@ -44,6 +51,8 @@ export interface Engine<Store> {
   name: string;
   /** Why the engine cannot run here (its server is not installed); its suite is then skipped, saying so. */
   missing?: string;
+  /** Starts the server the engine uses before its suite, outside the time of any one test. */
+  server?: () => Promise<RedisServer>;
   open(clock?: () => number): Promise<Store>;
 }
 
@@ -53,20 +62,42 @@ export const messageStoreEngines: Engine<MessageStore>[] = [
   {
     name: 'RedisMessageStore',
     missing: NO_REDIS,
+    server: sharedRedis,
     open: async (clock) => new RedisMessageStore(await openRedis(), clock),
+  },
+  {
+    name: 'RedisMessageStore on a cluster',
+    missing: NO_REDIS_CLUSTER,
+    server: sharedRedisCluster,
+    open: async (clock) => new RedisMessageStore(await openRedis(sharedRedisCluster()), clock),
   },
 ];
 
 export const resourceStoreEngines: Engine<ResourceStore>[] = [
   { name: 'MemoryResourceStore', open: async () => new MemoryResourceStore() },
   { name: 'SqliteResourceStore', open: async () => new SqliteResourceStore(await openDataDir()) },
-  { name: 'RedisResourceStore', missing: NO_REDIS, open: async () => new RedisResourceStore(await openRedis()) },
+  {
+    name: 'RedisResourceStore',
+    missing: NO_REDIS,
+    server: sharedRedis,
+    open: async () => new RedisResourceStore(await openRedis()),
+  },
+  {
+    name: 'RedisResourceStore on a cluster',
+    missing: NO_REDIS_CLUSTER,
+    server: sharedRedisCluster,
+    open: async () => new RedisResourceStore(await openRedis(sharedRedisCluster())),
+  },
 ];
 
 /** A suite per engine; an engine that cannot run here gets a skipped suite whose name says why. */
 export function describeEngines<Store>(engines: Engine<Store>[], suite: (engine: Engine<Store>) => void): void {
   for (const engine of engines) {
     const name = engine.missing ? `${engine.name} (skipped: ${engine.missing})` : engine.name;
-    describe.skipIf(engine.missing !== undefined)(name, () => suite(engine));
+    describe.skipIf(engine.missing !== undefined)(name, () => {
+      // A guard, not a goal: a cluster's three servers start and agree within moments.
+      if (engine.server) beforeAll(async () => void (await engine.server?.()), 60_000);
+      suite(engine);
+    });
   }
 }

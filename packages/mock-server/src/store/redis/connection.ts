@@ -1,168 +1,244 @@
-// The connections of one emulator to the Redis it shares with others: one for commands (scripts run on
-// it in the order they are sent, which is the order of the emulator's writes) and one subscribed to the
-// change feed. Both reconnect on their own after a loss; meanwhile every command fails at once (no
-// offline queue), so a request answers a 500 instead of waiting for a Redis that may not come back.
-import { hash, randomBytes } from 'node:crypto';
-import { createClient, ErrorReply, type RedisArgument } from '@redis/client';
+// The connections of one emulator to the Redis it shares with others, one server or a Redis Cluster:
+// commands go on one connection per server (scripts run in the order they are sent, which is the order
+// of the emulator's writes), subscriptions on another. They reconnect on their own after a loss;
+// meanwhile every command fails at once (no offline queue), so a request answers a 500 instead of
+// waiting for a Redis that may not come back.
+import { randomBytes } from 'node:crypto';
+import { createClient, createCluster, ErrorReply, type RedisArgument } from '@redis/client';
 import type { Logger } from 'pino';
 import { StoreUnavailable } from '../../errors.js';
-import { redactedUrl } from './url.js';
+import { SCRIPTS, type ScriptName } from './scripts.js';
+import { clusterUrl, redactedUrl } from './url.js';
 
 /** Refused at start: Redis cannot be reached, or holds another version's data under the prefix. */
 export class RedisStorageError extends Error {}
 
 /** Raised with every change of the keys' layout (scripts.ts): another version's data is refused, not misread. */
-const LAYOUT_VERSION = '1';
+const LAYOUT_VERSION = '2';
 
 /** Between reconnection attempts once connected: quick at first, then once a second until Redis is back. */
 const reconnectDelay = (retries: number) => Math.min(25 * 2 ** retries, 1000);
 
-/** The names of the keys (and the channel) of one shared state, all under its prefix. */
+/**
+ * The names of the keys (and channels) of one shared state, all under its prefix. A hash tag (`{...}`)
+ * puts what one script touches in one cluster slot: a topic's fields, messages and wake-up channel; and
+ * every resource type's items and order with the types, counters and the change channel (one slot for
+ * all resources, so a snapshot or restore of several types stays one atomic script).
+ */
 export class RedisKeys {
+  readonly layout: string;
+  readonly starting: string;
+  /** What every resource key starts with (scripts.ts TYPE_KEYS builds a type's keys from it too). */
+  readonly resources: string;
   readonly types: string;
   readonly counters: string;
   readonly positions: string;
-  readonly layout: string;
-  readonly channel: string;
-  readonly starting: string;
+  /** The changes to the domain's types and the catch-up markers (feed.ts). */
+  readonly changes: string;
 
   constructor(readonly prefix: string) {
-    this.types = `${prefix}types`;
-    this.counters = `${prefix}counters`;
-    this.positions = `${prefix}positions`;
     this.layout = `${prefix}layout`;
-    this.channel = `${prefix}changes`;
     this.starting = `${prefix}starting`;
+    this.resources = `${prefix}{resources}`;
+    this.types = `${this.resources}types`;
+    this.counters = `${this.resources}counters`;
+    this.positions = `${this.resources}positions`;
+    this.changes = `${this.resources}changes`;
   }
 
   topic(topicId: number): string {
-    return `${this.prefix}topic:${topicId}`;
+    return `${this.prefix}{topic:${topicId}}fields`;
   }
 
   messages(topicId: number): string {
-    return `${this.prefix}messages:${topicId}`;
+    return `${this.prefix}{topic:${topicId}}messages`;
   }
 
-  // The two below are also built by the scripts that reach types by prefix (scripts.ts TYPE_KEYS).
+  /** The channel of the topic's appends, heard only by emulators whose consumers wait on it. */
+  appended(topicId: number): string {
+    return `${this.prefix}{topic:${topicId}}appended`;
+  }
+
   items(type: string): string {
-    return `${this.prefix}items:${type}`;
+    return `${this.resources}items:${type}`;
   }
 
   order(type: string): string {
-    return `${this.prefix}order:${type}`;
+    return `${this.resources}order:${type}`;
   }
 }
 
-/** A Lua script, run by its digest (Redis keeps loaded scripts until it restarts). */
-export class Script {
-  readonly sha: string;
+type Listener = (message: string) => void;
+type ScriptCall = (keys: string[], args: RedisArgument[]) => Promise<unknown>;
 
-  constructor(readonly source: string) {
-    this.sha = hash('sha1', source);
-  }
+/** What is used of a node-redis client or cluster: both have these, and the scripts of scripts.ts by name. */
+interface Link extends Record<ScriptName, ScriptCall> {
+  sSubscribe(channel: string, listener: Listener): Promise<void>;
+  sUnsubscribe(channel: string, listener: Listener): Promise<void>;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  connect(): Promise<unknown>;
+  readonly isReady: boolean;
+  close(): Promise<void>;
+  destroy(): void;
 }
 
-type Client = ReturnType<typeof createClient>;
+/** One server: a client for commands, another for subscriptions. A cluster: both in one (node-redis's). */
+interface Links {
+  commands: Link;
+  subscriptions: Link;
+  /** Sends a command (on a cluster, to the shard of its first key). */
+  send(firstKey: string, command: RedisArgument[]): Promise<unknown>;
+  /** The events a connection that is lost and back emits (with the connection's own description). */
+  lostEvent: string;
+  backEvent: string;
+}
+
+function links(url: string, connected: () => boolean): Links {
+  // At start a failure is final (the emulator exits with it); once running, Redis is waited for.
+  const socket = {
+    reconnectStrategy: (retries: number, cause: Error) => (connected() ? reconnectDelay(retries) : cause),
+  };
+  const cluster = clusterUrl(url);
+  if (cluster) {
+    const { nodes, ...credentials } = cluster;
+    // The nodes the cluster names take their options from the defaults, not from the seeds' URLs.
+    const tls = nodes.some((node) => node.startsWith('rediss:'));
+    const client = createCluster({
+      rootNodes: nodes.map((node) => ({ url: node })),
+      defaults: { ...credentials, disableOfflineQueue: true, socket: tls ? { ...socket, tls } : socket },
+      scripts: SCRIPTS,
+    });
+    return {
+      commands: client as unknown as Link,
+      subscriptions: client as unknown as Link,
+      send: (firstKey, command) => client.sendCommand(firstKey, false, command),
+      lostEvent: 'node-error',
+      backEvent: 'node-ready',
+    };
+  }
+  const client = createClient({ url, disableOfflineQueue: true, socket, scripts: SCRIPTS });
+  return {
+    commands: client as unknown as Link,
+    subscriptions: client.duplicate() as unknown as Link,
+    send: (_, command) => client.sendCommand(command),
+    lostEvent: 'error',
+    backEvent: 'ready',
+  };
+}
 
 export class RedisConnection {
   /** Names this emulator in what it announces, so it skips its own announcements. */
   readonly origin = randomBytes(6).toString('base64url');
+  /** True when the prefix held no state before this start. */
+  created = false;
   /** Writes sent and not yet confirmed; `commit` waits for them. */
   private unconfirmed: Promise<unknown>[] = [];
+  /** The connections lost and not back yet (one server: its two clients; a cluster: its nodes' clients). */
+  private readonly lost = new Set<unknown>();
+  private readonly lostListeners: ((error: unknown) => void)[] = [];
+  private readonly backListeners: (() => void)[] = [];
+  /** Called before any command is sent: writes held for the rest of the turn go first (messages.ts). */
+  private beforeSend: (() => void) | undefined;
 
   private constructor(
-    readonly client: Client,
-    readonly subscriber: Client,
+    private readonly links: Links,
     readonly keys: RedisKeys,
-    /** True when the prefix held no state before this start. */
-    readonly created: boolean,
-    private readonly replyTimeoutMs: number,
+    /** How long a request waits for Redis's answer before it fails (StoreUnavailable). */
+    readonly replyTimeoutMs: number,
   ) {}
 
-  /** Connects both clients; refuses (RedisStorageError) when Redis cannot be reached or holds another layout. */
+  /** Connects; refuses (RedisStorageError) when Redis cannot be reached or holds another layout. */
   static async open(url: string, prefix: string, logger: Logger, replyTimeoutMs = 5000): Promise<RedisConnection> {
     const where = redactedUrl(url);
     let connected = false;
-    const connect = async (name: string) => {
-      let client: Client;
-      try {
-        client = createClient({
-          url,
-          disableOfflineQueue: true,
-          socket: {
-            // At start a failure is final (the emulator exits with it); once running, Redis is waited for.
-            reconnectStrategy: (retries, cause) => (connected ? reconnectDelay(retries) : cause),
-          },
-        });
-      } catch (error) {
-        throw new RedisStorageError(`Cannot use Redis at ${where}: ${(error as Error).message}`);
-      }
-      let lost = false;
-      client.on('error', (error: Error) => {
-        if (!connected || lost) return;
-        lost = true;
-        logger.error({ err: error }, `lost the ${name} connection to Redis at ${where}; reconnecting`);
-      });
-      client.on('ready', () => {
-        if (!lost) return;
-        lost = false;
-        logger.warn(`the ${name} connection to Redis at ${where} is back`);
-      });
-      try {
-        await client.connect();
-      } catch (error) {
-        client.destroy();
-        throw new RedisStorageError(`Cannot connect to Redis at ${where}: ${(error as Error).message}`);
-      }
-      return client;
-    };
-    const client = await connect('command');
-    let subscriber: Client;
+    let made: Links;
     try {
-      subscriber = await connect('change feed');
+      made = links(url, () => connected);
     } catch (error) {
-      client.destroy();
-      throw error;
+      throw new RedisStorageError(`Cannot use Redis at ${where}: ${(error as Error).message}`);
+    }
+    const connection = new RedisConnection(made, new RedisKeys(prefix), replyTimeoutMs);
+    const destroy = () => {
+      for (const link of connection.linkList()) link.destroy();
+    };
+    // Listened to before connecting: an 'error' no one listens to would end the process.
+    connection.watchConnections(
+      (error) => {
+        if (connected) logger.error({ err: error }, `lost a connection to Redis at ${where}; reconnecting`);
+      },
+      () => logger.warn(`the connections to Redis at ${where} are back`),
+    );
+    try {
+      for (const link of connection.linkList()) await link.connect();
+    } catch (error) {
+      destroy();
+      throw new RedisStorageError(`Cannot connect to Redis at ${where}: ${(error as Error).message}`);
     }
     connected = true;
-    const keys = new RedisKeys(prefix);
+    const { keys } = connection;
     try {
-      const created = (await client.sendCommand<string | null>(['SET', keys.layout, LAYOUT_VERSION, 'NX'])) === 'OK';
-      const layout = created ? LAYOUT_VERSION : String(await client.sendCommand(['GET', keys.layout]));
+      connection.created = (await connection.send(keys.layout, ['SET', keys.layout, LAYOUT_VERSION, 'NX'])) === 'OK';
+      const layout = connection.created
+        ? LAYOUT_VERSION
+        : String(await connection.send(keys.layout, ['GET', keys.layout]));
       if (layout !== LAYOUT_VERSION) {
         throw new RedisStorageError(
           `Redis at ${where} holds state of another version of platform-api-mock under the prefix ${prefix} ` +
             `(layout ${layout}; this version uses ${LAYOUT_VERSION}): use another prefix or database`,
         );
       }
-      return new RedisConnection(client, subscriber, keys, created, replyTimeoutMs);
+      return connection;
     } catch (error) {
-      client.destroy();
-      subscriber.destroy();
+      destroy();
       throw error instanceof RedisStorageError ? error : new RedisStorageError(`Redis at ${where}: ${error}`);
     }
   }
 
+  /** Every connection is up (none lost, or every lost one back). */
+  get ready(): boolean {
+    return this.lost.size === 0;
+  }
+
+  /**
+   * `lost` once when a connection is lost (announcements may be missed meanwhile), `back` once every
+   * lost one is back.
+   */
+  watchConnections(lost: (error: unknown) => void, back: () => void): void {
+    this.lostListeners.push(lost);
+    this.backListeners.push(back);
+    if (this.lostListeners.length > 1) return;
+    const { lostEvent, backEvent } = this.links;
+    this.linkList().forEach((link, index) => {
+      // A cluster's own errors (a failed discovery of its nodes) come with its nodes' losses.
+      if (lostEvent !== 'error') link.on('error', () => {});
+      // A cluster names the node (its client) that was lost or is back; one server's clients, their index.
+      link.on(lostEvent, (error, node = index) => {
+        if (this.lost.has(node)) return;
+        this.lost.add(node);
+        for (const listener of this.lostListeners) listener(error);
+      });
+      link.on(backEvent, (node = index) => {
+        if (!this.lost.delete(node) || this.lost.size > 0) return;
+        for (const listener of this.backListeners) listener();
+      });
+    });
+  }
+
   /** Runs a script; a failure to reach Redis (or a write it refuses) is a StoreUnavailable, a script's own error is kept. */
-  async run(script: Script, keys: string[], args: RedisArgument[]): Promise<unknown> {
-    const rest = [String(keys.length), ...keys, ...args];
+  async run(script: ScriptName, keys: string[], args: RedisArgument[]): Promise<unknown> {
+    this.beforeSend?.();
     try {
-      try {
-        return await this.answered(['EVALSHA', script.sha, ...rest]);
-      } catch (error) {
-        // Loaded once per Redis process: after its restart, the first run sends the source again.
-        if (!(error instanceof ErrorReply && error.message.startsWith('NOSCRIPT'))) throw error;
-        return await this.answered(['EVAL', script.source, ...rest]);
-      }
+      return await this.answered(this.links.commands[script](keys, args));
     } catch (error) {
-      throw scriptError(error) ?? unavailable(error);
+      throw isNoTopic(error) ? error : unavailable(error);
     }
   }
 
-  /** A command whose failure is a StoreUnavailable. */
-  async send(command: RedisArgument[]): Promise<unknown> {
+  /** A command (on a cluster, sent to the shard of `firstKey`) whose failure is a StoreUnavailable. */
+  async send(firstKey: string, command: RedisArgument[]): Promise<unknown> {
+    this.beforeSend?.();
     try {
-      return await this.answered(command);
+      return await this.answered(this.links.send(firstKey, command));
     } catch (error) {
       throw unavailable(error);
     }
@@ -170,18 +246,35 @@ export class RedisConnection {
 
   /**
    * The command's answer, or a StoreUnavailable once Redis has not answered for replyTimeoutMs: a Redis
-   * paused or cut off keeps its connection open, and node-redis waits without limit. The command stays
-   * sent: Redis may still apply it when it resumes (as after any 500, the outcome is unknown).
+   * paused or cut off keeps its connection open, and node-redis waits without limit (its per-command
+   * `timeout` only bounds the wait to be sent). The command stays sent: Redis may still apply it when it
+   * resumes (as after any 500, the outcome is unknown).
    */
-  private answered(command: RedisArgument[]): Promise<unknown> {
+  private answered<T>(reply: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new StoreUnavailable(`Redis did not answer within ${this.replyTimeoutMs} ms`)),
-        this.replyTimeoutMs,
-      );
+      timer = setTimeout(() => reject(this.notAnswered()), this.replyTimeoutMs);
     });
-    return Promise.race([this.client.sendCommand(command), late]).finally(() => clearTimeout(timer));
+    return Promise.race([reply, late]).finally(() => clearTimeout(timer));
+  }
+
+  /** The failure of a request that waited replyTimeoutMs for Redis. */
+  notAnswered(): StoreUnavailable {
+    return new StoreUnavailable(`Redis did not answer within ${this.replyTimeoutMs} ms`);
+  }
+
+  /** `first` runs before every command sent from now on. */
+  sendFirst(first: () => void): void {
+    this.beforeSend = first;
+  }
+
+  /** Listens to a sharded channel (a cluster subscribes on the channel's shard); settles once subscribed. */
+  subscribe(channel: string, listener: Listener): Promise<void> {
+    return this.links.subscriptions.sSubscribe(channel, listener);
+  }
+
+  unsubscribe(channel: string, listener: Listener): Promise<void> {
+    return this.links.subscriptions.sUnsubscribe(channel, listener);
   }
 
   /**
@@ -206,29 +299,30 @@ export class RedisConnection {
 
   async close(): Promise<void> {
     await Promise.allSettled(this.unconfirmed);
-    await Promise.all([this.client, this.subscriber].map(closeClient));
+    await Promise.all(this.linkList().map(closeLink));
+  }
+
+  private linkList(): Link[] {
+    const { commands, subscriptions } = this.links;
+    return commands === subscriptions ? [commands] : [commands, subscriptions];
   }
 }
 
 /** Graceful when connected (pending replies are read), at once otherwise. */
-async function closeClient(client: Client): Promise<void> {
-  if (!client.isReady) {
-    client.destroy();
+async function closeLink(link: Link): Promise<void> {
+  if (!link.isReady) {
+    link.destroy();
     return;
   }
   try {
-    await client.close();
+    await link.close();
   } catch {
-    client.destroy();
+    link.destroy();
   }
 }
 
 /** The error a script raised on purpose (redis.error_reply in scripts.ts). */
 export const isNoTopic = (error: unknown) => error instanceof ErrorReply && error.message.startsWith('NOTOPIC ');
-
-function scriptError(error: unknown): ErrorReply | undefined {
-  return isNoTopic(error) ? (error as ErrorReply) : undefined;
-}
 
 export function unavailable(error: unknown): StoreUnavailable {
   return error instanceof StoreUnavailable ? error : new StoreUnavailable((error as Error).message);

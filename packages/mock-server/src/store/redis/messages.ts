@@ -1,40 +1,56 @@
 // The message store on Redis: every topic's messages and counters live in Redis (scripts.ts), none
 // here, so any number of emulators append to and read one sequence per topic. A script assigns the
 // sequences of an append atomically: ids are given once, in one order, whichever emulator asks.
+//
+// The appends of one event-loop turn go together: those to one topic in one script (one round trip,
+// one announcement), sent once the turn's requests are read (or, while appends are on their way, once
+// they are answered), and before any other command (so this emulator's writes reach Redis in the
+// order it made them). Each request's answer waits for the
+// script that stored its messages, as before: acknowledged means stored.
 import { NotFound } from '../../errors.js';
 import { IdFormatter, sequenceOf } from '../message-ids.js';
 import type { MessageStore, ReadResult, StoredMessage } from '../message-store.js';
-import { isNoTopic, type RedisConnection, Script } from './connection.js';
-import { ADD_TOPIC, APPEND, PURGE, READ, SET_RETENTION } from './scripts.js';
-
-const addTopic = new Script(ADD_TOPIC);
-const setRetention = new Script(SET_RETENTION);
-const append = new Script(APPEND);
-const read = new Script(READ);
-const purge = new Script(PURGE);
+import { isNoTopic, type RedisConnection } from './connection.js';
 
 /** An XRANGE entry as the READ script returns it: `<sequence>-0` and its fields t (time) and p (payload). */
 type Entry = [string, [string, string, string, string]];
 
+/** The appends to one topic held for the rest of the turn, and the requests waiting for their ids. */
+interface HeldAppends {
+  /** Each message's time, then its payload. */
+  timedPayloads: (string | Buffer)[];
+  requests: { count: number; resolve: (first: number) => void; reject: (error: unknown) => void }[];
+  /** Fails the requests once they have waited the reply timeout, held or sent (as any command would). */
+  deadline: NodeJS.Timeout;
+}
+
 export class RedisMessageStore implements MessageStore {
-  /** An append's announcement, per topic: other emulators wake their consumers waiting on it. */
-  private readonly announcements = new Map<number, string>();
+  /** By topic id, in the order of their first append this turn. */
+  private held = new Map<number, HeldAppends>();
+  /** Append scripts sent and not answered yet. */
+  private sending = 0;
+  private scheduled = false;
 
   constructor(
     private readonly redis: RedisConnection,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    redis.sendFirst(() => this.sendHeld());
+  }
 
   async addTopic(topicId: number, retentionMs: number): Promise<void> {
-    await this.redis.run(addTopic, this.keys(topicId), [String(retentionMs)]);
+    await this.redis.run('addTopic', this.keys(topicId), [String(retentionMs)]);
   }
 
   async setRetention(topicId: number, retentionMs: number): Promise<void> {
-    await this.onTopic(topicId, this.redis.run(setRetention, [this.redis.keys.topic(topicId)], [String(retentionMs)]));
+    await this.onTopic(
+      topicId,
+      this.redis.run('setRetention', [this.redis.keys.topic(topicId)], [String(retentionMs)]),
+    );
   }
 
   async removeTopic(topicId: number): Promise<void> {
-    await this.redis.send(['DEL', ...this.keys(topicId)]);
+    await this.redis.send(this.redis.keys.topic(topicId), ['DEL', ...this.keys(topicId)]);
   }
 
   async append(topicId: number, payload: string, utf8?: Uint8Array): Promise<string> {
@@ -45,13 +61,80 @@ export class RedisMessageStore implements MessageStore {
     return id as string;
   }
 
-  /** One script for the whole batch: one round trip, and its messages take consecutive ids. */
-  async appendBatch(topicId: number, payloads: (string | Buffer)[]): Promise<string[]> {
-    const { channel } = this.redis.keys;
-    const args = [String(this.clock()), channel, this.announcement(topicId), ...payloads];
-    const first = Number(await this.onTopic(topicId, this.redis.run(append, this.keys(topicId), args)));
-    const ids = new IdFormatter();
-    return payloads.map((_, i) => ids.format(first + i));
+  /** Held for the rest of the turn with the others to the topic; its messages take consecutive ids. */
+  appendBatch(topicId: number, payloads: (string | Buffer)[]): Promise<string[]> {
+    let held = this.held.get(topicId);
+    if (!held) {
+      const made: HeldAppends = {
+        timedPayloads: [],
+        requests: [],
+        deadline: setTimeout(() => this.late(topicId, made), this.redis.replyTimeoutMs),
+      };
+      held = made;
+      this.held.set(topicId, held);
+    }
+    // Stamped now, as received: the script keeps each message's time.
+    const now = String(this.clock());
+    for (const payload of payloads) held.timedPayloads.push(now, payload);
+    const first = new Promise<number>((resolve, reject) => {
+      held.requests.push({ count: payloads.length, resolve, reject });
+    });
+    this.schedule();
+    return first.then((first) => {
+      const ids = new IdFormatter();
+      return payloads.map((_, i) => ids.format(first + i));
+    });
+  }
+
+  /**
+   * Sends the held appends once the turn's requests are read, or, while appends are on their way, once
+   * they are answered: those that come meanwhile (while Redis writes and syncs its file) go together.
+   */
+  private schedule(): void {
+    if (this.scheduled || this.sending > 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.sendHeld();
+    });
+  }
+
+  /** One script per topic for the appends held, each request then given its share of the ids. */
+  private sendHeld(): void {
+    if (this.held.size === 0) return;
+    const held = this.held;
+    this.held = new Map();
+    for (const [topicId, { timedPayloads, requests, deadline }] of held) {
+      const keys = [...this.keys(topicId), this.redis.keys.appended(topicId)];
+      this.sending++;
+      this.onTopic(topicId, this.redis.run('append', keys, [this.redis.origin, ...timedPayloads]))
+        .then(
+          (first) => {
+            let next = Number(first);
+            for (const request of requests) {
+              request.resolve(next);
+              next += request.count;
+            }
+          },
+          (error: unknown) => {
+            for (const request of requests) request.reject(error);
+          },
+        )
+        .finally(() => {
+          clearTimeout(deadline);
+          if (--this.sending === 0 && this.held.size > 0) this.schedule();
+        });
+    }
+  }
+
+  /**
+   * Appends that waited the reply timeout fail, whether still held (behind a script Redis has not
+   * answered) or sent; sent, they may still be stored once Redis answers (as after any 500).
+   */
+  private late(topicId: number, held: HeldAppends): void {
+    if (this.held.get(topicId) === held) this.held.delete(topicId);
+    const error = this.redis.notAnswered();
+    for (const request of held.requests) request.reject(error);
   }
 
   readOldest(topicId: number, limit: number): Promise<ReadResult> {
@@ -69,7 +152,7 @@ export class RedisMessageStore implements MessageStore {
   }
 
   async purge(topicId: number): Promise<void> {
-    await this.onTopic(topicId, this.redis.run(purge, this.keys(topicId), []));
+    await this.onTopic(topicId, this.redis.run('purge', this.keys(topicId), []));
   }
 
   private async read(
@@ -79,7 +162,7 @@ export class RedisMessageStore implements MessageStore {
     limit: number,
   ): Promise<ReadResult | undefined> {
     const args = [String(this.clock()), mode, String(from), String(limit)];
-    const entries = (await this.onTopic(topicId, this.redis.run(read, this.keys(topicId), args))) as Entry[] | null;
+    const entries = (await this.onTopic(topicId, this.redis.run('read', this.keys(topicId), args))) as Entry[] | null;
     if (!entries) return undefined;
     const ids = new IdFormatter();
     const messages: StoredMessage[] = [];
@@ -104,14 +187,5 @@ export class RedisMessageStore implements MessageStore {
 
   private keys(topicId: number): string[] {
     return [this.redis.keys.topic(topicId), this.redis.keys.messages(topicId)];
-  }
-
-  private announcement(topicId: number): string {
-    let text = this.announcements.get(topicId);
-    if (text === undefined) {
-      text = `a${this.redis.origin} ${topicId}`;
-      this.announcements.set(topicId, text);
-    }
-    return text;
   }
 }

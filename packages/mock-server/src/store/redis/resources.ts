@@ -2,14 +2,7 @@
 // (scripts.ts). Changes to the types the domain indexes in memory are announced on the change feed, in
 // the script that makes them, with the item: other emulators apply them without reading Redis again.
 import type { JsonObject, ResourceStore, StoredItem, StoreSnapshot } from '../resource-store.js';
-import { type RedisConnection, Script } from './connection.js';
-import { DELETE_ITEM, LIST_ITEMS, PUT_ITEM, RESTORE, SNAPSHOT } from './scripts.js';
-
-const putItem = new Script(PUT_ITEM);
-const deleteItem = new Script(DELETE_ITEM);
-const listItems = new Script(LIST_ITEMS);
-const snapshot = new Script(SNAPSHOT);
-const restore = new Script(RESTORE);
+import type { RedisConnection } from './connection.js';
 
 /**
  * The domain's types (API clients, keys, tokens, topics): it keeps indexes of them in memory, which
@@ -37,12 +30,13 @@ export class RedisResourceStore implements ResourceStore {
   constructor(private readonly redis: RedisConnection) {}
 
   async get(type: string, id: string): Promise<StoredItem | undefined> {
-    const json = (await this.redis.send(['HGET', this.redis.keys.items(type), id])) as string | null;
+    const items = this.redis.keys.items(type);
+    const json = (await this.redis.send(items, ['HGET', items, id])) as string | null;
     return json === null ? undefined : toItem(id, json);
   }
 
   async list(type: string, parent?: string): Promise<StoredItem[]> {
-    const flat = (await this.redis.run(listItems, this.typeKeys(type), [])) as string[];
+    const flat = (await this.redis.run('listItems', this.typeKeys(type), [])) as string[];
     const items: StoredItem[] = [];
     for (let i = 0; i < flat.length; i += 2) items.push(toItem(flat[i] as string, flat[i + 1] as string));
     return parent === undefined ? items : items.filter((item) => item.parent === parent);
@@ -50,27 +44,30 @@ export class RedisResourceStore implements ResourceStore {
 
   put(type: string, item: StoredItem): Promise<void> {
     const { keys } = this.redis;
-    const args = [type, item.id, stored(item), keys.channel];
+    const args = [type, item.id, stored(item)];
     if (type.startsWith(ANNOUNCED_PREFIX)) args.push(this.announcement({ type, id: item.id, item }));
-    return this.redis.unwaited(this.redis.run(putItem, [...this.typeKeys(type), keys.types, keys.positions], args));
+    return this.redis.unwaited(
+      this.redis.run('putItem', [...this.typeKeys(type), keys.types, keys.positions, keys.changes], args),
+    );
   }
 
   delete(type: string, id: string): Promise<void> {
-    const args = [id, this.redis.keys.channel];
+    const args = [id];
     if (type.startsWith(ANNOUNCED_PREFIX)) args.push(this.announcement({ type, id }));
-    return this.redis.unwaited(this.redis.run(deleteItem, this.typeKeys(type), args));
+    return this.redis.unwaited(this.redis.run('deleteItem', [...this.typeKeys(type), this.redis.keys.changes], args));
   }
 
   async nextId(type: string): Promise<number> {
-    return Number(await this.redis.send(['HINCRBY', this.redis.keys.counters, type, '1']));
+    const { counters } = this.redis.keys;
+    return Number(await this.redis.send(counters, ['HINCRBY', counters, type, '1']));
   }
 
   async snapshot(prefix = ''): Promise<StoreSnapshot> {
     const { keys } = this.redis;
     const [flatItems, flatCounters] = (await this.redis.run(
-      snapshot,
+      'snapshot',
       [keys.types, keys.counters],
-      [keys.prefix, prefix],
+      [keys.resources, prefix],
     )) as [string[], string[]];
     const items: StoreSnapshot['items'] = {};
     for (let i = 0; i < flatItems.length; i += 3) {
@@ -91,9 +88,13 @@ export class RedisResourceStore implements ResourceStore {
     );
     // A restore that may replace the domain's types makes the other emulators re-read what they index.
     const announced = ANNOUNCED_PREFIX.startsWith(prefix) || prefix.startsWith(ANNOUNCED_PREFIX);
-    const args = [keys.prefix, prefix, keys.channel, announced ? `r${origin} ` : '', String(countersFlat.length / 2)];
+    const args = [keys.resources, prefix, announced ? `r${origin} ` : '', String(countersFlat.length / 2)];
     return this.redis.unwaited(
-      this.redis.run(restore, [keys.types, keys.counters, keys.positions], [...args, ...countersFlat, ...itemsFlat]),
+      this.redis.run(
+        'restore',
+        [keys.types, keys.counters, keys.positions, keys.changes],
+        [...args, ...countersFlat, ...itemsFlat],
+      ),
     );
   }
 

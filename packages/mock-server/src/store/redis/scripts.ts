@@ -1,10 +1,16 @@
-// The Lua scripts of the Redis engine. Each runs atomically in Redis, so every emulator sharing the
-// database sees a change whole or not at all, and a change and its announcement (PUBLISH) go together.
+// The Lua scripts of the Redis engine, run by node-redis (defineScript): by their digest (EVALSHA), and
+// from their source once after a Redis restart forgot them (NOSCRIPT). Each runs atomically in Redis, so
+// every emulator sharing the database sees a change whole or not at all, and a change and its
+// announcement (SPUBLISH) go together.
+//
+// Every key a script touches, and the channel it announces on, share one hash tag (connection.ts
+// RedisKeys): on a Redis Cluster each script runs on one shard, in one slot.
 //
 // A topic's messages are a stream whose entry ids are `<sequence>-0`: XRANGE reads from a sequence,
 // XTRIM MINID drops a prefix. Its hash holds `retention` (ms), `first` (no message below it remains),
 // `next` (the next sequence) and `last_time` (times never go backwards). Items of a resource type are
 // a hash (id -> JSON of {parent, value}) and a sorted set of their ids by creation position.
+import { type CommandParser, defineScript, type RedisArgument } from '@redis/client';
 
 /** Reads the topic's hash, or fails with NOTOPIC; a prelude of the message scripts. */
 const TOPIC = `
@@ -15,30 +21,32 @@ local function entry(sequence) return string.format('%d-0', sequence) end
 `;
 
 /** KEYS: topic, stream. ARGV: retention. A new topic (its id was never used) has no messages. */
-export const ADD_TOPIC = `
+const ADD_TOPIC = `
 redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[1], 'retention', ARGV[1], 'first', 1, 'next', 1, 'last_time', 0)
 `;
 
 /** KEYS: topic. ARGV: retention. */
-export const SET_RETENTION = `
+const SET_RETENTION = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return redis.error_reply('NOTOPIC the topic is not in the store') end
 redis.call('HSET', KEYS[1], 'retention', ARGV[1])
 `;
 
 /**
- * KEYS: topic, stream. ARGV: now, channel, announcement, payload... Stores the payloads in order under
- * consecutive sequences, stamped with max(now, the last time); returns the first sequence.
+ * KEYS: topic, stream, the topic's wake-up channel. ARGV: origin, then (time, payload) pairs. Stores the
+ * payloads in order under consecutive sequences, each stamped with its time, or the last time when that
+ * is later (times never go backwards), and announces them once (to the emulators whose consumers wait
+ * on the topic: the others are not subscribed); returns the first sequence.
  */
-export const APPEND = `${TOPIC}
-local time = math.max(tonumber(ARGV[1]), last_time)
+const APPEND = `${TOPIC}
 local sequence = nxt
-for i = 4, #ARGV do
-  redis.call('XADD', KEYS[2], entry(sequence), 't', time, 'p', ARGV[i])
+for i = 2, #ARGV, 2 do
+  last_time = math.max(tonumber(ARGV[i]), last_time)
+  redis.call('XADD', KEYS[2], entry(sequence), 't', last_time, 'p', ARGV[i + 1])
   sequence = sequence + 1
 end
-redis.call('HSET', KEYS[1], 'next', sequence, 'last_time', time)
-redis.call('PUBLISH', ARGV[2], ARGV[3])
+redis.call('HSET', KEYS[1], 'next', sequence, 'last_time', last_time)
+redis.call('SPUBLISH', KEYS[3], ARGV[1])
 return nxt
 `;
 
@@ -47,7 +55,7 @@ return nxt
  * expired messages first (a message is retained while it is younger than the retention), then returns
  * up to limit + 1 entries (one more tells whether more follow); nil after a sequence not retained.
  */
-export const READ = `${TOPIC}
+const READ = `${TOPIC}
 -- The first message at or after a sequence: its sequence and time.
 local function at(sequence)
   local found = redis.call('XRANGE', KEYS[2], entry(sequence), '+', 'COUNT', 1)[1]
@@ -83,28 +91,28 @@ return redis.call('XRANGE', KEYS[2], entry(from), '+', 'COUNT', tonumber(ARGV[4]
 `;
 
 /** KEYS: topic, stream. Every message goes; their sequences stay used. */
-export const PURGE = `${TOPIC}
+const PURGE = `${TOPIC}
 redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[1], 'first', nxt)
 `;
 
-/** KEYS: items, order, types, positions. ARGV: type, id, JSON, channel, announcement (optional). */
-export const PUT_ITEM = `
+/** KEYS: items, order, types, positions, channel. ARGV: type, id, JSON, announcement (optional). */
+const PUT_ITEM = `
 redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
 if not redis.call('ZSCORE', KEYS[2], ARGV[2]) then redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[4]), ARGV[2]) end
 redis.call('SADD', KEYS[3], ARGV[1])
-if ARGV[5] then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
+if ARGV[4] then redis.call('SPUBLISH', KEYS[5], ARGV[4]) end
 `;
 
-/** KEYS: items, order. ARGV: id, channel, announcement (optional). */
-export const DELETE_ITEM = `
+/** KEYS: items, order, channel. ARGV: id, announcement (optional). */
+const DELETE_ITEM = `
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
-if ARGV[3] then redis.call('PUBLISH', ARGV[2], ARGV[3]) end
+if ARGV[2] then redis.call('SPUBLISH', KEYS[3], ARGV[2]) end
 `;
 
 /** KEYS: items, order. Returns id, JSON, id, JSON, ... in creation order. */
-export const LIST_ITEMS = `
+const LIST_ITEMS = `
 local out = {}
 for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
   out[#out + 1] = id
@@ -115,7 +123,8 @@ return out
 
 /**
  * The key names of a type's items and order, in Lua; the prelude of the scripts that reach types by a
- * prefix of their names (a single Redis, not a cluster: these keys are not declared).
+ * prefix of their names. These keys are not declared, but they share the declared keys' hash tag: on a
+ * cluster they are in the script's slot.
  */
 const TYPE_KEYS = `
 local key_prefix = ARGV[1]
@@ -125,10 +134,10 @@ local function of_prefix(name) return string.sub(name, 1, #ARGV[2]) == ARGV[2] e
 `;
 
 /**
- * KEYS: types, counters. ARGV: key prefix, type prefix. Returns { type, id, JSON, ... } of the types
+ * KEYS: types, counters. ARGV: the resource keys' prefix, type prefix. Returns { type, id, JSON, ... } of the types
  * of the prefix in creation order, and { type, last, ... } of their counters.
  */
-export const SNAPSHOT = `${TYPE_KEYS}
+const SNAPSHOT = `${TYPE_KEYS}
 local items, counters = {}, {}
 for _, type in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   if of_prefix(type) then
@@ -150,10 +159,10 @@ return { items, counters }
 `;
 
 /**
- * KEYS: types, counters, positions. ARGV: key prefix, type prefix, channel, announcement (or ''), counter
+ * KEYS: types, counters, positions, channel. ARGV: the resource keys' prefix, type prefix, announcement (or ''), counter
  * count n, then n (type, last) pairs, then (type, id, JSON) triples. Replaces the types of the prefix.
  */
-export const RESTORE = `${TYPE_KEYS}
+const RESTORE = `${TYPE_KEYS}
 for _, type in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   if of_prefix(type) then
     redis.call('DEL', items_key(type), order_key(type))
@@ -164,19 +173,47 @@ local all = redis.call('HGETALL', KEYS[2])
 for i = 1, #all, 2 do
   if of_prefix(all[i]) then redis.call('HDEL', KEYS[2], all[i]) end
 end
-local counters = tonumber(ARGV[5])
-for i = 6, 5 + 2 * counters, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
-for i = 6 + 2 * counters, #ARGV, 3 do
+local counters = tonumber(ARGV[4])
+for i = 5, 4 + 2 * counters, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+for i = 5 + 2 * counters, #ARGV, 3 do
   local type = ARGV[i]
   redis.call('HSET', items_key(type), ARGV[i + 1], ARGV[i + 2])
   redis.call('ZADD', order_key(type), redis.call('INCR', KEYS[3]), ARGV[i + 1])
   redis.call('SADD', KEYS[1], type)
 end
-if ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[4]) end
+if ARGV[3] ~= '' then redis.call('SPUBLISH', KEYS[4], ARGV[3]) end
 `;
 
 /** KEYS: the start mark. ARGV: this emulator's origin. Removes the mark only while it is still this emulator's. */
-export const END_START = `
+const END_START = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `;
+
+/** A script called with its keys and its arguments, as every call site here passes them. */
+const script = (SCRIPT: string) =>
+  defineScript({
+    SCRIPT,
+    parseCommand(parser: CommandParser, keys: string[], args: RedisArgument[]) {
+      parser.pushKeysLength(keys);
+      parser.push(...args);
+    },
+    transformReply: (reply: unknown) => reply,
+  });
+
+/** Given to node-redis when it connects (connection.ts), which then runs them by name. */
+export const SCRIPTS = {
+  addTopic: script(ADD_TOPIC),
+  setRetention: script(SET_RETENTION),
+  append: script(APPEND),
+  read: script(READ),
+  purge: script(PURGE),
+  putItem: script(PUT_ITEM),
+  deleteItem: script(DELETE_ITEM),
+  listItems: script(LIST_ITEMS),
+  snapshot: script(SNAPSHOT),
+  restore: script(RESTORE),
+  endStart: script(END_START),
+};
+
+export type ScriptName = keyof typeof SCRIPTS;
