@@ -9,6 +9,7 @@ import type { JsonObject, StoredItem } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
 import { accessHandlers } from './custom/access.js';
 import { memberIds, USER_GROUP } from './custom/groups.js';
+import { projectsHandlers } from './custom/projects.js';
 import { runsHandlers } from './custom/runs.js';
 import { sdkfilesHandlers } from './custom/sdkfiles.js';
 import { type Column, columnsOf } from './custom/tables.js';
@@ -48,6 +49,7 @@ export const customHandlers: Record<string, Handler> = {
   ...sdkfilesHandlers,
   ...runsHandlers,
   ...accessHandlers,
+  ...projectsHandlers,
   'data_table_records.create': async (workspace, op, { params, body }) => {
     const table = await workspace.parentOf(op, params);
     const columns = columnsOf(table);
