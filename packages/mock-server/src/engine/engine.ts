@@ -75,6 +75,8 @@ export interface Workspace {
   /** Every resource type, for handlers that read or write items of types besides their operation's. */
   readonly types: ReadonlyMap<string, ResourceType>;
   itemOf(op: EngineOperation, params: Readonly<JsonObject>): Promise<StoredItem>;
+  /** A singleton's value: the stored one, else its defaults. */
+  singleton(op: EngineOperation, params: Readonly<JsonObject>): Promise<JsonObject>;
   /** The parent item named in the path (404 when it does not exist), for a sub-collection's operation. */
   parentOf(op: EngineOperation, params: Readonly<JsonObject>): Promise<StoredItem>;
   create(op: EngineOperation, fields: JsonObject, parent: StoredItem | undefined): Promise<JsonObject>;
@@ -227,6 +229,7 @@ class Engine implements ResourceEngine {
       values,
       types: this.types,
       itemOf: (op, params) => this.itemOf(op, params),
+      singleton: (op, params) => this.singletonValue(op, params, values),
       parentOf: async (op, params) => {
         const parent = await this.parentOf(op, params);
         if (!parent) throw new Error(`${op.type.name} is not a sub-collection`);

@@ -541,6 +541,7 @@ describe('catalogs, memberships, copies and packages', () => {
           ],
           legacy_role: [{ id: 3, name: 'Ops' }],
           export_manifest: [{ id: 2207, name: 'Release' }],
+          folder: [{ id: 1, name: 'Target', parent_id: null }],
         },
       },
     });
@@ -568,8 +569,12 @@ describe('catalogs, memberships, copies and packages', () => {
       rawBody: 'PK',
       headers: { 'content-type': 'application/octet-stream' },
     });
-    expect(imported.body).toMatchObject({ id: 2, operation_type: 'import', status: 'completed' });
-    expect((await run('get_package', { params: { id: 3 } })).status).toBe(404);
+    // Two bytes are no zip: refused, naming it, and no package is made.
+    expect([imported.status, managementErrorOf(imported).message]).toEqual([
+      400,
+      expect.stringContaining('(the zip file): not a readable zip archive'),
+    ]);
+    expect((await run('get_package', { params: { id: 2 } })).status).toBe(404);
   });
 });
 

@@ -1,19 +1,13 @@
 // Projects are folders at the top level: creating, listing and deleting them through either form,
 // and the reference fields a create leaves out, which take what exists instead of the spec's examples.
-import { afterEach, describe, expect, it } from 'vitest';
-import type { MockServer } from '../../src/index.js';
-import { type Run, session } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { Run } from '../helpers.js';
+import { freshSessions } from './fresh-session.js';
 
-let server: MockServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const open = freshSessions();
 
 async function fresh(): Promise<Run> {
-  const opened = await session();
-  server = opened.server;
-  return opened.run;
+  return (await open()).run;
 }
 
 describe('projects are top-level folders', () => {
@@ -76,8 +70,10 @@ describe('references a create leaves out come from state', () => {
     expect(connection.status).toBe(200);
     const home = (await run('get_workspace_details')).body.root_folder_id;
     expect(connection.body.folder_id).toBe(home);
-    const folders = (await run('list_folders')).body;
-    expect(folders.map((f) => f.id)).toContain(home);
+    // The home folder exists: a folder made in it is a project.
+    const inHome = await run('create_folder', { body: { name: 'P', parent_id: String(home) } });
+    expect(inHome.body).toMatchObject({ is_project: true, parent_id: home });
+    expect((await run('list_folders')).body.map((f) => f.id)).toEqual([inHome.body.id]);
   });
 
   it('a lookup table without project_id goes to an existing project, never the example 4123; without any project it is a 400', async () => {

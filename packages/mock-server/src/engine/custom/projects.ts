@@ -7,6 +7,7 @@ import type { JsonObject, StoredItem } from '../../store/resource-store.js';
 import type { Workspace } from '../engine.js';
 import { invalidFields, missingReference, notFound } from '../errors.js';
 import type { Handler } from '../handlers.js';
+import { listPage } from '../listing.js';
 import { propertiesOf, requiredOf, resolve, typesOf } from '../schema.js';
 import type { EngineOperation, ResourceType } from '../vocabulary.js';
 
@@ -70,6 +71,28 @@ export async function referenceDefaults(
 }
 
 export const projectsHandlers: Record<string, Handler> = {
+  /**
+   * `list_folders`: the direct sub-folders of `parent_id`, at any depth with `with_nested_folders`;
+   * without `parent_id`, those of the home folder (and folders seeded without a parent). The home
+   * folder itself is the root and never listed.
+   */
+  'folders.list': async (workspace, op, { params }) => {
+    const folders = (await workspace.store.list(FOLDER)).map((item) => item.value);
+    const home = folders.find((folder) => folder.$home === true);
+    const top = (folder: JsonObject) =>
+      folder.parent_id === null || folder.parent_id === undefined || folder.parent_id === home?.id;
+    const under = (parents: Set<unknown>) => (folder: JsonObject) =>
+      folder.$home !== true && (parents.size === 0 ? top(folder) : parents.has(folder.parent_id));
+    const parents = new Set<unknown>(params.parent_id === undefined ? [] : [params.parent_id]);
+    let found = folders.filter(under(parents));
+    const listed = [...found];
+    while (params.with_nested_folders === true && found.length > 0) {
+      found = folders.filter(under(new Set(found.map((folder) => folder.id)))).filter((f) => !listed.includes(f));
+      listed.push(...found);
+    }
+    return listPage(op.operation, params, listed, 'id');
+  },
+
   /**
    * `create_folder`: under `parent_id`, a folder of the parent's project; without one (or right under
    * the home folder), a project: the folder (`is_project`, in the home folder) and its project, with
