@@ -63,6 +63,40 @@ describe('projects are top-level folders', () => {
   });
 });
 
+describe('a project and its folder stay one', () => {
+  it('renaming either renames both; a project folder cannot move; a moved folder takes its new project', async () => {
+    const run = await fresh();
+    const first = (await run('create_folder', { body: { name: 'First' } })).body;
+    const second = (await run('create_folder', { body: { name: 'Second' } })).body;
+    const sub = (await run('create_folder', { body: { name: 'Sub', parent_id: String(first.id) } })).body;
+    const deeper = (await run('create_folder', { body: { name: 'Deeper', parent_id: String(sub.id) } })).body;
+    const projectName = async (folderId: number) =>
+      (await run('list_projects')).body.find((p) => p.folder_id === folderId)?.name;
+
+    await run('update_folder', { params: { folder_id: first.id }, body: { name: 'Renamed' } });
+    expect(await projectName(first.id)).toBe('Renamed');
+    await run('update_project', { params: { project_id: Number(second.project_id) }, body: { name: 'Other' } });
+    const top = (await run('list_folders')).body;
+    expect(top.find((f) => f.id === second.id)?.name).toBe('Other');
+
+    const moveProject = await run('update_folder', {
+      params: { folder_id: first.id },
+      body: { parent_id: String(second.id) },
+    });
+    expect(moveProject.status).toBe(422);
+    const intoItself = await run('update_folder', {
+      params: { folder_id: sub.id },
+      body: { parent_id: String(deeper.id) },
+    });
+    expect(intoItself.status).toBe(422);
+
+    const moved = await run('update_folder', { params: { folder_id: sub.id }, body: { parent_id: String(second.id) } });
+    expect(moved.body).toMatchObject({ parent_id: second.id, project_id: second.project_id, is_project: false });
+    const below = (await run('list_folders', { query: { parent_id: sub.id } })).body;
+    expect(below).toEqual([expect.objectContaining({ id: deeper.id, project_id: second.project_id })]);
+  });
+});
+
 describe('references a create leaves out come from state', () => {
   it('a connection, recipe and data table without folder_id land in the home folder, which exists', async () => {
     const run = await fresh();

@@ -5,7 +5,7 @@
 
 import type { JsonObject, StoredItem } from '../../store/resource-store.js';
 import type { Workspace } from '../engine.js';
-import { invalidFields, missingReference, notFound } from '../errors.js';
+import { conflict, invalidFields, missingReference, notFound } from '../errors.js';
 import type { Handler } from '../handlers.js';
 import { listPage } from '../listing.js';
 import { propertiesOf, requiredOf, resolve, typesOf } from '../schema.js';
@@ -126,6 +126,47 @@ export const projectsHandlers: Record<string, Handler> = {
   },
 
   /**
+   * `update_folder`: a new name (a project's folder renames its project too) or a new parent. A
+   * project's folder cannot move, and a folder cannot move into itself, into one of its sub-folders or
+   * under the home folder (it would become a project): 422. A moved folder and its sub-folders take
+   * the `project_id` of their new place. An unknown parent is a 422.
+   */
+  'folders.update': async (workspace, op, { params, body }) => {
+    const folder = await workspace.itemOf(op, params);
+    const { name, parent_id: parentSent } = body as { name?: string; parent_id?: string };
+    const fields: JsonObject = name === undefined ? {} : { name };
+    if (parentSent !== undefined && Number(parentSent) !== folder.value.parent_id) {
+      if (folder.value.is_project === true) throw refusal(op, 'parent_id', "a project's folder cannot move");
+      const parent = await workspace.store.get(FOLDER, parentSent);
+      if (!parent) throw missingReference(op.operation, 'parent_id', FOLDER, parentSent);
+      if (parent.value.$home === true) throw refusal(op, 'parent_id', 'a folder cannot become a project');
+      const inside = await subtree(workspace, folder.id);
+      if (inside.some((each) => each.id === parent.id))
+        throw refusal(op, 'parent_id', 'a folder cannot move into itself or its sub-folders');
+      fields.parent_id = Number(parent.id);
+      fields.project_id = parent.value.project_id ?? null;
+      for (const each of inside)
+        if (each.id !== folder.id) await workspace.update(op, each, { project_id: fields.project_id });
+    }
+    const updated = await workspace.update(op, folder, fields);
+    if (folder.value.is_project === true && name !== undefined) await renameProject(workspace, op, updated);
+    return { item: updated };
+  },
+
+  /** `update_project`: its name and description; a new name renames the project's folder too. */
+  'projects.update': async (workspace, op, { params, body }) => {
+    const project = await workspace.itemOf(op, params);
+    const { name, description } = body as { name?: string; description?: string | null };
+    const fields: JsonObject = {};
+    if (name !== undefined) fields.name = name;
+    if (description !== undefined) fields.description = description;
+    const updated = await workspace.update(op, project, fields);
+    const folder = await workspace.store.get(FOLDER, String(updated.folder_id));
+    if (folder && name !== undefined) await workspace.update(actingOn(workspace, op, FOLDER), folder, { name });
+    return { item: updated };
+  },
+
+  /**
    * `delete_project`: the project goes with its folder and everything in it (sub-folders, recipes,
    * connections, data tables, lookup tables, API collections), as documented; nothing is refused.
    */
@@ -137,3 +178,25 @@ export const projectsHandlers: Record<string, Handler> = {
     return { item: project.value };
   },
 };
+
+/** The folder and every folder below it. */
+async function subtree(workspace: Workspace, folderId: string): Promise<StoredItem[]> {
+  const folders = await workspace.store.list(FOLDER);
+  const found = folders.filter((folder) => folder.id === folderId);
+  for (let at = 0; at < found.length; at += 1) {
+    const id = Number(found[at]?.id);
+    found.push(...folders.filter((folder) => folder.value.parent_id === id));
+  }
+  return found;
+}
+
+/** The project whose folder was renamed takes the folder's name. */
+async function renameProject(workspace: Workspace, op: EngineOperation, folder: JsonObject): Promise<void> {
+  const project = await workspace.store.get(PROJECT, String(folder.project_id));
+  if (project) await workspace.update(actingOn(workspace, op, PROJECT), project, { name: folder.name });
+}
+
+/** A change the folder rules forbid, with the operation's conflict status (422 for update_folder). */
+function refusal(op: EngineOperation, field: string, why: string) {
+  return conflict(op.conflict, `${field}: ${why}`, field, why);
+}
