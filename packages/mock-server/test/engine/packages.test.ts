@@ -4,7 +4,7 @@ import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../../src/index.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
-import { managementErrorOf, type Run } from '../helpers.js';
+import { managementErrorOf, type Run, token } from '../helpers.js';
 import { freshSessions } from './fresh-session.js';
 import { importZip } from './package-zip.js';
 
@@ -21,6 +21,16 @@ async function withProject(): Promise<{ run: Run; folder: number }> {
 const json = (value: unknown) => strToU8(JSON.stringify(value));
 const MANIFEST = { 'manifest.json': json({ export_manifest: { id: 1, name: 'Hand-made' }, assets: [] }) };
 const RECIPE = { 'sync.recipe.json': json({ type: 'recipe', name: 'Sync', code: '{"v":1}', config: [] }) };
+
+/** The zip of a completed export, as download_package answers it. */
+async function download(id: number): Promise<Uint8Array> {
+  const emulator = server as MockServer;
+  const response = await fetch(`${emulator.url}/api/packages/${id}/download`, {
+    headers: { authorization: `Bearer ${await token(emulator)}` },
+  });
+  expect(response.status).toBe(200);
+  return new Uint8Array(await response.arrayBuffer());
+}
 
 async function recipeNames(run: Run): Promise<unknown[]> {
   return ((await run('list_recipes')).body.items as JsonObject[]).map((r) => r.name);
@@ -126,6 +136,46 @@ describe('import rules', () => {
     const answer = await importZip(server as MockServer, home, zip);
     expect(answer.status).toBe(400);
     expect(managementErrorOf(answer).message).toContain('codes.lookup_table.json');
+  });
+});
+
+describe('API collections travel with their endpoints and the recipes behind them', () => {
+  it('exports a project with a collection made from an OpenAPI document and imports it into another project', async () => {
+    const { run, folder } = await withProject();
+    const project = (await run('list_projects')).body[0];
+    const content = JSON.stringify({
+      openapi: '3.1.0',
+      info: { title: 'Orders', version: '1' },
+      paths: { '/orders': { get: { summary: 'List orders' }, post: { summary: 'Create order' } } },
+    });
+    const collection = await run('create_api_collection', {
+      body: { name: 'Orders API', project_id: project?.id, openapi_spec: { content, format: 'json' } },
+    });
+    expect(collection.status, JSON.stringify(collection.body)).toBe(200);
+    const manifest = await run('create_export_manifest', {
+      body: { export_manifest: { name: 'APIs', folder_id: folder, auto_generate_assets: true } },
+    });
+    const exported = await run('export_package', { params: { manifest_id: manifest.body.result.id } });
+    const zip = await download(Number(exported.body.id));
+    const copy = (await run('create_folder', { body: { name: 'Copy' } })).body;
+    const imported = await importZip(server as MockServer, copy.id, zip);
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    expect(((imported.body as JsonObject).assets as JsonObject[]).map((a) => [a.type, a.name, a.result])).toEqual([
+      ['recipe', 'List orders', 'created'],
+      ['recipe', 'Create order', 'created'],
+      ['api_group', 'Orders API', 'created'],
+      ['api_endpoint', 'List orders', 'created'],
+      ['api_endpoint', 'Create order', 'created'],
+    ]);
+    const collections = (await run('list_api_collections')).body as unknown as JsonObject[];
+    const copied = collections.find((c) => String(c.project_id) === String(copy.project_id));
+    const endpoints = (await run('list_api_endpoints', { query: { api_collection_id: Number(copied?.id) } }))
+      .body as unknown as JsonObject[];
+    const recipes = (await run('list_recipes')).body.items as JsonObject[];
+    expect(endpoints.map((e) => [e.method, e.path, recipes.find((r) => r.id === e.flow_id)?.folder_id])).toEqual([
+      ['GET', '/orders', copy.id],
+      ['POST', '/orders', copy.id],
+    ]);
   });
 });
 

@@ -29,9 +29,9 @@ const ASSET_KINDS: Record<string, AssetKind> = {
   connection: { resource: 'connection', holder: 'folder', field: 'folder_id' },
   workato_db_table: { resource: 'data_table', holder: 'folder', field: 'folder_id' },
   lookup_table: { resource: 'lookup_table', holder: 'project', field: 'project_id' },
+  recipe: { resource: 'recipe', holder: 'folder', field: 'folder_id' },
   api_group: { resource: 'api_collection', holder: 'project', field: 'project_id' },
   api_endpoint: { resource: 'api_endpoint', holder: 'collection', field: 'api_collection_id' },
-  recipe: { resource: 'recipe', holder: 'folder', field: 'folder_id' },
 };
 const IMPORT_ORDER = Object.keys(ASSET_KINDS);
 
@@ -244,7 +244,10 @@ async function assetFile(
     content.rows = (await workspace.store.list('lookup_table_row', item.id)).map((row) => row.value.data);
   if (asset.type === 'api_endpoint') {
     const collection = await workspace.store.get('api_collection', String(item.value.api_collection_id));
+    const recipe = await workspace.store.get('recipe', String(item.value.flow_id));
     content.api_collection = collection?.value.name ?? null;
+    content.flow_id = null;
+    content.recipe_name = recipe?.value.name ?? null;
   }
   return content;
 }
@@ -378,6 +381,11 @@ class Importer {
       const kind = ASSET_KINDS[entry.type] as AssetKind;
       if (kind.holder !== 'folder' && (this.target.value.project_id ?? null) === null)
         throw badEntry(entry.path, `a ${entry.type} belongs to a project: import into a project or one of its folders`);
+      if (entry.type === 'api_endpoint' && (await this.recipeNamed(entry, entries)) === undefined)
+        throw badEntry(
+          entry.path,
+          `its recipe ${JSON.stringify(entry.content.recipe_name)} is not in the package or the workspace`,
+        );
       if (entry.type !== 'recipe' || this.restart) continue;
       const folderId = await this.existingFolder(entry.folders);
       const match = folderId === undefined ? undefined : await this.match(kind, entry, folderId);
@@ -436,6 +444,15 @@ class Importer {
     return named.id;
   }
 
+  /** The recipe serving an endpoint (`recipe_name`): the one the package imported, else one of that name; with `entries`, whether there will be one. */
+  private async recipeNamed(entry: Entry, entries?: Entry[]): Promise<string | undefined> {
+    const name = entry.content.recipe_name;
+    const imported = this.report.find((asset) => asset.type === 'recipe' && asset.name === name);
+    if (imported) return String(imported.id);
+    if (entries?.some((other) => other.type === 'recipe' && other.content.name === name)) return 'in the package';
+    return (await this.workspace.store.list('recipe')).find((recipe) => recipe.value.name === name)?.id;
+  }
+
   /** The asset the platform would update: same type and name in the same folder (project, API collection). */
   private async match(kind: AssetKind, entry: Entry, holder: string | number): Promise<StoredItem | undefined> {
     return (await this.workspace.store.list(kind.resource)).find(
@@ -460,6 +477,7 @@ class Importer {
       }
       fields.config = lines;
     }
+    if (entry.type === 'api_endpoint') fields.flow_id = Number(await this.recipeNamed(entry));
     return fields;
   }
 
