@@ -77,6 +77,8 @@ export interface Workspace {
   itemOf(op: EngineOperation, params: Readonly<JsonObject>): Promise<StoredItem>;
   /** A singleton's value: the stored one, else its defaults. */
   singleton(op: EngineOperation, params: Readonly<JsonObject>): Promise<JsonObject>;
+  /** Why an item (complete) does not match its type's schema, or undefined when it does. */
+  itemProblems(typeName: string, value: JsonObject): string | undefined;
   /** The parent item named in the path (404 when it does not exist), for a sub-collection's operation. */
   parentOf(op: EngineOperation, params: Readonly<JsonObject>): Promise<StoredItem>;
   create(op: EngineOperation, fields: JsonObject, parent: StoredItem | undefined): Promise<JsonObject>;
@@ -230,6 +232,7 @@ class Engine implements ResourceEngine {
       types: this.types,
       itemOf: (op, params) => this.itemOf(op, params),
       singleton: (op, params) => this.singletonValue(op, params, values),
+      itemProblems: (typeName, value) => this.itemProblems(typeName, value),
       parentOf: async (op, params) => {
         const parent = await this.parentOf(op, params);
         if (!parent) throw new Error(`${op.type.name} is not a sub-collection`);

@@ -60,6 +60,11 @@ describe('a package that cannot be imported is refused whole, naming the entry',
       'b.connection.json',
     ],
     ['no manifest.json', zipSync({ ...RECIPE }), 'manifest.json'],
+    [
+      'an asset whose fields do not fit its type',
+      zipSync({ ...MANIFEST, ...RECIPE, 'x.recipe.json': json({ name: 'X', code: 5 }) }),
+      'x.recipe.json',
+    ],
     // 40 MB of zeros deflate to about 40 KB: refused from its declared size, before it is inflated.
     [
       'a zip bomb',

@@ -10,8 +10,9 @@ import type { Workspace } from '../engine.js';
 import { missingReference, notFound } from '../errors.js';
 import type { Handler } from '../handlers.js';
 import { isObject, propertiesOf, resolve } from '../schema.js';
+import { complete } from '../values.js';
 import type { EngineOperation, ResourceType } from '../vocabulary.js';
-import { actingOn, homeFolder } from './projects.js';
+import { actingOn } from './projects.js';
 
 const FOLDER = 'folder';
 const PROJECT = 'project';
@@ -246,7 +247,7 @@ async function assetFile(
     const collection = await workspace.store.get('api_collection', String(item.value.api_collection_id));
     const recipe = await workspace.store.get('recipe', String(item.value.flow_id));
     content.api_collection = collection?.value.name ?? null;
-    content.flow_id = null;
+    delete content.flow_id;
     content.recipe_name = recipe?.value.name ?? null;
   }
   return content;
@@ -381,6 +382,10 @@ class Importer {
       const kind = ASSET_KINDS[entry.type] as AssetKind;
       if (kind.holder !== 'folder' && (this.target.value.project_id ?? null) === null)
         throw badEntry(entry.path, `a ${entry.type} belongs to a project: import into a project or one of its folders`);
+      const type = this.workspace.types.get(kind.resource) as ResourceType;
+      const fields = portable(this.workspace, type, entry.content);
+      const problems = this.workspace.itemProblems(type.name, complete(this.workspace.values, type.schema, fields));
+      if (problems) throw badEntry(entry.path, `not a valid ${entry.type}: ${problems}`);
       if (entry.type === 'api_endpoint' && (await this.recipeNamed(entry, entries)) === undefined)
         throw badEntry(
           entry.path,
@@ -617,7 +622,6 @@ export const packagesHandlers: Record<string, Handler> = {
     const entries = readPackage(bytes ?? new Uint8Array());
     const importer = new Importer(workspace, op, target, params.restart_recipes === true);
     await importer.check(entries);
-    await homeFolder(workspace, op);
     await importer.apply(entries);
     const item = await workspace.create(
       op,
