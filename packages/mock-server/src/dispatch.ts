@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { ApiKey } from './domain/credentials.js';
 import { faultError } from './domain/faults.js';
 import type { EmulatorState } from './domain/state.js';
+import { PACKAGE_LIMITS } from './engine/custom/packages.js';
 import type { ResourceEngine } from './engine/engine.js';
 import type { WorkspaceState } from './engine/state.js';
 import { STATE_PATHS, stateEndpoint } from './engine/state-endpoint.js';
@@ -239,8 +240,8 @@ class Call implements AnyHandlerRequest, BodyReceiver {
     return PENDING;
   }
 
-  readBytes(): Promise<Buffer> {
-    return this.dispatcher.bodies.readAll(this.req, SMALL_BODY_LIMIT, 'request body');
+  readBytes(limit = SMALL_BODY_LIMIT): Promise<Buffer> {
+    return this.dispatcher.bodies.readAll(this.req, limit, 'request body');
   }
 
   received(body: Buffer): void {
@@ -338,11 +339,14 @@ async function fromEngine(call: Call): Promise<Reply> {
   const { dispatcher, operation, route, query, req } = call;
   const engine = dispatcher.parts.engine;
   if (!engine) throw new Error(`No resource engine for ${operation.operationId}`);
-  const body = operation.requestBody ? (await call.readBytes()).toString('utf8') : undefined;
+  // A package's zip (the one binary body) may be larger than the JSON bodies.
+  const binary = operation.requestBody?.content?.['application/octet-stream'] !== undefined;
+  const bytes = operation.requestBody ? await call.readBytes(binary ? PACKAGE_LIMITS.zipBytes : undefined) : undefined;
   const request = {
     pathParams: route.params,
     query,
-    body,
+    body: bytes?.toString('utf8'),
+    bytes,
     contentType: req.headers['content-type'],
     host: req.headers.host,
   };

@@ -8,6 +8,7 @@ import { IsoTimeFormatter } from '../spec/date-time.js';
 import { createAjv, RequestValidators, violations } from '../spec/validators.js';
 import { type JsonObject, MemoryResourceStore, type ResourceStore, type StoredItem } from '../store/resource-store.js';
 import { type AnswerShape, answerShape, buildAnswer } from './answers.js';
+import { referenceDefaults } from './custom/projects.js';
 import { conflict, missingReference, notFound } from './errors.js';
 import { customHandlers, type FileBody, type Handler, type HandlerResult } from './handlers.js';
 import { listPage, matchesFilters } from './listing.js';
@@ -74,12 +75,16 @@ export interface Workspace {
   /** Every resource type, for handlers that read or write items of types besides their operation's. */
   readonly types: ReadonlyMap<string, ResourceType>;
   itemOf(op: EngineOperation, params: Readonly<JsonObject>): Promise<StoredItem>;
+  /** A singleton's value: the stored one, else its defaults. */
+  singleton(op: EngineOperation, params: Readonly<JsonObject>): Promise<JsonObject>;
+  /** Why an item (complete) does not match its type's schema, or undefined when it does. */
+  itemProblems(typeName: string, value: JsonObject): string | undefined;
   /** The parent item named in the path (404 when it does not exist), for a sub-collection's operation. */
   parentOf(op: EngineOperation, params: Readonly<JsonObject>): Promise<StoredItem>;
   create(op: EngineOperation, fields: JsonObject, parent: StoredItem | undefined): Promise<JsonObject>;
   update(op: EngineOperation, item: StoredItem, fields: JsonObject): Promise<JsonObject>;
-  /** Deletes the item with its sub-collections and what `on_delete` ties to it. */
-  delete(op: EngineOperation, item: StoredItem): Promise<void>;
+  /** Deletes the item with its sub-collections and what `on_delete` ties to it (`force`: also what `restrict`s). */
+  delete(op: EngineOperation, item: StoredItem, force?: boolean): Promise<void>;
 }
 
 interface Served {
@@ -227,6 +232,8 @@ class Engine implements ResourceEngine {
       values,
       types: this.types,
       itemOf: (op, params) => this.itemOf(op, params),
+      singleton: (op, params) => this.singletonValue(op, params, values),
+      itemProblems: (typeName, value) => this.itemProblems(typeName, value),
       parentOf: async (op, params) => {
         const parent = await this.parentOf(op, params);
         if (!parent) throw new Error(`${op.type.name} is not a sub-collection`);
@@ -234,15 +241,17 @@ class Engine implements ResourceEngine {
       },
       create: (op, fields, parent) => this.create(op, fields, parent, values),
       update: (op, item, fields) => this.update(op, item, fields, values),
-      delete: (op, item) => this.deleteWithDependents(op, op.type, item, false),
+      delete: (op, item, force = false) => this.deleteWithDependents(op, op.type, item, force),
     };
   }
 
   private async create(op: EngineOperation, fields: JsonObject, parent: StoredItem | undefined, values: ValueContext) {
     const { type } = op;
     await this.checkReferences(op, fields);
+    const defaults = await referenceDefaults(this.workspace(values), op, type, { ...fields, ...op.set });
+    for (const [field, id] of Object.entries(defaults)) defaults[field] = coerce(values, fieldSchema(type, field), id);
     const id = await this.newId(type, values);
-    const initial: JsonObject = { ...fields, ...op.set, [type.id.field]: id };
+    const initial: JsonObject = { ...defaults, ...fields, ...op.set, [type.id.field]: id };
     if (type.states && initial[type.states.field] === undefined) initial[type.states.field] = type.states.initial;
     if (type.versions) initial[type.versions.number] = 1;
     const value = this.newValue(type, this.withParent(type, initial, parent?.id, values), values);

@@ -8,12 +8,17 @@ import { Refused } from '../errors.js';
 import type { JsonObject, StoredItem } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
 import { accessHandlers } from './custom/access.js';
+import { collectionsHandlers } from './custom/collections.js';
 import { connectionsHandlers } from './custom/connections.js';
 import { connectorsHandlers } from './custom/connectors.js';
 import { memberIds, USER_GROUP } from './custom/groups.js';
+import { packagesHandlers } from './custom/packages.js';
+import { projectsHandlers } from './custom/projects.js';
+import { recipesHandlers } from './custom/recipes.js';
 import { runsHandlers } from './custom/runs.js';
 import { sdkfilesHandlers } from './custom/sdkfiles.js';
 import { type Column, columnsOf } from './custom/tables.js';
+import { workspaceHandlers } from './custom/workspace.js';
 import type { Workspace } from './engine.js';
 import { invalidFields, notFound } from './errors.js';
 import { compare, listPage } from './listing.js';
@@ -52,6 +57,11 @@ export const customHandlers: Record<string, Handler> = {
   ...accessHandlers,
   ...connectionsHandlers,
   ...connectorsHandlers,
+  ...projectsHandlers,
+  ...packagesHandlers,
+  ...recipesHandlers,
+  ...collectionsHandlers,
+  ...workspaceHandlers,
   'data_table_records.create': async (workspace, op, { params, body }) => {
     const table = await workspace.parentOf(op, params);
     const columns = columnsOf(table);

@@ -13,6 +13,8 @@ export interface EngineRequest {
   query?: string;
   /** The request body as text, when one was sent. */
   body?: string;
+  /** The same body as bytes, for an operation whose body is not JSON (a package's zip file). */
+  bytes?: Uint8Array;
   contentType?: string;
   /** The request's Host header, for answers that name a URL of the emulator itself. */
   host?: string;
@@ -21,6 +23,8 @@ export interface EngineRequest {
 export interface CheckedRequest {
   params: Readonly<JsonObject>;
   body: unknown;
+  /** The body's bytes when it is not JSON. */
+  bytes?: Uint8Array;
   host?: string;
 }
 
@@ -34,7 +38,7 @@ export function checkRequest(
   const params = validators.checkParamValues(operation, gathered);
   const body = parseBody(operation, request);
   if (body !== undefined) validators.checkBody(operation, body);
-  return { params, body, host: request.host };
+  return { params, body, bytes: body === undefined ? request.bytes : undefined, host: request.host };
 }
 
 function queryParams(operation: Operation, query: string): JsonObject {

@@ -2232,7 +2232,7 @@ export interface paths {
         put?: never;
         /**
          * Create a project or folder
-         * @description Creates a folder under `parent_id`; without a parent the folder lands at the top of the home folder and is a project. Returns the new folder; `is_project` and `project_id` (from the reference description) tell whether it is a project. `parent_id` is a decimal string here, as in the official docs and the reference. The API client's role needs the folder and project privileges; the Projects & folders option enables all of them.
+         * @description Creates a folder under `parent_id`; without a parent the folder lands at the top of the home folder and is a project, which list_projects lists (its `project_id`; the project's `folder_id` is this folder). A sub-folder's `project_id` is its project's. An unknown `parent_id` is a 422. Returns the new folder; `is_project` and `project_id` (from the reference description) tell whether it is a project. `parent_id` is a decimal string here, as in the official docs and the reference. The API client's role needs the folder and project privileges; the Projects & folders option enables all of them.
          */
         post: operations["create_folder"];
         delete?: never;
@@ -3545,7 +3545,7 @@ export interface paths {
         get?: never;
         /**
          * Update a recipe connection
-         * @description Swaps the connection a stopped recipe uses for one connector. The request is from the docs; the `success` answer and the error statuses follow the public reference description. A running recipe is refused with 400. Rate limit: 60 requests per minute.
+         * @description Swaps the connection a stopped recipe uses for one connector. The request is from the docs; the `success` answer and the error statuses follow the public reference description. A running recipe is refused with 400. The connection becomes the `account_id` of the recipe's config line for that connector (one is added when the recipe has none); a connection that does not exist or belongs to another connector is a 400. Rate limit: 60 requests per minute.
          */
         put: operations["update_recipe_connection"];
         post?: never;
@@ -3659,7 +3659,7 @@ export interface paths {
         };
         /**
          * List folder assets
-         * @description Lists the assets of a folder (recipes, connections, lookup tables, ...) in a `result.assets` wrapper, as input for an export manifest. Rate limit: 60 requests per minute. The emulator lists what the folder and its sub-folders (at any depth) hold: recipes, connections, and the lookup tables, API collections and endpoints of the project whose folder it is; every asset of the workspace for the root folder; an unknown folder is a 404.
+         * @description Lists the assets of a folder (recipes, connections, lookup tables, ...) in a `result.assets` wrapper, as input for an export manifest. Rate limit: 60 requests per minute. The emulator lists what the folder and its sub-folders (at any depth) hold: recipes, connections, data tables (`workato_db_table`, numbered by creation order, as their own ids are UUIDs), and the lookup tables, API collections and endpoints of the project whose folder it is; every asset of the workspace for the root folder; an unknown folder is a 404.
          */
         get: operations["list_folder_assets"];
         put?: never;
@@ -3741,7 +3741,7 @@ export interface paths {
         put?: never;
         /**
          * Export a package
-         * @description Starts building a package (zip file) from an export manifest and returns the package, bare; the build is asynchronous, so poll get_package until `status` is completed or failed. Calling it lets the API client read every asset in the zip. Rate limit: 60 requests per minute.
+         * @description Starts building a package (zip file) from an export manifest and returns the package, bare; the build is asynchronous, so poll get_package until `status` is completed or failed. Calling it lets the API client read every asset in the zip. Rate limit: 60 requests per minute. The package is a zip holding `manifest.json` (the manifest's id and name, the time, and the assets with their paths) and one JSON file per checked asset, at `<folder path below the manifest's folder>/<zip_name>` (`Sales/orders_sync.recipe.json`): its fields without ids, timestamps, state, tags or secrets (a connection carries no credentials), a recipe's config lines naming their connection (`connection_name`) instead of its id, a lookup table's `rows` when the manifest has `include_data`, an endpoint's `api_collection` and the recipe serving it (`recipe_name`) by name.
          */
         post: operations["export_package"];
         delete?: never;
@@ -3768,6 +3768,8 @@ export interface paths {
         /**
          * Import a package
          * @description Starts importing a package (the zip of an export, sent as the raw body) into a folder, creating or updating its assets, and returns the package, bare; poll get_package until `status` is completed or failed. When running recipes would be touched, the import is refused unless `restart_recipes` is true. Rate limit: 500 requests per hour (the docs disagree whether per user or per workspace); further requests are refused until the next hour.
+         *
+         *     Import rules (the docs do not give them; chosen, and what the emulator does): the zip holds `manifest.json` and one JSON file per asset named `<name>.<type>.json` (the asset types `connection`, `workato_db_table`, `lookup_table`, `recipe`, `api_group` and `api_endpoint`), in sub-folders as the exported folders were; the folders are made under the import folder where missing. An asset updates the asset of the same type and name in the same folder (for lookup tables and API collections: in the import folder's project; for endpoints: in the collection of the same name), else it is created; recipes' connections are named in their config lines (`connection_name`) and get the connection of that name, and an endpoint gets the recipe named by its `recipe_name`. `assets` reports what happened to each, so importing the same package twice reports `unchanged`. The whole zip is checked first, and a refused package changes nothing: a body that is not a zip, more than 1,000 entries or 32 MiB once decompressed (a zip bomb), a path that is absolute or holds `..`, no `manifest.json`, a file that is not a JSON object with a `name` or whose fields do not fit its type, an unknown asset type, a project asset imported outside a project, or a running recipe without `restart_recipes` is a 400 whose message names the entry. The zip may be up to 16 MiB.
          */
         post: operations["import_package"];
         delete?: never;
@@ -4143,7 +4145,8 @@ export interface paths {
          * Get workspace details
          * @description Returns the workspace the calling API client belongs to, as a bare object. The client's role needs
          *     the workspace-details privilege; with environments only clients with DEV access have it. Rate limit
-         *     60 requests per minute.
+         *     60 requests per minute. `recipes_count` and `active_recipes_count` count the recipes and the
+         *     running ones now; `root_folder_id` is the home folder, which holds the projects.
          */
         get: operations["get_workspace_details"];
         put?: never;
@@ -7522,6 +7525,25 @@ export interface components {
                  * @enum {string}
                  */
                 import_result: "no_update_or_update_without_restart" | "not_found" | "stop_failed" | "stopped" | "restart_failed" | "restarted";
+            }[];
+            /**
+             * @description For an import (the emulator's addition): what happened to each asset of the package, in the
+             *     order applied (connections, data tables, lookup tables, recipes, API collections, endpoints).
+             */
+            assets?: {
+                /** @description The asset's file in the package, with its folder path (`Sales/orders_sync.recipe.json`). */
+                zip_name: string;
+                type: components["schemas"]["ExportAssetType"];
+                name: string;
+                /** @description The asset's ID in this workspace (a data table's is a UUID). */
+                id: number | string;
+                /**
+                 * @description `created`: no asset of this type and name was in its folder; `updated`: the one there now
+                 *     has the package's fields; `unchanged`: it had them already (importing a package twice
+                 *     changes nothing the second time).
+                 * @enum {string}
+                 */
+                result: "created" | "updated" | "unchanged";
             }[];
         };
         /** @description Options of the system-role migration. */

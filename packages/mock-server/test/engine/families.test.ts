@@ -108,18 +108,23 @@ describe('folders', () => {
   it('lists by parent and refuses to delete a folder that is not empty, unless forced', async () => {
     const { run } = await session();
     const parent = await run('create_folder', { body: { name: 'Sales' } });
-    expect(parent.body).toMatchObject({ id: 1, name: 'Sales', parent_id: null, is_project: false });
-    await run('create_folder', { body: { name: 'EMEA', parent_id: '1' } });
-    await run('create_recipe', { body: { recipe: { name: 'Orders', code: '{}', folder_id: '2' } } });
-    expect((await run('list_folders', { query: { parent_id: 1 } })).body.map((f: { id: number }) => f.id)).toEqual([2]);
-    const refused = await run('delete_folder', { params: { folder_id: 1 } });
+    const home = (await run('get_workspace_details')).body.root_folder_id;
+    expect(parent.body).toMatchObject({ name: 'Sales', parent_id: home, is_project: true });
+    const { id } = parent.body;
+    const child = await run('create_folder', { body: { name: 'EMEA', parent_id: String(id) } });
+    await run('create_recipe', { body: { recipe: { name: 'Orders', code: '{}', folder_id: String(child.body.id) } } });
+    expect((await run('list_folders', { query: { parent_id: id } })).body.map((f: { id: number }) => f.id)).toEqual([
+      child.body.id,
+    ]);
+    const refused = await run('delete_folder', { params: { folder_id: id } });
     expect([refused.status, managementErrorOf(refused).message]).toEqual([
       422,
-      'folder 1 still holds 1 folder(s); send force=true to delete them too',
+      `folder ${id} still holds 1 folder(s); send force=true to delete them too`,
     ]);
-    expect((await run('delete_folder', { params: { folder_id: 1 }, query: { force: 'true' } })).status).toBe(200);
-    expect((await run('list_folders')).body).toEqual([]);
-    expect((await run('get_recipe', { params: { id: 1 } })).status).toBe(404);
+    expect((await run('delete_folder', { params: { folder_id: id }, query: { force: 'true' } })).status).toBe(200);
+    expect((await run('list_folders', { query: { parent_id: id } })).body).toEqual([]);
+    expect((await run('list_projects')).body).toEqual([]);
+    expect((await run('list_recipes')).body).toMatchObject({ items: [] });
   });
 });
 
@@ -231,6 +236,7 @@ describe('data tables and their records', () => {
 
 describe('lookup tables and their rows', () => {
   async function countries(run: Run) {
+    await run('create_folder', { body: { name: 'Geography' } }); // the project the table goes to
     const table = await run('create_lookup_table', {
       body: { lookup_table: { name: 'Countries', schema: [{ label: 'code' }, { label: 'country' }] } },
     });
@@ -536,6 +542,7 @@ describe('catalogs, memberships, copies and packages', () => {
           ],
           legacy_role: [{ id: 3, name: 'Ops' }],
           export_manifest: [{ id: 2207, name: 'Release' }],
+          folder: [{ id: 1, name: 'Target', parent_id: null }],
         },
       },
     });
@@ -563,8 +570,12 @@ describe('catalogs, memberships, copies and packages', () => {
       rawBody: 'PK',
       headers: { 'content-type': 'application/octet-stream' },
     });
-    expect(imported.body).toMatchObject({ id: 2, operation_type: 'import', status: 'completed' });
-    expect((await run('get_package', { params: { id: 3 } })).status).toBe(404);
+    // Two bytes are no zip: refused, naming it, and no package is made.
+    expect([imported.status, managementErrorOf(imported).message]).toEqual([
+      400,
+      expect.stringContaining('(the zip file): not a readable zip archive'),
+    ]);
+    expect((await run('get_package', { params: { id: 2 } })).status).toBe(404);
   });
 });
 

@@ -1,9 +1,11 @@
 // The engine's handlers for runs and derivations: resuming and repeating jobs, recipe health scans,
 // the assets of a folder, a package's zip file and the secrets-manager cache. Over HTTP; call() checks
 // every answer against the spec (status, content type, JSON body).
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { createResourceEngine } from '../../src/engine/engine.js';
 import { managementErrorOf, type Run, session, specs } from '../helpers.js';
+import { importZip } from './package-zip.js';
 
 const OPERATIONS = [
   'resume_job',
@@ -262,24 +264,6 @@ describe('package download', () => {
     counters: { package: 40 },
   };
 
-  /** The entries of a zip file, read from its local headers (stored entries only). */
-  function zipEntries(bytes: Buffer): Record<string, string> {
-    const entries: Record<string, string> = {};
-    let at = 0;
-    while (bytes.readUInt32LE(at) === 0x04034b50) {
-      expect(bytes.readUInt16LE(at + 8), 'compression method').toBe(0);
-      const size = bytes.readUInt32LE(at + 18);
-      const nameLength = bytes.readUInt16LE(at + 26);
-      const name = bytes.subarray(at + 30, at + 30 + nameLength).toString('utf8');
-      const start = at + 30 + nameLength + bytes.readUInt16LE(at + 28);
-      entries[name] = bytes.subarray(start, start + size).toString('utf8');
-      at = start + size;
-    }
-    expect(bytes.readUInt32LE(bytes.length - 22), 'end of central directory').toBe(0x06054b50);
-    expect(bytes.readUInt16LE(bytes.length - 12), 'entries in the central directory').toBe(Object.keys(entries).length);
-    return entries;
-  }
-
   it('answers the zip file of a completed export', async () => {
     const { server, admin, run } = await session({ seed: SEED, clock: () => Date.parse('2026-11-21T12:00:00.000Z') });
     const exported = await run('export_package', { params: { manifest_id: 2207 } });
@@ -293,25 +277,21 @@ describe('package download', () => {
     expect(response.headers.get('content-type')).toBe('application/zip');
     const bytes = Buffer.from(await response.arrayBuffer());
     expect(Number(response.headers.get('content-length'))).toBe(bytes.length);
-    const entries = zipEntries(bytes);
-    const date = bytes.readUInt16LE(12);
-    expect([(date >> 9) + 1980, (date >> 5) & 15, date & 31], 'the DOS date of the entry').toEqual([2026, 11, 21]);
+    const entries = unzipSync(bytes);
     expect(Object.keys(entries)).toEqual(['manifest.json']);
-    expect(JSON.parse(entries['manifest.json'] ?? '')).toEqual({
-      package_id: id,
+    expect(JSON.parse(strFromU8(entries['manifest.json'] ?? new Uint8Array()))).toEqual({
       export_manifest: { id: 2207, name: 'Release' },
       exported_at: '2026-11-21T12:00:00.000Z',
+      assets: [],
     });
   });
 
   it('is a 404 for an unknown package, an unfinished export and an import', async () => {
-    const { run } = await session({ seed: SEED });
-    const imported = await run('import_package', {
-      params: { folder_id: 1 },
-      rawBody: 'PK',
-      headers: { 'content-type': 'application/octet-stream' },
-    });
-    for (const id of [99, 40, imported.body.id]) {
+    const { server, run } = await session({ seed: SEED });
+    const folder = (await run('create_folder', { body: { name: 'Target' } })).body;
+    const manifest = { 'manifest.json': strToU8('{"assets":[]}') };
+    const imported = (await importZip(server, folder.id, zipSync(manifest))).body as { id: number };
+    for (const id of [99, 40, imported.id]) {
       const answer = await run('download_package', { params: { id } });
       expect([id, answer.status, typeof managementErrorOf(answer).message]).toEqual([id, 404, 'string']);
     }

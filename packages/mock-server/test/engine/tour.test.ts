@@ -14,8 +14,7 @@ import type { JsonObject } from '../../src/store/resource-store.js';
 import { bannerUrl, type CliProcess, runCli } from '../cli-process.js';
 import { defined } from '../defined.js';
 import { call, exampleBody, type OperationId, operation, specs, token } from '../helpers.js';
-import { NO_REDIS, NO_REDIS_CLUSTER, sharedRedis, sharedRedisCluster, uniquePrefix } from '../redis-server.js';
-import { tempDir } from '../temp-dirs.js';
+import { STORAGES } from '../storages.js';
 
 const document = specs.documents.management;
 // The spec's metadata, read with the emulator's own vocabulary reader; the server under test is separate.
@@ -130,22 +129,6 @@ const families = [...types.values()].filter((type) => named(type.name, 'create')
 
 /** The spawned emulator, as much of a MockServer as call() and token() use: its URL and credentials. */
 type Emulator = Pick<MockServer, 'url' | 'clientId' | 'clientSecret'>;
-
-/** Where the spawned emulator keeps its state: the tour runs on each storage. */
-const STORAGES: { name: string; missing?: string; args(): Promise<string[]> }[] = [
-  { name: 'in memory', args: async () => [] },
-  { name: 'with a data dir', args: async () => ['--data-dir', tempDir(), '--durability', 'relaxed'] },
-  {
-    name: 'on Redis',
-    missing: NO_REDIS,
-    args: async () => ['--redis-url', (await sharedRedis()).url, '--redis-prefix', uniquePrefix()],
-  },
-  {
-    name: 'on a Redis Cluster',
-    missing: NO_REDIS_CLUSTER,
-    args: async () => ['--redis-url', (await sharedRedisCluster()).url, '--redis-prefix', uniquePrefix()],
-  },
-];
 
 for (const storage of STORAGES) {
   const skipped = storage.missing === undefined ? '' : ` (skipped: ${storage.missing})`;
