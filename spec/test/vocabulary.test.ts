@@ -49,12 +49,12 @@ describe('lint checks the emulator vocabulary', () => {
   });
 
   test('each broken annotation is an error at its file and line', async () => {
-    edit(dir, 'management/paths/api@folders.yaml', 'op: create }', 'op: craete }');
+    edit(dir, 'management/paths/api@mcp@mcp_servers.yaml', 'op: create }', 'op: craete }');
     edit(
       dir,
-      'management/paths/api@folders.yaml',
-      'filters: { parent_id: parent_id }',
-      'filters: { parent_id: parent }',
+      'management/paths/api@mcp@mcp_servers.yaml',
+      'filters: { project_id: project_id,',
+      'filters: { project_id: project,',
     );
     edit(
       dir,
@@ -76,8 +76,8 @@ describe('lint checks the emulator vocabulary', () => {
       expect(output, output).toMatch(
         new RegExp(`${file}:\\n(?:.*\\n)*?\\s+\\d+:\\d+\\s+error\\s+platform/emulator-vocabulary\\s+${message}`),
       );
-    at('management/paths/api@folders.yaml', "unknown op 'craete'");
-    at('management/paths/api@folders.yaml', "resource type 'folder' has no field 'parent'");
+    at('management/paths/api@mcp@mcp_servers.yaml', "unknown op 'craete'");
+    at('management/paths/api@mcp@mcp_servers.yaml', "resource type 'mcp_server' has no field 'project'");
     at('management/components/schemas/Folder.yaml', "unknown resource type 'foldr'");
     at('management/components/schemas/Folder.yaml', "x-resource: unknown key 'refz'");
     at('management/paths/api@job@resume.yaml', "handler 'jobs.resumee' is not registered");

@@ -476,7 +476,8 @@ describe("the platform's public description as a response contract", () => {
 
   it('DELETE /api/projects/{project_id}', async () => {
     await exercise('DELETE /api/projects/{project_id}', `/api/projects/${made.projectRecord.id}`);
-    expect(await exercise('GET /api/projects', '/api/projects')).toEqual([]);
+    const left = await exercise('GET /api/projects', '/api/projects');
+    expect(left.map((project: { id: number }) => project.id)).not.toContain(made.projectRecord.id);
   });
 });
 

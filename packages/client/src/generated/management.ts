@@ -7505,13 +7505,13 @@ export interface components {
             operation_type: "export" | "import";
             /** @enum {string} */
             status: "in_progress" | "processing" | "completed" | "failed";
-            /** @description Why the package failed. */
+            /** @description Why the package failed; absent unless it failed. */
             error?: string | null;
-            /** @description The manifest an export was built from; null for an import. */
+            /** @description The manifest an export was built from; absent for an import. */
             export_manifest_id?: number | null;
             /**
              * Format: uri
-             * @description Where to download a completed export; null otherwise.
+             * @description Where to download a completed export; null until it is completed, absent for an import.
              */
             download_url?: string | null;
             /** @description For an import, what happened to each recipe it touched (a failed import may list only some). */

@@ -584,7 +584,8 @@ export const packagesHandlers: Record<string, Handler> = {
       {
         operation_type: 'export',
         status: files ? 'completed' : 'failed',
-        error,
+        // The platform's description types `error` as a string: absent unless the package failed.
+        ...(error === null ? {} : { error }),
         export_manifest_id: Number(manifest.id),
         download_url: null,
         $files: files ?? null,
@@ -628,9 +629,6 @@ export const packagesHandlers: Record<string, Handler> = {
       {
         operation_type: 'import',
         status: 'completed',
-        error: null,
-        export_manifest_id: null,
-        download_url: null,
         recipe_status: importer.recipeStatus,
         assets: importer.report,
       },

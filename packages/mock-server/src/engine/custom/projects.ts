@@ -99,9 +99,9 @@ export const projectsHandlers: Record<string, Handler> = {
    * the project's id as the folder's `project_id`. An unknown parent is a 422.
    */
   'folders.create': async (workspace, op, { body }) => {
-    const { name, parent_id: parentSent } = body as { name: string; parent_id?: string };
+    const { name, parent_id: parentSent } = body as { name: string; parent_id?: string | number };
     const home = await homeFolder(workspace, op);
-    const parent = parentSent === undefined ? home : await workspace.store.get(FOLDER, parentSent);
+    const parent = parentSent === undefined ? home : await workspace.store.get(FOLDER, String(parentSent));
     if (!parent) throw missingReference(op.operation, 'parent_id', FOLDER, parentSent);
     const parentId = Number(parent.id);
     if (parent.id !== home.id) {
@@ -133,11 +133,11 @@ export const projectsHandlers: Record<string, Handler> = {
    */
   'folders.update': async (workspace, op, { params, body }) => {
     const folder = await workspace.itemOf(op, params);
-    const { name, parent_id: parentSent } = body as { name?: string; parent_id?: string };
+    const { name, parent_id: parentSent } = body as { name?: string; parent_id?: string | number };
     const fields: JsonObject = name === undefined ? {} : { name };
     if (parentSent !== undefined && Number(parentSent) !== folder.value.parent_id) {
       if (folder.value.is_project === true) throw refusal(op, 'parent_id', "a project's folder cannot move");
-      const parent = await workspace.store.get(FOLDER, parentSent);
+      const parent = await workspace.store.get(FOLDER, String(parentSent));
       if (!parent) throw missingReference(op.operation, 'parent_id', FOLDER, parentSent);
       if (parent.value.$home === true) throw refusal(op, 'parent_id', 'a folder cannot become a project');
       const inside = await subtree(workspace, folder.id);
