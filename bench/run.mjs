@@ -21,7 +21,8 @@ import { batchPublishPath, batchText, PAYLOAD_TEXT, publishPath } from './lib/pa
 import { freePort, startChild, startProbed, stopAllChildren, stopChild } from './lib/processes.mjs';
 import { startRedisCluster, startRedisServer } from './lib/redis.mjs';
 import { evaluateTargets, redisTargets, renderMarkdown, replaceGenerated } from './lib/report.mjs';
-import { startupTimes } from './lib/startup.mjs';
+import { resetTimes } from './lib/reset.mjs';
+import { bareStartupTimes, startupTimes } from './lib/startup.mjs';
 import { clientSize, codegenTimes } from './lib/tooling.mjs';
 import { wrkPost } from './lib/wrk.mjs';
 
@@ -208,9 +209,12 @@ async function clusterMeasure(files, dir) {
  * round's requests/s. The emulator with a data dir (full durability) gets a fresh data dir each round.
  */
 async function publishRounds(files, dir) {
-  const rounds = { emulator: [], bare: [], durable: [] };
+  const rounds = { emulator: [], bare: [], durable: [], journalOff: [] };
   for (let round = 1; round <= PUBLISH_ROUNDS; round++) {
     rounds.emulator.push(await publishOn('emulator', 'emulator.mjs', files));
+    rounds.journalOff.push(
+      await publishOn('emulator, request journal off', 'emulator.mjs', files, ['--journal-size', '0']),
+    );
     rounds.bare.push(await publishOn('bare node:http', 'bare.mjs', files));
     const dataDir = ['--data-dir', join(dir, `publish-${round}`)];
     rounds.durable.push(await publishOn('emulator with a data dir', 'emulator.mjs', files, dataDir));
@@ -218,7 +222,12 @@ async function publishRounds(files, dir) {
   const median = (results) =>
     [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[(results.length - 1) >> 1];
   const summary = (results) => ({ ...median(results), rounds: results.map((r) => r.requestsPerSecond) });
-  return { emulator: summary(rounds.emulator), bare: summary(rounds.bare), durable: summary(rounds.durable) };
+  return {
+    emulator: summary(rounds.emulator),
+    bare: summary(rounds.bare),
+    durable: summary(rounds.durable),
+    journalOff: summary(rounds.journalOff),
+  };
 }
 
 /** One publish run with `--durability relaxed`: commits that do not wait for the disk. */
@@ -384,7 +393,7 @@ async function main() {
   writeFileSync(files.message, PAYLOAD_TEXT);
   writeFileSync(files.batch, batchText(BATCH_MESSAGES));
   try {
-    const { emulator: publish, bare, durable } = await publishRounds(files, dir);
+    const { emulator: publish, bare, durable, journalOff } = await publishRounds(files, dir);
     const relaxed = await relaxedPublish(files, dir);
     const emulator = await emulatorMeasures(files);
     const prism = await prismMeasure(files);
@@ -395,6 +404,10 @@ async function main() {
     redis.cluster = await clusterMeasure(files, dir);
     log('start-up');
     const startup = await startupTimes({ cli: at('packages/mock-server/dist/cli.js') });
+    log('start-up, bare node:http');
+    const bareStartup = await bareStartupTimes({ server: at('bench/servers/bare.mjs') });
+    log('reset with 1,000 resources and 10,000 messages');
+    const reset = await resetTimes();
     log('container image: build (cached layers), size, podman run to first answer, podman stop');
     const container = await containerMeasures({ root: ROOT });
     log('codegen (cold, then cached)');
@@ -416,8 +429,10 @@ async function main() {
         bare,
         durable,
         relaxed,
+        journalOff,
         ratios: {
           emulatorToBare: publish.requestsPerSecond / bare.requestsPerSecond,
+          journalOnToOff: publish.requestsPerSecond / journalOff.requestsPerSecond,
           emulatorToPrism: publish.requestsPerSecond / prism.requestsPerSecond,
           durableToEmulator: durable.requestsPerSecond / publish.requestsPerSecond,
         },
@@ -440,8 +455,9 @@ async function main() {
           twoToOne: redis.two.requestsPerSecond / redis.one.requestsPerSecond,
         },
       },
-      startup,
+      startup: { ...startup, bare: bareStartup, toBare: startup.medianMs / bareStartup.medianMs },
       container,
+      reset,
       codegen,
       devLoop,
       clientSize: size,

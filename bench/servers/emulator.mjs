@@ -7,6 +7,7 @@
 // --data-dir DIR (and --durability) keeps the state in a data dir instead; a data dir that already
 // holds the bench's topic is reopened with it. --redis-url URL (and --redis-prefix) keeps it in Redis,
 // where a second emulator on the same URL and prefix finds the first one's topic and serves it too.
+// --journal-size N sets the request journal's size (0: off; default on, 10,000 entries).
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { MemoryStore, startMockServer } from '../../packages/mock-server/dist/index.js';
@@ -22,6 +23,7 @@ const { values } = parseArgs({
     durability: { type: 'string', default: 'full' },
     'redis-url': { type: 'string' },
     'redis-prefix': { type: 'string', default: 'bench:' },
+    'journal-size': { type: 'string' },
   },
 });
 
@@ -31,13 +33,15 @@ if (persistent && Number(values.prefill) > 0)
 const store = new MemoryStore();
 // Every emulator on one Redis gets the same bootstrap credentials: a later one keeps the first one's secret.
 const credentials = { clientId: 'bench', clientSecret: 'bench-secret' };
-const server = await startMockServer(
-  values['redis-url']
+const journal = values['journal-size'] === undefined ? {} : { journalSize: Number(values['journal-size']) };
+const server = await startMockServer({
+  ...(values['redis-url']
     ? { redisUrl: values['redis-url'], redisPrefix: values['redis-prefix'], ...credentials, logLevel: 'silent' }
     : values['data-dir']
       ? { dataDir: values['data-dir'], durability: values.durability, logLevel: 'silent' }
-      : { store, logLevel: 'silent' },
-);
+      : { store, logLevel: 'silent' }),
+  ...journal,
+});
 const token = await accessToken(server);
 const topicId = (await existingTopic(server, token)) ?? (await createTopic(server, token));
 const memoryBefore = process.memoryUsage().rss;

@@ -17,7 +17,7 @@ const { values } = parseArgs({
   options: {
     released: { type: 'string', default: join(specDir, 'released') },
     current: { type: 'string', default: join(specDir, 'dist') },
-    api: { type: 'string', multiple: true, default: ['event-streams', 'auth', 'management'] },
+    api: { type: 'string', multiple: true, default: ['event-streams', 'auth', 'management', 'emulator'] },
     list: { type: 'boolean', default: false },
   },
 });

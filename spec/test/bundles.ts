@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 /** A node of a parsed bundle, walked by the tests as freely as JSON.parse types it. */
 export type Json = ReturnType<typeof JSON.parse>;
 
-export function loadBundle(name: 'event-streams' | 'auth' | 'management'): Json {
+export function loadBundle(name: 'event-streams' | 'auth' | 'management' | 'emulator'): Json {
   return JSON.parse(readFileSync(new URL(`../dist/${name}.json`, import.meta.url), 'utf8'));
 }
 

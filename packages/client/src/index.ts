@@ -3,6 +3,8 @@ export { clientCredentials, staticToken } from './auth.js';
 export type { Checkpoint, CheckpointStore } from './checkpoint.js';
 export { memoryCheckpointStore } from './checkpoint.js';
 export type { ConsumeOptions, ExpiredCheckpointPolicy, MessageStream } from './consume.js';
+export type { EmulatorClient, EmulatorClientOptions } from './emulator-client.js';
+export { createEmulatorClient } from './emulator-client.js';
 export type { BatchFailure, ErrorBodies, MergedErrorBodies, RequestLabel } from './errors.js';
 export { ApiError, ConnectionError, PayloadTooLargeError, PublishBatchError, TimeoutError } from './errors.js';
 export type { EventStreamsClient, EventStreamsClientOptions, EventStreamsHelpers } from './event-streams.js';
@@ -19,6 +21,8 @@ export type {
 } from './event-streams-api.js';
 export { EventStreamsError } from './event-streams-api.js';
 export type * as AuthApi from './generated/auth.js';
+/** The emulator's own API (`/_emulator/*`), served by `platform-api-mock` only. */
+export type * as EmulatorApi from './generated/emulator.js';
 export type { EventStreamsErrorCodes } from './generated/error-codes.js';
 /** The generated OpenAPI types of each API (`paths`, `components`, `operations`). */
 export type * as EventStreamsApi from './generated/event-streams.js';

@@ -1,4 +1,4 @@
-// Renders the three bundled specs of @platform-api/spec into self-contained HTML pages with
+// Renders the four bundled specs of @platform-api/spec into self-contained HTML pages with
 // `redocly build-docs --inlineBundle` (the default page loads Redoc from a CDN and stays blank
 // offline), and writes a landing page that links them and shows the quick start.
 // Every page must work without network: see offlineAssets for what Redoc still loads remotely.
@@ -17,7 +17,7 @@ const redoclyCli = join(dirname(require.resolve('@redocly/cli/package.json')), '
 const defaultSpecDir = dirname(require.resolve('@platform-api/spec/event-streams.yaml'));
 
 /** The reference pages, in the order the landing page lists them. */
-export const API_PAGES = ['event-streams', 'auth', 'management'] as const;
+export const API_PAGES = ['event-streams', 'auth', 'management', 'emulator'] as const;
 
 interface SpecInfo {
   title: string;
@@ -26,7 +26,7 @@ interface SpecInfo {
 }
 
 export interface BuildOptions {
-  /** Directory holding the bundled {event-streams,auth,management}.yaml; default: @platform-api/spec's dist. */
+  /** Directory holding the bundled {event-streams,auth,management,emulator}.yaml; default: @platform-api/spec's dist. */
   specDir?: string;
   /** Where the HTML files go; default: this package's dist. */
   outDir?: string;

@@ -3,7 +3,12 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseState, StateError } from './engine/state.js';
-import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_REPLY_TIMEOUT_MS, type LogLevel } from './options.js';
+import {
+  DEFAULT_JOURNAL_SIZE,
+  DEFAULT_REDIS_PREFIX,
+  DEFAULT_REDIS_REPLY_TIMEOUT_MS,
+  type LogLevel,
+} from './options.js';
 import { type MockServer, startMockServer } from './server.js';
 import { redactedUrl } from './store/redis/url.js';
 import type { Durability } from './store/sqlite/data-dir.js';
@@ -22,6 +27,12 @@ function positiveInteger(value: string): number {
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
     throw new InvalidArgumentError('Expected a positive integer.');
   }
+  return number;
+}
+
+function wholeNumber(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number)) throw new InvalidArgumentError('Expected a whole number.');
   return number;
 }
 
@@ -62,6 +73,11 @@ const program = new Command('platform-api-mock')
   .addOption(setting('--client-id <id>', 'client ID of the bootstrap API key (generated when absent)'))
   .addOption(setting('--client-secret <secret>', 'client secret of the bootstrap API key (generated when absent)'))
   .addOption(setting('--max-batch-size <n>', 'largest consume batch_size (default 50)').argParser(positiveInteger))
+  .addOption(
+    setting('--journal-size <n>', 'answered requests kept in the request journal (/_emulator/requests); 0: off')
+      .argParser(wholeNumber)
+      .default(DEFAULT_JOURNAL_SIZE),
+  )
   .addOption(
     setting('--max-message-bytes <n>', 'largest message in bytes (default 1048576)').argParser(positiveInteger),
   )
@@ -138,6 +154,7 @@ interface StartFlags {
   maxBatchMessages?: number;
   rateLimit?: number;
   tokenTtl: number;
+  journalSize: number;
   logLevel: LogLevel;
   mode: 'engine' | 'prism';
   seed?: { path: string; text: string };
@@ -160,6 +177,7 @@ async function start(flags: StartFlags): Promise<void> {
       clientId: flags.clientId,
       clientSecret: flags.clientSecret,
       tokenTtlSeconds: flags.tokenTtl,
+      journalSize: flags.journalSize,
       logLevel: flags.logLevel,
       mode: flags.mode,
       seed,

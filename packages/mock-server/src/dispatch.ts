@@ -1,17 +1,18 @@
 // The life of a request, one verb per step: route it (the router, remembered per request target),
 // admit it (bearer token, rate limit, injected fault, parameters, rights), handle it (its handler, the
 // resource engine, or Prism), read its body for the handler, and respond (held replies, see
-// http/replies.ts).
+// http/replies.ts), handing the answered request to the journal. A path of the emulator's own API
+// (/_emulator/*) goes to the control plane, which its spec routes.
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import type { ControlPlane } from './control/control-plane.js';
+import type { Journal } from './control/journal.js';
 import type { ApiKey } from './domain/credentials.js';
 import { faultError } from './domain/faults.js';
 import type { EmulatorState } from './domain/state.js';
 import { PACKAGE_LIMITS } from './engine/custom/packages.js';
 import type { ResourceEngine } from './engine/engine.js';
-import type { WorkspaceState } from './engine/state.js';
-import { STATE_PATHS, stateEndpoint } from './engine/state-endpoint.js';
 import {
   EmulatorError,
   errorReply,
@@ -21,7 +22,6 @@ import {
   PayloadTooLarge,
   StoreUnavailable,
 } from './errors.js';
-import { faultsEndpoint } from './handlers/faults-endpoint.js';
 import {
   type AnyHandler,
   type AnyHandlerRequest,
@@ -38,7 +38,7 @@ import { BoundedMemo } from './http/memo.js';
 import type { PrismBackend } from './http/prism.js';
 import { HeldReplies, jsonReply, type Reply } from './http/replies.js';
 import type { RouteMatch, RouteResult, Router } from './http/router.js';
-import type { ApiName, Operation } from './spec/bundles.js';
+import type { ApiName, Operation, SpecName } from './spec/bundles.js';
 import type { RequestValidators } from './spec/validators.js';
 
 export interface DispatcherParts {
@@ -49,8 +49,10 @@ export interface DispatcherParts {
   prism: PrismBackend;
   /** Serves the management operations the spec annotates; none in `--mode prism`. */
   engine: ResourceEngine | undefined;
-  /** The emulator's state document, for /_emulator/state and /_emulator/reset. */
-  workspace: WorkspaceState;
+  /** The emulator's own API, /_emulator/*. */
+  control: ControlPlane;
+  /** Where answered requests of the platform's APIs go; off with size 0. */
+  journal: Journal;
   docsDir: string | undefined;
   logger: Logger;
   /** Commits the changes of a turn; its held replies are written once the result settles (see HeldReplies). */
@@ -104,24 +106,95 @@ export class Dispatcher {
     const { route } = target;
     if (route && 'operation' in route) {
       this.run(new Call(this, req, res, route, target, queryAt < 0 ? '' : url.slice(queryAt + 1)), admit);
-    } else if (route) {
-      this.respond(req, res, route.api, errorReply(route.api, new MethodNotAllowed(method, route.allowed)));
+      return;
+    }
+    const began = this.parts.journal.enabled ? performance.now() : 0;
+    if (route) {
+      this.respondOutsideCall(
+        req,
+        res,
+        route.api,
+        errorReply(route.api, new MethodNotAllowed(method, route.allowed)),
+        began,
+      );
+      return;
+    }
+    const control = this.parts.control.route(method, pathname);
+    if (control && 'operation' in control) {
+      this.serveControl(req, res, () =>
+        this.parts.control.serve(req, res, control, queryAt < 0 ? '' : url.slice(queryAt + 1), this.bodies),
+      );
+    } else if (control) {
+      this.serveControl(req, res, () => errorReply('emulator', new MethodNotAllowed(method, control.allowed)));
     } else if (pathname === '/docs' || pathname.startsWith('/docs/')) {
       serveDocs(this.parts.docsDir, pathname, res, req).catch((error: unknown) => this.lastResort(error, res));
-    } else if (pathname === '/_emulator/faults') {
-      faultsEndpoint(this.parts.state.faults, this.bodies, req, res).catch((error: unknown) =>
-        this.lastResort(error, res),
-      );
-    } else if (STATE_PATHS.includes(pathname)) {
-      const query = new URLSearchParams(queryAt < 0 ? '' : url.slice(queryAt + 1));
-      stateEndpoint(this.parts.workspace, this.bodies, pathname, query, req, res).catch((error: unknown) =>
-        this.lastResort(error, res),
-      );
     } else {
       const notFound = new NotFound(`No operation at ${pathname}`);
-      this.respond(req, res, 'event-streams', errorReply('event-streams', notFound));
+      this.respondOutsideCall(req, res, undefined, errorReply('event-streams', notFound), began);
     }
   };
+
+  /** An answer of the emulator API (not journaled); a refusal in its EmulatorError shape. */
+  private serveControl(
+    req: IncomingMessage,
+    res: ServerResponse,
+    serve: () => Promise<Reply | undefined> | Reply | undefined,
+  ) {
+    const answer = (reply: Reply | undefined) => {
+      if (reply) this.respond(req, res, 'emulator', reply);
+    };
+    const refuse = (error: unknown) => {
+      if (!(error instanceof EmulatorError)) this.parts.logger.error({ err: error, url: req.url }, 'request failed');
+      answer(errorReply('emulator', error));
+    };
+    try {
+      const outcome = serve();
+      if (outcome instanceof Promise) outcome.then(answer, refuse);
+      else answer(outcome);
+    } catch (error) {
+      refuse(error);
+    }
+  }
+
+  /** A request no operation answers (a method a path does not have, an unknown path): answered and journaled. */
+  private respondOutsideCall(
+    req: IncomingMessage,
+    res: ServerResponse,
+    api: ApiName | undefined,
+    reply: Reply,
+    began: number,
+  ): void {
+    this.respond(req, res, api ?? 'event-streams', reply);
+    if (this.parts.journal.enabled) {
+      this.journal(req, undefined, api, undefined, undefined, reply.status, reply.json, began);
+    }
+  }
+
+  /** Hands an answered request to the journal: references to what is at hand, nothing parsed. */
+  journal(
+    req: IncomingMessage,
+    operation: Operation | undefined,
+    api: ApiName | undefined,
+    body: string | Buffer | undefined,
+    key: ApiKey | undefined,
+    status: number,
+    replyJson: string | undefined,
+    began: number,
+  ): void {
+    this.parts.journal.record({
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      operationId: operation?.operationId,
+      api,
+      rawHeaders: req.rawHeaders,
+      body,
+      clientId: key?.client_id,
+      status,
+      replyJson,
+      answeredAt: this.parts.state.clock(),
+      durationMs: performance.now() - began,
+    });
+  }
 
   /** The hand-written handler of the operation; none for the management operations Prism answers. */
   handlerOf(operation: Operation): AnyHandler | undefined {
@@ -168,16 +241,18 @@ export class Dispatcher {
   private respondToCall(call: Call, reply: Reply | undefined | typeof PENDING): void {
     // undefined: the client went away and nothing is to be sent; PENDING: the body is being read, and
     // its continuation responds.
-    if (reply && reply !== PENDING) this.respond(call.req, call.res, call.operation.api, reply);
+    if (!reply || reply === PENDING) return;
+    this.respond(call.req, call.res, call.operation.api, reply);
+    if (call.began >= 0) call.journal(reply.status, reply.file ? undefined : reply.json);
   }
 
-  private respond(req: IncomingMessage, res: ServerResponse, api: ApiName, reply: Reply): void {
+  private respond(req: IncomingMessage, res: ServerResponse, api: SpecName, reply: Reply): void {
     discardUnreadBody(req, res);
     if (this.closing) res.shouldKeepAlive = false;
     this.replies.respond(res, api, reply);
   }
 
-  /** Past the call's own handling (docs, faults endpoint): log, and cut the connection rather than crash. */
+  /** Past the call's own handling (docs): log, and cut the connection rather than crash. */
   private lastResort(error: unknown, res: ServerResponse): void {
     this.parts.logger.error({ err: error }, 'unhandled request failure');
     res.destroy();
@@ -206,7 +281,13 @@ class Call implements AnyHandlerRequest, BodyReceiver {
   params: Readonly<Record<string, unknown>> = NO_PARAMS;
   private jsonRule: JsonBodyRule = NO_RULE;
   private continuation: (body: never, received: ReceivedBody) => Outcome = NO_CONTINUATION;
-  private body: Buffer = EMPTY_BODY;
+  /** The body once read (undefined while not), for the handler; for the journal, its text once decoded. */
+  private body: Buffer | undefined;
+  private bodyText: string | undefined;
+  /** The API key whose bearer token admitted the call. */
+  key: ApiKey | undefined;
+  /** When the call began (performance.now()), or -1 with the journal off. */
+  readonly began: number;
 
   constructor(
     readonly dispatcher: Dispatcher,
@@ -217,6 +298,14 @@ class Call implements AnyHandlerRequest, BodyReceiver {
     readonly query: string,
   ) {
     this.operation = route.operation;
+    this.began = dispatcher.parts.journal.enabled ? performance.now() : -1;
+  }
+
+  /** Records the answered call in the journal. */
+  journal(status: number, replyJson: string | undefined): void {
+    const { operation } = this;
+    const body = this.bodyText ?? this.body;
+    this.dispatcher.journal(this.req, operation, operation.api, body, this.key, status, replyJson, this.began);
   }
 
   get headers() {
@@ -240,8 +329,9 @@ class Call implements AnyHandlerRequest, BodyReceiver {
     return PENDING;
   }
 
-  readBytes(limit = SMALL_BODY_LIMIT): Promise<Buffer> {
-    return this.dispatcher.bodies.readAll(this.req, limit, 'request body');
+  async readBytes(limit = SMALL_BODY_LIMIT): Promise<Buffer> {
+    this.body = await this.dispatcher.bodies.readAll(this.req, limit, 'request body');
+    return this.body;
   }
 
   received(body: Buffer): void {
@@ -259,10 +349,11 @@ class Call implements AnyHandlerRequest, BodyReceiver {
   }
 
   continueWithJson(): Outcome {
-    const bytes = this.body;
+    const bytes = this.body ?? EMPTY_BODY;
     // Read as UTF-8 regardless, bytes that are not would be stored as U+FFFD: another message than sent.
     if (!isUtf8(bytes)) throw new InvalidRequest('INVALID_JSON', 'The body is not UTF-8 (RFC 8259)');
     const text = bytes.toString('utf8');
+    this.bodyText = text;
     const value = parseJson(text);
     this.jsonRule.precheck?.(value);
     this.dispatcher.parts.validators.checkBody(this.operation, value);
@@ -305,6 +396,7 @@ function admit(call: Call): Outcome {
 
 function admitKey(call: Call, key: ApiKey | undefined): Outcome {
   const { dispatcher, operation } = call;
+  call.key = key;
   const { state, validators } = dispatcher.parts;
   if (key && operation.api === 'event-streams') state.rateLimiter.count(key.id);
   const fault = state.faults.takeFault(operation.operationId);
@@ -364,10 +456,12 @@ async function toPrism(call: Call): Promise<undefined> {
   const { prism } = dispatcher.parts;
   if (!operation.requestBody || !isJsonContentType(req.headers['content-type'])) {
     await prism.forward(req, res);
-    return undefined;
+  } else {
+    const body = await call.readBytes();
+    if (body.length > 0) parseJson(body.toString('utf8'));
+    await prism.forward(req, res, body);
   }
-  const body = await call.readBytes();
-  if (body.length > 0) parseJson(body.toString('utf8'));
-  await prism.forward(req, res, body);
+  // Prism wrote the answer: its status is journaled, not its body.
+  if (call.began >= 0) call.journal(res.statusCode, undefined);
   return undefined;
 }

@@ -2,9 +2,9 @@
 // code never names an HTTP status. errorReply, at the end, is the one place that turns each into the
 // status, headers and body that the spec of the API it happened in defines: ErrorResponse,
 // SizeLimitErrorResponse and InternalServerErrorResponse (event streams), ManagementError (management
-// API) and the RFC 6749 error (token endpoint).
+// API), the RFC 6749 error (token endpoint) and EmulatorError (the emulator's own API, /_emulator/*).
 import { jsonReply, type Reply } from './http/replies.js';
-import type { ApiName } from './spec/bundles.js';
+import type { SpecName } from './spec/bundles.js';
 
 /** The `details.code` values the emulator can send; each must be listed in the spec's `info.x-error-codes`. */
 export const EMITTED_ERROR_CODES = [
@@ -198,8 +198,9 @@ export class OAuthError extends EmulatorError {
 const UNEXPECTED = new InternalFault('INTERNAL_SERVER_ERROR', 'Internal server error');
 
 /** Any thrown value as the status, headers and error body the spec of `api` defines; a bug becomes a 500. */
-export function errorReply(api: ApiName, thrown: unknown): Reply {
+export function errorReply(api: SpecName, thrown: unknown): Reply {
   const error = thrown instanceof EmulatorError ? thrown : UNEXPECTED;
+  if (api === 'emulator') return emulatorApiReply(error);
   if (error instanceof OAuthError) return oauthReply(error);
   if (api === 'auth') return tokenEndpointReply(error);
   if (api === 'management') return managementReply(error);
@@ -303,4 +304,15 @@ function managementReply(error: EmulatorError): Reply {
     return jsonReply(statusOf(error), body, error instanceof CodedError ? headersOf(error) : undefined);
   }
   return jsonReply(500, { message: error instanceof InternalFault ? error.message : UNEXPECTED.message });
+}
+
+/** EmulatorError: the message, and for a request that breaks its schema the violations by JSON pointer. */
+function emulatorApiReply(error: EmulatorError): Reply {
+  if (error instanceof PayloadTooLarge) return jsonReply(413, { message: `${error.message}: ${error.detail}` });
+  if (error instanceof CodedError) {
+    const errors = error.details.errors ?? [];
+    const body = errors.length === 0 ? { message: error.message } : { message: error.message, errors };
+    return jsonReply(statusOf(error), body, headersOf(error));
+  }
+  return jsonReply(500, { message: failureOf(error).message });
 }

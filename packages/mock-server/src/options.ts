@@ -28,6 +28,11 @@ export interface MockServerOptions {
   };
   /** Milliseconds since the epoch; token expiry and retention use it. Default Date.now. */
   clock?: () => number;
+  /**
+   * Answered requests of the platform's APIs kept in the request journal (`/_emulator/requests`),
+   * the oldest dropped first; 0 turns the journal off. Default 10,000.
+   */
+  journalSize?: number;
   /** Default 'silent'. Per-request lines are logged at 'debug'. */
   logLevel?: LogLevel;
   /** Folder of the rendered docs served under /docs/; default the built @platform-api/docs package. */
@@ -73,6 +78,7 @@ export interface MockServerOptions {
   redisReplyTimeoutMs?: number;
 }
 
+export const DEFAULT_JOURNAL_SIZE = 10_000;
 export const DEFAULT_REDIS_PREFIX = 'platform-api-mock:';
 export const DEFAULT_REDIS_REPLY_TIMEOUT_MS = 5000;
 

@@ -6,8 +6,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Logger, pino } from 'pino';
+import { ControlPlane } from './control/control-plane.js';
+import { controlEndpoints } from './control/endpoints.js';
+import { Journal } from './control/journal.js';
 import { Dispatcher } from './dispatch.js';
 import { type BootstrapCredentials, bootstrapKey } from './domain/bootstrap.js';
+import { Clock } from './domain/clock.js';
 import { Credentials } from './domain/credentials.js';
 import { Faults, faultProblem } from './domain/faults.js';
 import { RateLimiter } from './domain/rate-limit.js';
@@ -24,6 +28,7 @@ import { PrismBackend } from './http/prism.js';
 import { Router } from './http/router.js';
 import { answerUnparsable } from './http/unparsable.js';
 import {
+  DEFAULT_JOURNAL_SIZE,
   DEFAULT_REDIS_PREFIX,
   DEFAULT_REDIS_REPLY_TIMEOUT_MS,
   type MockServerOptions,
@@ -31,7 +36,7 @@ import {
   resolveLimits,
 } from './options.js';
 import { deref, documentedErrorCodes, loadSpecs, type SchemaObject, type Specs, specFilePath } from './spec/bundles.js';
-import { createAjv, RequestValidators } from './spec/validators.js';
+import { createAjv, lazyAjv, RequestValidators } from './spec/validators.js';
 import { MemoryStore } from './store/memory.js';
 import { scopedResources } from './store/resource-store.js';
 import { dataDirStorage, memoryStorage, redisStorage, type Storage } from './store/storage.js';
@@ -49,16 +54,19 @@ export interface MockServer {
 }
 
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
-  const clock = options.clock ?? Date.now;
+  // Everything time-based reads this clock, which the emulator API can set, advance or freeze.
+  const controlledClock = new Clock(options.clock ?? Date.now);
+  const clock = controlledClock.now;
   const logger = pino({ level: options.logLevel ?? 'silent', base: undefined });
   const specs = loadSpecs(options.specDir);
   assertErrorCodesDocumented(specs);
   const limits = resolveLimits(specs, options.limits ?? {});
   const tokenTtlSeconds = positiveInteger('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600);
-  const bodyAjv = createAjv(specs);
-  const paramsAjv = createAjv(specs, { coerceTypes: true });
+  const bodyAjv = lazyAjv(() => createAjv(specs));
+  const paramsAjv = lazyAjv(() => createAjv(specs, { coerceTypes: true }));
   const storage = await openStorage(options, clock, logger);
   const { messages: store, resources, shared } = storage;
+  controlledClock.keepIn(resources);
   const catchUp = shared && (() => shared.catchUp());
   const operations = new Map(specs.operations.map((op) => [op.operationId, op]));
   const state: EmulatorState = {
@@ -72,7 +80,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     catchUp,
   };
   const loadDomain = async () => {
-    await Promise.all([state.topics.load(), state.credentials.load()]);
+    await Promise.all([state.topics.load(), state.credentials.load(), controlledClock.load()]);
   };
   const handlers = createHandlers(state);
   assertHandlersMatchSpecs(specs, handlers);
@@ -83,12 +91,23 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     ajv: { params: paramsAjv, body: bodyAjv },
     store: scopedResources(resources, 'management:'),
   });
-  // The state document: the engine's resources, then the hand-written state (topics, API clients and keys).
-  const workspace = new WorkspaceState([
-    resourceSection(engine),
-    topicSection(state.topics, bodyAjv, clock),
-    credentialSection(state.credentials, bodyAjv),
-  ]);
+  const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
+  let bootstrap: BootstrapCredentials | undefined;
+  // The state document: the engine's resources, then the hand-written state (topics, API clients and
+  // keys). A reset also restores the rest as at start: a fresh emulator.
+  const workspace = new WorkspaceState(
+    [
+      resourceSection(engine),
+      topicSection(state.topics, bodyAjv, clock),
+      credentialSection(state.credentials, bodyAjv),
+    ],
+    async () => {
+      bootstrap?.restore();
+      state.faults.clear();
+      journal.clear();
+      await controlledClock.reset();
+    },
+  );
   const dispatcher = new Dispatcher({
     state,
     handlers,
@@ -98,7 +117,18 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     ),
     prism,
     engine: options.mode === 'prism' ? undefined : engine,
-    workspace,
+    control: new ControlPlane(
+      controlEndpoints({
+        faults: state.faults,
+        workspace,
+        journal,
+        clock: controlledClock,
+        catchUp,
+        specDir: options.specDir,
+      }),
+      options.specDir,
+    ),
+    journal,
     docsDir: findDocsDir(options.docsDir),
     logger,
     commit: storage.commit,
@@ -116,6 +146,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         changed(type, id, item) {
           state.topics.applyChange(type, id, item);
           state.credentials.applyChange(type, id, item);
+          controlledClock.applyChange(type, id, item);
         },
         appended: (topicId) => state.topics.appended(topicId),
         waiting: (topicId) => state.topics.waiting(topicId),
@@ -131,7 +162,6 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     await storage.commit();
     return bootstrapped;
   };
-  let bootstrap: BootstrapCredentials;
   try {
     const endStart = await shared?.startAlone();
     try {
@@ -154,11 +184,12 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   logger.info({ url: `http://${host}:${address.port}` }, 'emulator listening');
 
+  const started = bootstrap;
   return {
     url: `http://${host}:${address.port}`,
     port: address.port,
-    clientId: bootstrap.clientId,
-    clientSecret: bootstrap.secret,
+    clientId: started.clientId,
+    clientSecret: started.secret,
     faults: state.faults,
     state: workspace,
     close() {

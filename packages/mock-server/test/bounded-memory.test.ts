@@ -4,6 +4,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { Journal } from '../src/control/journal.js';
 import { RateLimiter } from '../src/domain/rate-limit.js';
 import { BoundedMemo } from '../src/http/memo.js';
 import type { TopicSchemaField } from '../src/spec/topic-schema.js';
@@ -18,6 +19,12 @@ function heapKept(): number {
   return process.memoryUsage().heapUsed;
 }
 
+/** Bytes of ArrayBuffers (Buffers included) kept once everything unreachable is collected. */
+function buffersKept(): number {
+  collectGarbage();
+  return process.memoryUsage().arrayBuffers;
+}
+
 const MB = 1024 * 1024;
 
 /** A flat schema of `count` optional fields, named after `prefix`: about 60 bytes of JSON per field. */
@@ -30,7 +37,8 @@ const wideSchema = (count: number, prefix = 'field'): TopicSchemaField[] =>
 
 describe('compiled topic schemas', () => {
   it('300 updates of a topic to the same 14 KB schema keep no memory', async () => {
-    const { server, accessToken, topicId } = await withTopic();
+    // Without the request journal, which keeps each request's body (bounded by its size).
+    const { server, accessToken, topicId } = await withTopic({ journalSize: 0 });
     const schema = wideSchema(230);
     expect(JSON.stringify(schema).length).toBeGreaterThan(14_000);
     const update = async () =>
@@ -43,7 +51,7 @@ describe('compiled topic schemas', () => {
   }, 30_000);
 
   it('150 updates of a topic to distinct schemas keep no memory', async () => {
-    const { server, accessToken, topicId } = await withTopic();
+    const { server, accessToken, topicId } = await withTopic({ journalSize: 0 });
     const update = async (i: number) => {
       const body = { schema: wideSchema(80, `distinct${i}`) };
       return (await call(server, 'update_topic', { token: accessToken, params: { topic_id: topicId }, body })).status;
@@ -52,6 +60,32 @@ describe('compiled topic schemas', () => {
     const before = heapKept();
     for (let i = 5; i < 155; i++) expect(await update(i)).toBe(200);
     expect((heapKept() - before) / MB).toBeLessThan(3);
+  });
+});
+
+describe('the request journal', () => {
+  it('keeps its last requests only: 2,000 requests of 200 KB in a journal of 10 keep a few MB', () => {
+    const journal = new Journal(10);
+    const body = 'x'.repeat(200_000);
+    const before = buffersKept();
+    for (let i = 0; i < 2000; i++) {
+      journal.record({
+        method: 'POST',
+        url: '/api/v1/topics/1/publish',
+        operationId: 'publish_message',
+        api: 'event-streams',
+        rawHeaders: ['Content-Type', 'application/json'],
+        body: `{"order_id":"${i}","padding":"${body}"}`,
+        clientId: 'client',
+        status: 201,
+        replyJson: '{"message_id":"00000000001"}',
+        answeredAt: Date.now(),
+        durationMs: 0.1,
+      });
+    }
+    // Each kept request holds 64 KiB of its body; the chunks they are written in go once none is kept.
+    expect((buffersKept() - before) / MB).toBeLessThan(20);
+    expect([...journal.entries()].map((entry) => entry.id)).toEqual(Array.from({ length: 10 }, (_, i) => 1991 + i));
   });
 });
 

@@ -146,7 +146,17 @@ export async function call<Id extends OperationId>(
   operationId: Id,
   options: CallOptions = {},
 ): Promise<Answer<SuccessBody<Id>>> {
-  const op = operation(operationId);
+  const answer = await toAnswer<SuccessBody<Id>>(await send(server, operation(operationId), options));
+  assertConforms(operationId, answer);
+  return answer;
+}
+
+/** Sends a request to an operation's path, with the parameters, query, headers and body of `options`. */
+export function send(
+  server: MockServer,
+  op: { path: string; method: string },
+  options: CallOptions,
+): Promise<Response> {
   const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(options.params?.[name])));
   const query = options.query
     ? `?${new URLSearchParams(Object.entries(options.query).flatMap(([k, v]) => [v].flat().map((item) => [k, String(item)])))}`
@@ -155,10 +165,7 @@ export async function call<Id extends OperationId>(
   const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   if (options.body !== undefined) headers['content-type'] ??= 'application/json';
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const response = await fetch(`${server.url}${path}${query}`, { method: op.method, headers, body });
-  const answer = await toAnswer<SuccessBody<Id>>(response);
-  assertConforms(operationId, answer);
-  return answer;
+  return fetch(`${server.url}${path}${query}`, { method: op.method, headers, body });
 }
 
 /** The response as an Answer; `Body` is what the caller checks it against (assertConforms). */

@@ -3,7 +3,7 @@
 // (kept across restarts, with the key's tokens) or a new one at each start.
 import { randomBytes } from 'node:crypto';
 import type { ResourceStore } from '../store/resource-store.js';
-import type { ApiKey, Credentials } from './credentials.js';
+import { ALL_SCOPES, type ApiKey, type Credentials } from './credentials.js';
 
 /** Remembers which key is the bootstrap key, for a restart without --client-id. */
 const BOOTSTRAP = 'emulator:bootstrap';
@@ -11,6 +11,8 @@ const BOOTSTRAP = 'emulator:bootstrap';
 export interface BootstrapCredentials {
   clientId: string;
   secret: string;
+  /** Puts the key back as it was at start: enabled, this secret, every right (a reset). */
+  restore(): void;
 }
 
 export async function bootstrapKey(
@@ -24,7 +26,7 @@ export async function bootstrapKey(
       : credentials.keyOfClientId(given.clientId);
   if (key) {
     credentials.keepThroughReset(key.api_client_id);
-    return { clientId: key.client_id, secret: keptOrNewSecret(credentials, key, given.clientSecret) };
+    return restorable(credentials, key, keptOrNewSecret(credentials, key, given.clientSecret));
   }
   const client = await credentials.createClient({
     name: 'Local emulator',
@@ -37,7 +39,18 @@ export async function bootstrapKey(
     { clientId: given.clientId ?? randomBytes(10).toString('hex'), secret: given.clientSecret },
   );
   await resources.put(BOOTSTRAP, { id: 'key', value: { api_key_id: created.key.id } });
-  return { clientId: created.key.client_id, secret: created.secret };
+  return restorable(credentials, created.key, created.secret);
+}
+
+/** The credentials, and their restore to the key and its client as they are now, enabled with every right. */
+function restorable(credentials: Credentials, key: ApiKey, secret: string): BootstrapCredentials {
+  const keyAtStart = { ...structuredClone(key), active: true, scopes: [...ALL_SCOPES], topic_ids: null };
+  const clientAtStart = structuredClone(credentials.requireClient(key.api_client_id));
+  return {
+    clientId: key.client_id,
+    secret,
+    restore: () => credentials.restoreKept(clientAtStart, keyAtStart, secret),
+  };
 }
 
 async function rememberedKey(credentials: Credentials, resources: ResourceStore): Promise<ApiKey | undefined> {

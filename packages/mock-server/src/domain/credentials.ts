@@ -226,6 +226,30 @@ export class Credentials {
     this.kept.add(clientId);
   }
 
+  /**
+   * Puts a kept client and one of its keys back as they were (a reset): their fields, the key enabled
+   * and its secret, whose tokens stay valid when it had not changed. The client's other keys go.
+   */
+  restoreKept(client: ApiClient, key: ApiKey, secret: string): void {
+    this.clients.set(client.id, structuredClone(client));
+    this.saveClient(client);
+    for (const other of this.listKeys(client.id)) if (other.id !== key.id) this.deleteKey(other);
+    const secretDigest = digest(secret);
+    const current = this.keys.get(key.id);
+    if (current?.key.active && sameDigest(current.secretDigest, secretDigest)) {
+      Object.assign(current.key, structuredClone(key));
+      this.saveKey(current);
+      return;
+    }
+    if (current) {
+      this.revokeTokens(current);
+      this.forgetKey(current);
+    }
+    const entry: KeyEntry = { key: { ...structuredClone(key), active: true }, secretDigest, tokens: new Set() };
+    this.addKey(entry);
+    this.saveKey(entry);
+  }
+
   /** The clients and keys (with their secrets' digests) of the state document: all but the kept ones. */
   exportState(): { clients: ApiClient[]; keys: StoredKey[] } {
     const clients = this.listClients().filter((client) => !this.kept.has(client.id));

@@ -35,7 +35,11 @@ export interface StateSection {
 }
 
 export class WorkspaceState {
-  constructor(private readonly sections: StateSection[]) {}
+  constructor(
+    private readonly sections: StateSection[],
+    /** What else a reset restores beyond the document's state (the bootstrap key, faults, journal, clock). */
+    private readonly restoreRest: () => Awaitable<void> = () => undefined,
+  ) {}
 
   async export(): Promise<StateDocument> {
     const parts = await Promise.all(this.sections.map((section) => section.export()));
@@ -59,8 +63,10 @@ export class WorkspaceState {
     for (const step of apply) await step();
   }
 
-  reset(): Promise<void> {
-    return this.load({ version: STATE_VERSION });
+  /** A fresh emulator: an empty state, and the rest as at start. */
+  async reset(): Promise<void> {
+    await this.load({ version: STATE_VERSION });
+    await this.restoreRest();
   }
 }
 

@@ -1,6 +1,6 @@
 // Replies, and the queue that holds them until a turn of the event loop reads no new request.
 import type { ServerResponse } from 'node:http';
-import type { ApiName } from '../spec/bundles.js';
+import type { SpecName } from '../spec/bundles.js';
 
 export interface Reply {
   status: number;
@@ -17,10 +17,11 @@ export const jsonReply = (status: number, value: unknown, headers?: Record<strin
   headers,
 });
 
-export const CONTENT_TYPES: Readonly<Record<ApiName, string>> = {
+export const CONTENT_TYPES: Readonly<Record<SpecName, string>> = {
   'event-streams': 'application/json; charset=utf-8',
   auth: 'application/json',
   management: 'application/json',
+  emulator: 'application/json',
 };
 
 /**
@@ -45,10 +46,10 @@ export class HeldReplies {
   constructor(
     private readonly commit: () => Promise<void> | undefined = () => undefined,
     /** The reply, in the API's shape, that stands for each held one when the commit failed this way; else undefined. */
-    private readonly answerFailure: (api: ApiName, error: unknown) => Reply | undefined = () => undefined,
+    private readonly answerFailure: (api: SpecName, error: unknown) => Reply | undefined = () => undefined,
   ) {}
 
-  respond(res: ServerResponse, api: ApiName, reply: Reply): void {
+  respond(res: ServerResponse, api: SpecName, reply: Reply): void {
     if (this.held.length === 0) {
       this.heldAtLastTurn = 0;
       this.heldTurns = 0;
@@ -95,7 +96,7 @@ export class HeldReplies {
 
 interface HeldReply {
   res: ServerResponse;
-  api: ApiName;
+  api: SpecName;
   reply: Reply;
 }
 
@@ -117,7 +118,7 @@ function cut(replies: HeldReply[]): void {
 
 const MAX_HELD_TURNS = 2;
 
-function write(res: ServerResponse, api: ApiName, { status, json, headers, file }: Reply): void {
+function write(res: ServerResponse, api: SpecName, { status, json, headers, file }: Reply): void {
   // A connection can be answered twice in one turn (a long poll woken as its client leaves): the first wins.
   if (res.headersSent || res.destroyed) return;
   // As a flat [name, value, ...] list, which node reads without enumerating an object's keys.

@@ -1,10 +1,14 @@
-// Loads the bundled OpenAPI documents of @platform-api/spec and lists their operations.
+// Loads the bundled OpenAPI documents of @platform-api/spec and lists their operations: the platform's
+// three APIs, and the emulator's own (/_emulator/*), which the control plane serves.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 export type ApiName = 'event-streams' | 'auth' | 'management';
 export const API_NAMES: readonly ApiName[] = ['event-streams', 'auth', 'management'];
+/** The platform's APIs and the emulator's own. */
+export type SpecName = ApiName | 'emulator';
+export const SPEC_NAMES: readonly SpecName[] = [...API_NAMES, 'emulator'];
 
 /** `{ "$ref": "#/..." }`: a reference to another place of the same document. */
 export interface Reference {
@@ -73,8 +77,8 @@ export interface OpenApiDocument {
   security?: SecurityRequirement[];
 }
 
-export interface Operation {
-  api: ApiName;
+export interface Operation<Api extends SpecName = ApiName> {
+  api: Api;
   operationId: string;
   method: string;
   /** The path template, e.g. `/api/v1/topics/{topic_id}/publish`. */
@@ -93,7 +97,7 @@ export interface Specs {
 
 const require = createRequire(import.meta.url);
 /** The bundle of `api`: `<specDir>/<api>.json` when a directory is given, else @platform-api/spec's. */
-export function specFilePath(api: ApiName, specDir?: string): string {
+export function specFilePath(api: SpecName, specDir?: string): string {
   return specDir === undefined ? require.resolve(`@platform-api/spec/${api}.json`) : join(specDir, `${api}.json`);
 }
 
@@ -102,6 +106,15 @@ export function loadSpecs(specDir?: string): Specs {
     API_NAMES.map((api) => [api, JSON.parse(readFileSync(specFilePath(api, specDir), 'utf8')) as OpenApiDocument]),
   ) as Record<ApiName, OpenApiDocument>;
   return { documents, operations: API_NAMES.flatMap((api) => listOperations(api, documents[api])) };
+}
+
+/** The emulator's own API: its document and operations. */
+export function loadEmulatorSpec(specDir?: string): {
+  document: OpenApiDocument;
+  operations: Operation<'emulator'>[];
+} {
+  const document = JSON.parse(readFileSync(specFilePath('emulator', specDir), 'utf8')) as OpenApiDocument;
+  return { document, operations: listOperations('emulator', document) };
 }
 
 /**
@@ -127,13 +140,13 @@ function childOf(parent: unknown, key: string): unknown {
   return typeof parent === 'object' && parent !== null ? (parent as Record<string, unknown>)[key] : undefined;
 }
 
-function listOperations(api: ApiName, document: OpenApiDocument): Operation[] {
+function listOperations<Api extends SpecName>(api: Api, document: OpenApiDocument): Operation<Api>[] {
   return Object.entries(document.paths).flatMap(([path, rawItem]) => {
     const item = deref(document, rawItem);
     // A path item left as an unresolved file reference has no operations to serve.
     if (!item || typeof item.$ref === 'string') return [];
     const shared = (item.parameters ?? []).map((p) => deref(document, p));
-    return HTTP_METHODS.flatMap((method): Operation[] => {
+    return HTTP_METHODS.flatMap((method): Operation<Api>[] => {
       const op = item[method];
       if (!op?.operationId) return [];
       const own = (op.parameters ?? []).map((p) => deref(document, p));

@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { InvalidRequest, type Violation } from '../errors.js';
-import type { ApiName, Operation, SchemaObject, Specs } from './bundles.js';
+import type { OpenApiDocument, Operation, SchemaObject, SpecName } from './bundles.js';
 import { isDateTime } from './date-time.js';
 
 const require = createRequire(import.meta.url);
@@ -12,7 +12,10 @@ const addFormats = require('ajv-formats') as (ajv: Ajv2020) => Ajv2020;
 const UINT32_MAX = 4294967295;
 
 /** An ajv instance that knows the specs' components and the OpenAPI integer formats. */
-export function createAjv(specs: Specs, options: { coerceTypes?: boolean } = {}): Ajv2020 {
+export function createAjv(
+  specs: { documents: Partial<Record<SpecName, OpenApiDocument>> },
+  options: { coerceTypes?: boolean } = {},
+): Ajv2020 {
   // Schemas come from the linted specs, so they are not checked against the meta-schema (faster start).
   // strictNumbers: a JSON number past a double's range (1e400) parses as Infinity, which no integer or
   // number schema takes (strict: false would let it through, to be stored and answered as null).
@@ -35,15 +38,31 @@ export function createAjv(specs: Specs, options: { coerceTypes?: boolean } = {})
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
   ajv.addFormat('password', true);
   for (const [api, document] of Object.entries(specs.documents)) {
-    ajv.addSchema({ $id: schemaBase(api as ApiName), components: document.components ?? {} });
+    ajv.addSchema({ $id: schemaBase(api as SpecName), components: document.components ?? {} });
   }
   return ajv;
 }
 
-const schemaBase = (api: ApiName) => `urn:platform-api:${api}`;
+/**
+ * An ajv instance made on its first use. Making one walks every component schema of the specs (about
+ * 15 ms for the two the emulator uses), and an emulator's start, and its first answers, need none:
+ * validators are compiled when an operation first needs them.
+ */
+export function lazyAjv(create: () => Ajv2020): Ajv2020 {
+  let ajv: Ajv2020 | undefined;
+  return new Proxy({} as Ajv2020, {
+    get(_, property) {
+      ajv ??= create();
+      const member: unknown = Reflect.get(ajv, property, ajv);
+      return typeof member === 'function' ? member.bind(ajv) : member;
+    },
+  });
+}
+
+const schemaBase = (api: SpecName) => `urn:platform-api:${api}`;
 
 /** Rewrites the document-local `#/components/...` references so ajv resolves them in `api`'s document. */
-export function anchorRefs(api: ApiName, schema: unknown): unknown {
+export function anchorRefs(api: SpecName, schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map((item) => anchorRefs(api, item));
   if (schema === null || typeof schema !== 'object') return schema;
   return Object.fromEntries(
@@ -63,7 +82,8 @@ interface OperationValidators {
   listParams: readonly string[];
   /** The parameters whose values are integers or numbers (or lists of them), checked as text before ajv coerces them. */
   numericParams: readonly NumericParam[];
-  /** The JSON request body, when the operation takes one. */
+  /** The JSON request body's schema, when the operation takes one; compiled on the first body checked. */
+  bodySchema?: SchemaObject;
   body?: ValidateFunction;
 }
 
@@ -83,7 +103,7 @@ export class RequestValidators {
    * share them); InvalidRequest when they do not match.
    */
   checkParams(
-    operation: Operation,
+    operation: Operation<SpecName>,
     pathParams: Readonly<Record<string, string>>,
     query: string,
   ): Readonly<Record<string, unknown>> {
@@ -98,7 +118,7 @@ export class RequestValidators {
    * checkParams for parameters already gathered by their style (an object for a `deepObject`, a list
    * for a repeated array parameter): coerced in place and frozen.
    */
-  checkParamValues(operation: Operation, params: Record<string, unknown>): Readonly<Record<string, unknown>> {
+  checkParamValues(operation: Operation<SpecName>, params: Record<string, unknown>): Readonly<Record<string, unknown>> {
     const { params: validate, numericParams } = this.for(operation);
     const topicId = params.topic_id;
     let list = numericViolations(numericParams, params);
@@ -113,15 +133,20 @@ export class RequestValidators {
   }
 
   /** InvalidRequest unless the parsed body matches the operation's request-body schema. */
-  checkBody(operation: Operation, value: unknown): void {
-    const validate = this.for(operation).body;
-    if (validate && !validate(value)) {
+  checkBody(operation: Operation<SpecName>, value: unknown): void {
+    const validators = this.for(operation);
+    if (!validators.bodySchema) return;
+    validators.body ??= this.bodyAjv.compile(
+      anchorRefs(operation.api, this.adjustBodySchema(operation.operationId, validators.bodySchema)) as object,
+    );
+    const validate = validators.body;
+    if (!validate(value)) {
       const list = violations(validate.errors);
       throw new InvalidRequest('INVALID_REQUEST', describeViolations('Request body', list), { errors: list });
     }
   }
 
-  private for(operation: Operation): OperationValidators {
+  private for(operation: Operation<SpecName>): OperationValidators {
     let validators = this.cache.get(operation.operationId);
     if (!validators) {
       validators = this.compile(operation);
@@ -130,7 +155,7 @@ export class RequestValidators {
     return validators;
   }
 
-  private compile(operation: Operation): OperationValidators {
+  private compile(operation: Operation<SpecName>): OperationValidators {
     const params = operation.parameters.filter((p) => p.in === 'path' || p.in === 'query');
     const bodySchema = jsonBodySchema(operation);
     return {
@@ -150,11 +175,7 @@ export class RequestValidators {
               properties: Object.fromEntries(params.map((p) => [p.name, anchorRefs(operation.api, p.schema ?? {})])),
               required: params.filter((p) => p.required).map((p) => p.name),
             }),
-      body: bodySchema
-        ? this.bodyAjv.compile(
-            anchorRefs(operation.api, this.adjustBodySchema(operation.operationId, bodySchema)) as object,
-          )
-        : undefined,
+      bodySchema,
     };
   }
 }
@@ -208,7 +229,7 @@ function queryParams(query: string, listParams: readonly string[]): Record<strin
 }
 
 /** The schema of the operation's JSON request body (any `application/json` media type). */
-function jsonBodySchema(operation: Operation): SchemaObject | undefined {
+function jsonBodySchema(operation: Operation<SpecName>): SchemaObject | undefined {
   const content = operation.requestBody?.content ?? {};
   const entry = Object.entries(content).find(([mediaType]) => mediaType.startsWith('application/json'));
   return entry?.[1].schema;

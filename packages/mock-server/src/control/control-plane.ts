@@ -1,0 +1,119 @@
+// The emulator's own API, /_emulator/*: routed and validated from spec/emulator like the platform's
+// APIs (its paths are the routes, its parameter and body schemas the validators), and answered in its
+// EmulatorError shape. The endpoints themselves are in the files beside this one.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { InvalidRequest, PayloadTooLarge } from '../errors.js';
+import type { components, operations } from '../generated/emulator.js';
+import { type BodyReader, isJsonContentType } from '../http/body.js';
+import type { Reply } from '../http/replies.js';
+import { type RouteMatch, type RouteResult, Router } from '../http/router.js';
+import { loadEmulatorSpec, type OpenApiDocument, type Operation } from '../spec/bundles.js';
+import { createAjv, RequestValidators } from '../spec/validators.js';
+
+export type EmulatorOperationId = keyof operations;
+export type EmulatorSchemas = components['schemas'];
+
+/** What an endpoint gets: the request, its checked parameters, and readers of its body. */
+export interface ControlRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** Path and query parameters, checked against the operation's spec and coerced to their types. */
+  params: Readonly<Record<string, unknown>>;
+  /** The JSON body, checked against the operation's schema (400 for another Content-Type, bad JSON or a violation). */
+  json<T>(): Promise<T>;
+  /** The body as text, for one that may not be JSON (a YAML state document); PayloadTooLarge past the limit. */
+  text(limit: number): Promise<string>;
+}
+
+/** An endpoint's answer; undefined when it wrote its own (the event stream). */
+export type ControlHandler = (request: ControlRequest) => Promise<Reply | undefined> | Reply | undefined;
+
+export type ControlHandlers = { [Id in EmulatorOperationId]: ControlHandler };
+
+/** A small JSON body is all any endpoint but the state document takes. */
+const CONTROL_BODY_LIMIT = 64 * 1024;
+
+export class ControlPlane {
+  private readonly router: Router<'emulator'>;
+  /** Compiled on the first request to the emulator API: a start that never uses it does not pay. */
+  private validators: RequestValidators | undefined;
+  readonly document: OpenApiDocument;
+
+  constructor(
+    private readonly handlers: ControlHandlers,
+    specDir?: string,
+  ) {
+    const { document, operations } = loadEmulatorSpec(specDir);
+    this.document = document;
+    this.router = new Router(operations);
+    const missing = operations.filter((op) => !(op.operationId in handlers)).map((op) => op.operationId);
+    if (missing.length > 0) throw new Error(`No emulator endpoint for ${missing.join(', ')}`);
+  }
+
+  route(method: string, pathname: string): RouteResult<'emulator'> {
+    return this.router.route(method, pathname);
+  }
+
+  /** The endpoint's answer to a request the router matched; a refusal is thrown (see errorReply). */
+  serve(req: IncomingMessage, res: ServerResponse, route: RouteMatch<'emulator'>, query: string, bodies: BodyReader) {
+    const { operation } = route;
+    const validators = this.checking();
+    const params = validators.checkParams(operation, route.params, query);
+    const handler = this.handlers[operation.operationId as EmulatorOperationId];
+    return handler({
+      req,
+      res,
+      params,
+      json: <T>() => readJson<T>(req, operation, validators, bodies),
+      text: (limit) => readText(req, limit, bodies),
+    });
+  }
+
+  private checking(): RequestValidators {
+    if (!this.validators) {
+      const specs = { documents: { emulator: this.document } };
+      const ajv = (coerceTypes: boolean): Ajv2020 => createAjv(specs, { coerceTypes });
+      this.validators = new RequestValidators(ajv(true), ajv(false));
+    }
+    return this.validators;
+  }
+}
+
+async function readJson<T>(
+  req: IncomingMessage,
+  operation: Operation<'emulator'>,
+  validators: RequestValidators,
+  bodies: BodyReader,
+): Promise<T> {
+  const contentType = req.headers['content-type'];
+  if (!isJsonContentType(contentType)) {
+    throw new InvalidRequest(
+      'UNSUPPORTED_CONTENT_TYPE',
+      `Content-Type must be application/json, not ${contentType ?? 'absent'}`,
+    );
+  }
+  const text = (await readWithin(req, CONTROL_BODY_LIMIT, bodies)).toString('utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InvalidRequest('INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`);
+  }
+  validators.checkBody(operation, value);
+  return value as T;
+}
+
+/** The body; one over the limit is a 400, as these endpoints declare no 413. */
+async function readWithin(req: IncomingMessage, limit: number, bodies: BodyReader): Promise<Buffer> {
+  try {
+    return await bodies.readAll(req, limit, 'request body');
+  } catch (error) {
+    if (error instanceof PayloadTooLarge) throw new InvalidRequest('INVALID_REQUEST', error.detail);
+    throw error;
+  }
+}
+
+async function readText(req: IncomingMessage, limit: number, bodies: BodyReader): Promise<string> {
+  return (await bodies.readAll(req, limit, 'request body')).toString('utf8');
+}

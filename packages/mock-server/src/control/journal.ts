@@ -1,0 +1,409 @@
+// The request journal: the last N answered requests of the platform's APIs, for tests that check what
+// their code sent. Recording runs on every publish, so it is cheap: the dispatcher hands over what it
+// already holds (the raw header list, the body as read, the reply's JSON text, the API key's client
+// ID), and an entry is built from it (parsed, masked) only when someone reads it: a list, a
+// verification or the stream. What the heap keeps past the young generation costs the garbage
+// collector at every collection, and a journal keeps every request: a request is kept as UTF-8 bytes in
+// large off-heap chunks and a few numbers in typed columns, nothing per request on the heap.
+import type { components } from '../generated/emulator.js';
+import { DEFAULT_JOURNAL_SIZE } from '../options.js';
+import type { ApiName } from '../spec/bundles.js';
+import { IsoTimeFormatter } from '../spec/date-time.js';
+
+export type JournalEntry = components['schemas']['JournalEntry'];
+
+/** What the dispatcher knows of an answered request; nothing in it is copied or parsed. */
+export interface AnsweredRequest {
+  method: string;
+  /** The request target as received: path and query. */
+  url: string;
+  operationId: string | undefined;
+  api: ApiName | undefined;
+  /** Names and values, as node's parser read them (`IncomingMessage.rawHeaders`). */
+  rawHeaders: string[];
+  /** The body as read (its text once decoded), when the request's handling read it. */
+  body: string | Buffer | undefined;
+  /** The client ID of the API key whose bearer token authenticated the request. */
+  clientId: string | undefined;
+  status: number;
+  /** The answered body as JSON text ('' for none); undefined when another component wrote it (Prism). */
+  replyJson: string | undefined;
+  /** When it was answered, on the emulator's clock, and how long after its arrival. */
+  answeredAt: number;
+  durationMs: number;
+}
+
+/** At most this much of each body is kept (a longer one is cut, and kept as text). */
+export const KEPT_BODY_BYTES = 64 * 1024;
+
+export interface JournalFilter {
+  operation?: string;
+  method?: string;
+  /** Exact, or a prefix ending in `*`. */
+  path?: string;
+  status?: number;
+  client_id?: string;
+  /** Entries after this id only. */
+  after?: number;
+}
+
+/**
+ * Separates the strings of a kept request: its method, target, operationId, API, client ID and raw
+ * headers, then its body and reply, which are told apart by the body's length. Node's parser refuses
+ * a NUL in a request target or a header, so none of those holds one; a body may, and is not split.
+ */
+const SEPARATOR = '\u0000';
+const FIXED_FIELDS = 5;
+/** Requests are written into chunks of this size (a longer one gets a chunk of its own). */
+const CHUNK_BYTES = 4 * 1024 * 1024;
+
+interface Chunk {
+  bytes: Buffer;
+  used: number;
+  /** The last request written into it: once the journal holds none up to it, the chunk goes. */
+  lastId: number;
+}
+
+/** The strings of an answered request, unpacked. */
+interface Unpacked {
+  method: string;
+  url: string;
+  operationId: string;
+  api: string;
+  clientId: string;
+  rawHeaders: string[];
+  body: string;
+  reply: string | undefined;
+}
+
+export class Journal {
+  // A ring of the last `size` requests, by column; the request with id n is at slot (n - 1) % size.
+  /** Oldest first; the last is written into. */
+  private chunks: Chunk[] = [];
+  private readonly chunkOf: (Chunk | undefined)[];
+  private readonly offsets: Int32Array;
+  private readonly byteLengths: Int32Array;
+  private readonly headerCounts: Int32Array;
+  private readonly bodyLengths: Int32Array;
+  /** -1: no reply body was seen (Prism wrote it). */
+  private readonly replyLengths: Int32Array;
+  private readonly statuses: Int32Array;
+  private readonly answeredAt: Float64Array;
+  private readonly durations: Float64Array;
+  /** Built on first read. */
+  private readonly built: (JournalEntry | undefined)[];
+  private nextId = 1;
+  /** The oldest id still listed (a clear moves it on). */
+  private firstId = 1;
+  private readonly listeners = new Set<(entry: JournalEntry) => void>();
+  private readonly times = new IsoTimeFormatter();
+
+  constructor(readonly size: number = DEFAULT_JOURNAL_SIZE) {
+    if (!Number.isSafeInteger(size) || size < 0) throw new TypeError(`journalSize must be a whole number, not ${size}`);
+    this.chunkOf = new Array(size).fill(undefined);
+    this.built = new Array(size).fill(undefined);
+    this.offsets = new Int32Array(size);
+    this.byteLengths = new Int32Array(size);
+    this.headerCounts = new Int32Array(size);
+    this.bodyLengths = new Int32Array(size);
+    this.replyLengths = new Int32Array(size);
+    this.statuses = new Int32Array(size);
+    this.answeredAt = new Float64Array(size);
+    this.durations = new Float64Array(size);
+  }
+
+  /** False with size 0: the dispatcher then hands nothing over. */
+  get enabled(): boolean {
+    return this.size > 0;
+  }
+
+  record(answered: AnsweredRequest): void {
+    const id = this.nextId++;
+    const slot = (id - 1) % this.size;
+    const body = keptText(answered.body);
+    const reply = answered.replyJson === undefined ? undefined : keptText(answered.replyJson);
+    const fields = [
+      answered.method,
+      answered.url,
+      answered.operationId ?? '',
+      answered.api ?? '',
+      answered.clientId ?? '',
+    ];
+    for (const field of answered.rawHeaders) fields.push(field);
+    fields.push(reply === undefined ? body : body + reply);
+    this.write(id, slot, fields.join(SEPARATOR));
+    this.headerCounts[slot] = answered.rawHeaders.length;
+    this.bodyLengths[slot] = body.length;
+    this.replyLengths[slot] = reply === undefined ? -1 : reply.length;
+    this.statuses[slot] = answered.status;
+    this.answeredAt[slot] = answered.answeredAt;
+    this.durations[slot] = answered.durationMs;
+    this.built[slot] = undefined;
+    if (this.listeners.size > 0) {
+      const entry = this.entryOf(id);
+      for (const listener of this.listeners) listener(entry);
+    }
+  }
+
+  /** The entries that pass the filter, oldest first: the first `limit`, and how many there are. */
+  list(filter: JournalFilter, limit: number): { requests: JournalEntry[]; total: number } {
+    const requests: JournalEntry[] = [];
+    let total = 0;
+    for (const entry of this.entries(filter.after)) {
+      if (!passes(entry, filter)) continue;
+      total++;
+      if (requests.length < limit) requests.push(entry);
+    }
+    return { requests, total };
+  }
+
+  get(id: number): JournalEntry | undefined {
+    return this.holds(id) ? this.entryOf(id) : undefined;
+  }
+
+  /** Every entry kept, oldest first (after the given id). */
+  *entries(after = 0): Generator<JournalEntry> {
+    const from = Math.max(this.firstId, this.nextId - this.size, after + 1);
+    for (let id = from; id < this.nextId; id++) yield this.entryOf(id);
+  }
+
+  clear(): void {
+    this.firstId = this.nextId;
+    this.chunkOf.fill(undefined);
+    this.built.fill(undefined);
+    this.chunks = [];
+  }
+
+  /** Calls `listener` with each entry recorded from now on; returns the unsubscribe. */
+  subscribe(listener: (entry: JournalEntry) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private holds(id: number): boolean {
+    return this.size > 0 && id >= this.firstId && id < this.nextId && id >= this.nextId - this.size;
+  }
+
+  private entryOf(id: number): JournalEntry {
+    const slot = (id - 1) % this.size;
+    let entry = this.built[slot];
+    if (!entry) {
+      const timing = { answeredAt: this.answeredAt[slot] as number, durationMs: this.durations[slot] as number };
+      entry = buildEntry(id, this.unpack(slot), this.statuses[slot] as number, timing, this.times);
+      this.built[slot] = entry;
+    }
+    return entry;
+  }
+
+  /** Writes the request's text into the current chunk (a new one when it may not fit), and drops chunks no request kept is in. */
+  private write(id: number, slot: number, text: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    const most = text.length * 3;
+    let chunk = this.chunks.at(-1);
+    if (!chunk || chunk.used + most > chunk.bytes.length) {
+      chunk = { bytes: Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most)), used: 0, lastId: id };
+      this.chunks.push(chunk);
+    }
+    const written = chunk.bytes.write(text, chunk.used, 'utf8');
+    this.chunkOf[slot] = chunk;
+    this.offsets[slot] = chunk.used;
+    this.byteLengths[slot] = written;
+    chunk.used += written;
+    chunk.lastId = id;
+    const oldestKept = Math.max(this.firstId, this.nextId - this.size);
+    while (this.chunks.length > 1 && (this.chunks[0] as Chunk).lastId < oldestKept) this.chunks.shift();
+  }
+
+  private unpack(slot: number): Unpacked {
+    const offset = this.offsets[slot] as number;
+    const packed =
+      this.chunkOf[slot]?.bytes.toString('utf8', offset, offset + (this.byteLengths[slot] as number)) ?? '';
+    const strings: string[] = [];
+    let at = 0;
+    for (let i = 0; i < FIXED_FIELDS + (this.headerCounts[slot] as number); i++) {
+      const end = packed.indexOf(SEPARATOR, at);
+      strings.push(packed.slice(at, end));
+      at = end + 1;
+    }
+    const rest = packed.slice(at);
+    const bodyLength = this.bodyLengths[slot] as number;
+    const replyLength = this.replyLengths[slot] as number;
+    const [method = '', url = '', operationId = '', api = '', clientId = '', ...rawHeaders] = strings;
+    return {
+      method,
+      url,
+      operationId,
+      api,
+      clientId,
+      rawHeaders,
+      body: rest.slice(0, bodyLength),
+      reply: replyLength < 0 ? undefined : rest.slice(bodyLength),
+    };
+  }
+}
+
+/**
+ * The text kept of a body: all of it up to KEPT_BODY_BYTES, else its first KEPT_BODY_BYTES bytes and
+ * one more character, so that the entry knows it was cut (a journal of 1 MiB messages holds 64 KiB of
+ * each). A body read as bytes is decoded here, once it is known to be kept.
+ */
+function keptText(body: string | Buffer | undefined): string {
+  if (body === undefined) return '';
+  if (typeof body === 'string') return body.length > KEPT_BODY_BYTES ? body.slice(0, KEPT_BODY_BYTES + 1) : body;
+  return body.toString('utf8', 0, KEPT_BODY_BYTES + 1);
+}
+
+function passes(entry: JournalEntry, filter: JournalFilter): boolean {
+  if (filter.operation !== undefined && entry.operation !== filter.operation) return false;
+  if (filter.method !== undefined && entry.method !== filter.method.toUpperCase()) return false;
+  if (filter.status !== undefined && entry.response.status !== filter.status) return false;
+  if (filter.client_id !== undefined && entry.client_id !== filter.client_id) return false;
+  return filter.path === undefined || pathMatches(entry.path, filter.path);
+}
+
+/** Exact, or a prefix when the pattern ends in `*`. */
+export function pathMatches(path: string, pattern: string): boolean {
+  return pattern.endsWith('*') ? path.startsWith(pattern.slice(0, -1)) : path === pattern;
+}
+
+function buildEntry(
+  id: number,
+  kept: Unpacked,
+  status: number,
+  { answeredAt, durationMs }: { answeredAt: number; durationMs: number },
+  times: IsoTimeFormatter,
+): JournalEntry {
+  const headers = headersOf(kept.rawHeaders);
+  const queryAt = kept.url.indexOf('?');
+  const search = new URLSearchParams(queryAt < 0 ? '' : kept.url.slice(queryAt + 1));
+  const query: Record<string, string | string[]> = {};
+  for (const name of new Set(search.keys())) {
+    const values = search.getAll(name);
+    query[name] = values.length === 1 ? (values[0] as string) : values;
+  }
+  const api = kept.api === '' ? null : (kept.api as ApiName);
+  const requestBody = bodyValue(kept.body, headers['content-type']);
+  return {
+    id,
+    time: times.format(Math.round(answeredAt - durationMs)),
+    method: kept.method,
+    path: queryAt < 0 ? kept.url : kept.url.slice(0, queryAt),
+    query,
+    operation: kept.operationId === '' ? null : kept.operationId,
+    api,
+    client_id: (kept.clientId || clientIdOfTokenRequest(api, headers, requestBody)) ?? null,
+    request: { headers: maskedHeaders(headers), body: masked(requestBody) },
+    response: {
+      status,
+      body: kept.reply === undefined ? null : masked(bodyValue(kept.reply, 'application/json')),
+    },
+    duration_ms: Math.round(durationMs * 1000) / 1000,
+  };
+}
+
+/** A token request is authenticated by the credentials it carries: its client ID is the entry's. */
+function clientIdOfTokenRequest(
+  api: ApiName | null,
+  headers: Record<string, string>,
+  body: unknown,
+): string | undefined {
+  if (api !== 'auth') return undefined;
+  const basic = /^basic\s+(\S+)/i.exec(headers.authorization ?? '')?.[1];
+  if (basic) {
+    const decoded = Buffer.from(basic, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    return colon < 0 ? undefined : safeDecode(decoded.slice(0, colon));
+  }
+  const given = isObject(body) ? body.client_id : undefined;
+  return typeof given === 'string' ? given : undefined;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
+/** JSON parsed, a form as its fields, anything else as text; at most KEPT_BODY_BYTES, null when empty. */
+function bodyValue(text: string, contentType: string | undefined): unknown {
+  if (text.length === 0) return null;
+  const bytes = Buffer.from(text);
+  if (bytes.length > KEPT_BODY_BYTES) return maskText(bytes.subarray(0, KEPT_BODY_BYTES).toString('utf8'));
+  const type = (contentType ?? '').toLowerCase();
+  if (type.includes('json')) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return maskText(text);
+    }
+  }
+  if (type.startsWith('application/x-www-form-urlencoded')) {
+    const form: Record<string, string | string[]> = {};
+    const fields = new URLSearchParams(text);
+    for (const name of new Set(fields.keys())) {
+      const values = fields.getAll(name);
+      form[name] = values.length === 1 ? (values[0] as string) : values;
+    }
+    return form;
+  }
+  return maskText(text);
+}
+
+const MASK = '***';
+/** Member names whose values are credentials: secrets, passwords and tokens (not `token_type`). */
+const CREDENTIAL_NAME = /secret|password|passwd|^(access_|auth_|refresh_|api_|id_)?token$/i;
+const MASKED_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+
+function masked(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(masked);
+  if (!isObject(value)) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [name, member] of Object.entries(value)) {
+    copy[name] = CREDENTIAL_NAME.test(name) && member !== null && typeof member !== 'object' ? MASK : masked(member);
+  }
+  return copy;
+}
+
+/** A body kept as text (multipart, or cut): the values of credential fields are masked where they can be found. */
+function maskText(text: string): string {
+  return text
+    .replace(/(name="([^"]*)"\r?\n(?:[^\r\n]+\r?\n)*\r?\n)([^\r\n]*)/g, (all, head, name, _value) =>
+      CREDENTIAL_NAME.test(name) ? `${head}${MASK}` : all,
+    )
+    .replace(/("([^"]+)"\s*:\s*)"(?:[^"\\]|\\.)*"/g, (all, head, name) =>
+      CREDENTIAL_NAME.test(name) ? `${head}"${MASK}"` : all,
+    )
+    .replace(/(^|&)([^=&]+)=([^&]*)/g, (all, lead, name) =>
+      CREDENTIAL_NAME.test(name) ? `${lead}${name}=${MASK}` : all,
+    );
+}
+
+/** The raw list as lower-case names and values (a repeated header's values joined with ', '). */
+function headersOf(rawHeaders: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = (rawHeaders[i] as string).toLowerCase();
+    const value = rawHeaders[i + 1] as string;
+    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+  }
+  return headers;
+}
+
+function maskedHeaders(headers: Record<string, string>): Record<string, string> {
+  const copy: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers))
+    copy[name] = MASKED_HEADERS.has(name) ? maskCredential(value) : value;
+  return copy;
+}
+
+/** `Bearer ***`: the scheme stays, so a test can see which kind of credentials were sent. */
+function maskCredential(value: string): string {
+  const scheme = /^(\S+)\s+\S/.exec(value)?.[1];
+  return scheme ? `${scheme} ${MASK}` : MASK;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

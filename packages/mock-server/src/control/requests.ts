@@ -1,0 +1,61 @@
+// The request journal over HTTP: GET and DELETE /_emulator/requests, GET /_emulator/requests/{id},
+// POST /_emulator/requests/verify, and GET /_emulator/requests/stream (Server-Sent Events).
+import { NotFound } from '../errors.js';
+import { jsonReply } from '../http/replies.js';
+import type { ControlHandler, EmulatorSchemas } from './control-plane.js';
+import type { Journal, JournalFilter } from './journal.js';
+import { NO_CONTENT } from './replies.js';
+import { verify } from './verify.js';
+
+/** A comment line this often keeps an idle stream open through proxies and client timeouts. */
+const KEEP_ALIVE_MS = 15_000;
+
+type Handlers = Record<
+  'list_requests' | 'get_request' | 'clear_requests' | 'verify_requests' | 'stream_requests',
+  ControlHandler
+>;
+
+export function requestEndpoints(journal: Journal): Handlers {
+  return {
+    list_requests({ params }) {
+      const { limit, ...filter } = params as JournalFilter & { limit?: number };
+      return jsonReply(200, journal.list(filter, limit ?? 100));
+    },
+    get_request({ params }) {
+      const entry = journal.get(params.id as number);
+      if (!entry) throw new NotFound(`No journal entry ${params.id}`);
+      return jsonReply(200, entry);
+    },
+    clear_requests() {
+      journal.clear();
+      return NO_CONTENT;
+    },
+    async verify_requests(request) {
+      const verification = await request.json<EmulatorSchemas['Verification']>();
+      const gone = new AbortController();
+      request.res.once('close', () => gone.abort());
+      const outcome = await verify(journal, verification, gone.signal);
+      return outcome.holds ? jsonReply(200, outcome.result) : jsonReply(409, outcome.failure);
+    },
+    stream_requests({ req, res }) {
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+      });
+      // The headers now, so a client knows it is listening before the first request is answered.
+      res.write(': listening\n\n');
+      const unsubscribe = journal.subscribe((entry) => {
+        res.write(`event: request\nid: ${entry.id}\ndata: ${JSON.stringify(entry)}\n\n`);
+      });
+      const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+      const stop = () => {
+        unsubscribe();
+        clearInterval(keepAlive);
+      };
+      req.once('close', stop);
+      res.once('close', stop);
+      return undefined;
+    },
+  };
+}

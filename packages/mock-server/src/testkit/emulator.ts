@@ -1,0 +1,171 @@
+// A test's handle on a running emulator: its URL and bootstrap credentials, and the emulator API
+// through the generated client: reset, the journal and its verification, the clock, faults.
+import type { operations } from '../generated/emulator.js';
+import {
+  createEmulatorApiClient,
+  type EmulatorApiClient,
+  type EmulatorErrorBody,
+  type JournalEntry,
+  type RequestMatch,
+  type VerificationFailure,
+  type VerificationResult,
+} from './client.js';
+
+/** Where the emulator is and the credentials of its bootstrap key (every right). */
+export interface EmulatorConnection {
+  url: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface ExpectOptions {
+  /** Exactly this many matching requests. */
+  times?: number;
+  /** At least this many (default 1 unless `times` or `atMost` says otherwise). */
+  atLeast?: number;
+  atMost?: number;
+  /** Wait up to this long for enough matching requests to be answered (at most 30,000); default 0. */
+  waitMs?: number;
+}
+
+export type RequestFilter = NonNullable<operations['list_requests']['parameters']['query']>;
+
+/** The expected requests were not answered: the message shows the expectation and the closest requests. */
+export class RequestVerificationError extends Error {
+  override readonly name = 'RequestVerificationError';
+
+  constructor(readonly failure: VerificationFailure) {
+    super(describeFailure(failure));
+  }
+}
+
+/** The emulator refused a call of the emulator API (a malformed verification, an unknown operation for a fault). */
+export class EmulatorApiError extends Error {
+  override readonly name = 'EmulatorApiError';
+
+  constructor(
+    readonly status: number,
+    readonly body: EmulatorErrorBody | undefined,
+  ) {
+    super(`The emulator answered ${status}: ${body?.message ?? 'no message'}`);
+  }
+}
+
+export class Emulator {
+  /** The generated client of the emulator API, for what the helpers below do not cover. */
+  readonly api: EmulatorApiClient;
+
+  constructor(readonly connection: EmulatorConnection) {
+    this.api = createEmulatorApiClient(connection.url);
+  }
+
+  get url(): string {
+    return this.connection.url;
+  }
+
+  get clientId(): string {
+    return this.connection.clientId;
+  }
+
+  get clientSecret(): string {
+    return this.connection.clientSecret;
+  }
+
+  /** A fresh emulator: empty state, the bootstrap key as at start, no faults, an empty journal, real time. */
+  async reset(): Promise<void> {
+    const { error, response } = await this.api.POST('/_emulator/reset');
+    if (!response.ok) throw new EmulatorApiError(response.status, error);
+  }
+
+  /** The journal's entries that pass the filter, oldest first. */
+  async requests(filter: RequestFilter = {}): Promise<JournalEntry[]> {
+    const { data, error, response } = await this.api.GET('/_emulator/requests', { params: { query: filter } });
+    if (!data) throw new EmulatorApiError(response.status, error);
+    return data.requests;
+  }
+
+  /** Empties the journal: what the test's own setup sent is not counted. */
+  async clearRequests(): Promise<void> {
+    const { error, response } = await this.api.DELETE('/_emulator/requests');
+    if (!response.ok) throw new EmulatorApiError(response.status, error);
+  }
+
+  /**
+   * The requests matching `match` (operation, method, path, status, client_id, query, and a subset of
+   * the JSON body), checked against the count; a RequestVerificationError naming the closest requests
+   * and what differed in each when it does not hold.
+   */
+  async verify(match: RequestMatch, options: ExpectOptions = {}): Promise<VerificationResult> {
+    const min = options.times ?? options.atLeast ?? (options.atMost === undefined ? 1 : 0);
+    const max = options.times ?? options.atMost;
+    const { data, error, response } = await this.api.POST('/_emulator/requests/verify', {
+      body: { match, count: max === undefined ? { min } : { min, max }, wait_ms: options.waitMs ?? 0 },
+    });
+    if (data) return data;
+    if (response.status === 409) throw new RequestVerificationError(error as VerificationFailure);
+    throw new EmulatorApiError(response.status, error as EmulatorErrorBody);
+  }
+
+  /** verify() for a test's assertion: resolves with the matching requests, rejects with a readable failure. */
+  async expectRequest(match: RequestMatch, options: ExpectOptions = {}): Promise<JournalEntry[]> {
+    return (await this.verify(match, options)).requests;
+  }
+
+  /** The emulator's clock: what token expiry, message times, retention and rate limits follow. */
+  readonly clock = {
+    now: async (): Promise<{ now: Date; frozen: boolean }> => {
+      const { data, error, response } = await this.api.GET('/_emulator/clock');
+      if (!data) throw new EmulatorApiError(response.status, error);
+      return { now: new Date(data.now), frozen: data.frozen };
+    },
+    /** Sets the time (frozen there when `frozen` is true). */
+    set: (time: Date | string, options: { frozen?: boolean } = {}) =>
+      this.changeClock({ now: typeof time === 'string' ? time : time.toISOString(), frozen: options.frozen }),
+    /** Moves the clock forward (not back). */
+    advance: (seconds: number) => this.changeClock({ advance_seconds: seconds }),
+    freeze: () => this.changeClock({ frozen: true }),
+    unfreeze: () => this.changeClock({ frozen: false }),
+    /** Real time again. */
+    reset: async (): Promise<void> => {
+      const { error, response } = await this.api.DELETE('/_emulator/clock');
+      if (!response.ok) throw new EmulatorApiError(response.status, error);
+    },
+  };
+
+  /** Fault injection: the next requests to an operation fail with a status its spec declares. */
+  readonly faults = {
+    failNext: async (
+      operation: string,
+      status: number,
+      options: { code?: string; times?: number; retryAfter?: number } = {},
+    ): Promise<void> => {
+      const { error, response } = await this.api.POST('/_emulator/faults', {
+        body: { operation, status, code: options.code, times: options.times, retry_after: options.retryAfter },
+      });
+      if (!response.ok) throw new EmulatorApiError(response.status, error);
+    },
+    clear: async (): Promise<void> => {
+      const { error, response } = await this.api.DELETE('/_emulator/faults');
+      if (!response.ok) throw new EmulatorApiError(response.status, error);
+    },
+  };
+
+  private async changeClock(change: operations['set_clock']['requestBody']['content']['application/json']) {
+    const { data, error, response } = await this.api.PUT('/_emulator/clock', { body: change });
+    if (!data) throw new EmulatorApiError(response.status, error);
+    return { now: new Date(data.now), frozen: data.frozen };
+  }
+}
+
+/** The expectation, then each near miss: its id, method, path, operation and status, and what differed. */
+export function describeFailure(failure: VerificationFailure): string {
+  const lines = [failure.message ?? `${failure.matched} requests matched`];
+  if (failure.near_misses.length > 0) lines.push('Closest requests:');
+  for (const { request, differences } of failure.near_misses) {
+    lines.push(
+      `  #${request.id} ${request.method} ${request.path} (${request.operation ?? 'no operation'}, ${request.response.status})`,
+    );
+    for (const difference of differences) lines.push(`    - ${difference}`);
+  }
+  return lines.join('\n');
+}

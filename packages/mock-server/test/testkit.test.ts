@@ -1,0 +1,54 @@
+// The test kit's helpers beyond the example suite (examples/testkit): the handle from the environment,
+// the clock helpers, and the errors a refused call of the emulator API becomes.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createGlobalSetup, EmulatorApiError, ENVIRONMENT, emulator, startEmulator } from '../src/testkit/index.js';
+
+const closing: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(closing.splice(0).map((close) => close()));
+});
+
+describe('the test kit', () => {
+  it('names the global setup when no emulator was started for the run', () => {
+    expect(() => emulator({})).toThrow(/testkit\/global-setup/);
+  });
+
+  it("hands the global setup's emulator to the tests through the environment, and its teardown stops it", async () => {
+    const saved = Object.values(ENVIRONMENT).map((name) => [name, process.env[name]] as const);
+    try {
+      const teardown = await createGlobalSetup()();
+      const platform = emulator();
+      expect((await fetch(`${platform.url}/_emulator/clock`)).status).toBe(200);
+      await teardown();
+      await expect(fetch(`${platform.url}/_emulator/clock`)).rejects.toThrow();
+    } finally {
+      for (const [name, value] of saved) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+
+  it('sets, freezes, advances and resets the clock', async () => {
+    const { emulator: platform, close } = await startEmulator();
+    closing.push(close);
+    expect(await platform.clock.set('2030-01-01T00:00:00Z', { frozen: true })).toEqual({
+      now: new Date('2030-01-01T00:00:00Z'),
+      frozen: true,
+    });
+    expect((await platform.clock.advance(60)).now).toEqual(new Date('2030-01-01T00:01:00Z'));
+    expect((await platform.clock.unfreeze()).frozen).toBe(false);
+    await platform.clock.reset();
+    const { now } = await platform.clock.now();
+    expect(Math.abs(now.getTime() - Date.now())).toBeLessThan(60_000);
+  });
+
+  it('turns a refused call into an EmulatorApiError with the message', async () => {
+    const { emulator: platform, close } = await startEmulator();
+    closing.push(close);
+    const refused = platform.faults.failNext('publish_message', 418);
+    await expect(refused).rejects.toBeInstanceOf(EmulatorApiError);
+    await expect(refused).rejects.toThrow(/declares no 418/);
+    await expect(platform.clock.advance(-1)).rejects.toThrow(/advance_seconds must be >= 0/);
+  });
+});

@@ -1,0 +1,20 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: [
+      { extends: true, test: { name: 'emulator', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          // The test kit as a user's suite has it: one emulator for the run, from the package's global setup.
+          name: 'testkit example',
+          include: ['examples/**/*.test.ts'],
+          globalSetup: ['@platform-api/mock-server/testkit/global-setup'],
+          // The files of a run share its emulator, and each test resets it: one file at a time.
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
