@@ -83,6 +83,9 @@ describe('npm run dev', { timeout: 120_000 }, () => {
       '  colour:\n    type: string\n    description: A colour for the folder.\n  created_at:\n',
     );
     await until(() => loop.status.specVersion > version);
+    // The running emulator says which contract it loaded.
+    const served = await (await fetch(`${loop.url}/_emulator/spec/management.json`)).json();
+    expect(served.components.schemas.Folder.properties.colour).toMatchObject({ type: 'string' });
     const created = await api('POST', '/api/folders', { name: 'coloured', colour: 'teal' });
     expect(created.body).toMatchObject({ name: 'coloured', colour: 'teal' });
     const listed = await api('GET', '/api/folders');
