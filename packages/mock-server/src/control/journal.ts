@@ -28,8 +28,8 @@ export interface AnsweredRequest {
   status: number;
   /** The answered body as JSON text ('' for none); undefined when another component wrote it (Prism). */
   replyJson: string | undefined;
-  /** When it was answered, on the emulator's clock, and how long after its arrival. */
-  answeredAt: number;
+  /** When it arrived, on the emulator's clock (frozen or moved as the test set it), and how long it took. */
+  receivedAt: number;
   durationMs: number;
 }
 
@@ -88,7 +88,7 @@ export class Journal {
   /** -1: no reply body was seen (Prism wrote it). */
   private readonly replyLengths: Int32Array;
   private readonly statuses: Int32Array;
-  private readonly answeredAt: Float64Array;
+  private readonly receivedAt: Float64Array;
   private readonly durations: Float64Array;
   /** Built on first read. */
   private readonly built: (JournalEntry | undefined)[];
@@ -108,7 +108,7 @@ export class Journal {
     this.bodyLengths = new Int32Array(size);
     this.replyLengths = new Int32Array(size);
     this.statuses = new Int32Array(size);
-    this.answeredAt = new Float64Array(size);
+    this.receivedAt = new Float64Array(size);
     this.durations = new Float64Array(size);
   }
 
@@ -136,7 +136,7 @@ export class Journal {
     this.bodyLengths[slot] = body.length;
     this.replyLengths[slot] = reply === undefined ? -1 : reply.length;
     this.statuses[slot] = answered.status;
-    this.answeredAt[slot] = answered.answeredAt;
+    this.receivedAt[slot] = answered.receivedAt;
     this.durations[slot] = answered.durationMs;
     this.built[slot] = undefined;
     if (this.listeners.size > 0) {
@@ -188,7 +188,7 @@ export class Journal {
     const slot = (id - 1) % this.size;
     let entry = this.built[slot];
     if (!entry) {
-      const timing = { answeredAt: this.answeredAt[slot] as number, durationMs: this.durations[slot] as number };
+      const timing = { receivedAt: this.receivedAt[slot] as number, durationMs: this.durations[slot] as number };
       entry = buildEntry(id, this.unpack(slot), this.statuses[slot] as number, timing, this.times);
       this.built[slot] = entry;
     }
@@ -270,7 +270,7 @@ function buildEntry(
   id: number,
   kept: Unpacked,
   status: number,
-  { answeredAt, durationMs }: { answeredAt: number; durationMs: number },
+  { receivedAt, durationMs }: { receivedAt: number; durationMs: number },
   times: IsoTimeFormatter,
 ): JournalEntry {
   const headers = headersOf(kept.rawHeaders);
@@ -285,7 +285,7 @@ function buildEntry(
   const requestBody = bodyValue(kept.body, headers['content-type']);
   return {
     id,
-    time: times.format(Math.round(answeredAt - durationMs)),
+    time: times.format(receivedAt),
     method: kept.method,
     path: queryAt < 0 ? kept.url : kept.url.slice(0, queryAt),
     query,
