@@ -361,7 +361,7 @@ async function dataDirMeasures(dir) {
   const diskBytes = readdirSync(dataDir).reduce((sum, file) => sum + statSync(join(dataDir, file)).size, 0);
   log('reopening the data dir');
   const reopen = await startupTimes({
-    cli: at('packages/mock-server/dist/cli.js'),
+    cli: at('packages/mock-server/bin/platform-api-mock.js'),
     runs: 3,
     args: ['--data-dir', dataDir],
   });
@@ -403,7 +403,7 @@ async function main() {
     const redis = await redisMeasures(files, dir);
     redis.cluster = await clusterMeasure(files, dir);
     log('start-up');
-    const startup = await startupTimes({ cli: at('packages/mock-server/dist/cli.js') });
+    const startup = await startupTimes({ cli: at('packages/mock-server/bin/platform-api-mock.js') });
     log('start-up, bare node:http');
     const bareStartup = await bareStartupTimes({ server: at('bench/servers/bare.mjs') });
     log('reset with 1,000 resources and 10,000 messages');

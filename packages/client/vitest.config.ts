@@ -16,6 +16,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Type tests: every `@ts-expect-error` in test/*.test-d.ts must meet a compile error.
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
-    testTimeout: 10_000,
+    // A guard against a hang, not a speed check: tests must pass while another process holds a core.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 });

@@ -2,6 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // A guard against a hang, not a speed check: property runs and start-ups take many times longer
+    // while another process holds a core (npm run test:loaded), and must still pass.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: 'emulator', include: ['test/**/*.test.ts'] } },
       {

@@ -17,7 +17,7 @@ import { parse as parseYaml } from 'yaml';
 
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = (name) => join(repoDir, 'node_modules', '.bin', name);
-const emulatorCli = join(repoDir, 'packages', 'mock-server', 'dist', 'cli.js');
+const emulatorCli = join(repoDir, 'packages', 'mock-server', 'bin', 'platform-api-mock.js');
 const docsBuild = join(repoDir, 'packages', 'docs', 'src', 'build.ts');
 const builtDocs = join(repoDir, 'packages', 'docs', 'dist');
 /** Files under the spec folder that are outputs or tests, not sources. */

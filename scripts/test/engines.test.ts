@@ -1,7 +1,7 @@
 // The Node versions the project states: `npm ci` on the README's bootstrap Node (20.19) meets no
 // engines it does not satisfy, and the oldest Node CI runs the published packages' suites on is the
 // one their packed engines name.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { PUBLISHED_ENGINES } from '../published-engines.mjs';
@@ -16,7 +16,10 @@ const manifest = (dir: string) =>
 test('no workspace package declares engines, which npm ci on the bootstrap Node would warn about', () => {
   const root = manifest('.');
   expect(root.engines).toEqual({ node: '>=20.19' });
-  for (const dir of ['spec', 'packages/client', 'packages/mock-server', 'packages/docs', 'scripts']) {
+  // Every workspace package, a new one too.
+  const packages = readdirSync(new URL('packages', repo)).map((name) => `packages/${name}`);
+  expect(packages).toContain('packages/testcontainers');
+  for (const dir of ['spec', ...packages, 'scripts']) {
     expect(manifest(dir).engines, dir).toBeUndefined();
   }
 });

@@ -3,10 +3,14 @@
 // committed file, unlike dist/cli.js, is there right after `npm ci` in the repository, so
 // `npx platform-api-mock` works at its root (and says what to do before the first build).
 import { existsSync } from 'node:fs';
+import module from 'node:module';
 
 const cli = new URL('../dist/cli.js', import.meta.url);
 if (!existsSync(cli)) {
   console.error('platform-api-mock is not built yet: run `npm run build` (or `npm start`) at the repository root.');
   process.exit(1);
 }
+// Node keeps V8's compiled code of the emulator's modules on disk (in the OS temp folder): every start
+// after the first skips compiling them (BENCHMARKS.md, start-up). NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+module.enableCompileCache?.();
 await import(cli.href);

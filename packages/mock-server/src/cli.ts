@@ -269,6 +269,8 @@ function banner({ url, clientId, clientSecret }: MockServer, flags: StartFlags):
   Docs            ${url}/docs/
   Faults          POST/DELETE ${url}/_emulator/faults
   State           GET/PUT ${url}/_emulator/state, POST ${url}/_emulator/reset
+  Requests        GET ${url}/_emulator/requests (the journal), POST ${url}/_emulator/requests/verify
+  Clock           GET/PUT/DELETE ${url}/_emulator/clock
   Storage         ${storage}
   Client ID       ${clientId}
   Client secret   ${clientSecret}

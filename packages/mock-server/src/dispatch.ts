@@ -60,6 +60,17 @@ export interface DispatcherParts {
   commit: () => Promise<void> | undefined;
 }
 
+/** When a request arrived, for its journal entry. */
+interface Arrival {
+  /** On the emulator's clock, ms since the epoch. */
+  clock: number;
+  /** performance.now(), for the duration. */
+  at: number;
+}
+
+/** The arrival of a request with the journal off: never read. */
+const NOT_JOURNALED: Arrival = Object.freeze({ clock: 0, at: 0 });
+
 interface RequestTarget {
   route: RouteResult;
   /** Path and query parameters, validated and coerced; shared by every request to the target, so frozen. */
@@ -109,7 +120,7 @@ export class Dispatcher {
       this.run(new Call(this, req, res, route, target, queryAt < 0 ? '' : url.slice(queryAt + 1)), admit);
       return;
     }
-    const began = this.parts.journal.enabled ? performance.now() : 0;
+    const began = this.parts.journal.enabled ? this.arrival() : NOT_JOURNALED;
     if (route) {
       this.respondOutsideCall(
         req,
@@ -170,7 +181,7 @@ export class Dispatcher {
     res: ServerResponse,
     api: ApiName | undefined,
     reply: Reply,
-    began: number,
+    began: Arrival,
   ): void {
     this.respond(req, res, api ?? 'event-streams', reply);
     if (this.parts.journal.enabled) {
@@ -187,7 +198,7 @@ export class Dispatcher {
     key: ApiKey | undefined,
     /** The answer; its status only when another component wrote it (Prism). */
     reply: Reply | { status: number },
-    began: number,
+    began: Arrival,
   ): void {
     const answer: Partial<Reply> = reply;
     this.parts.journal.record({
@@ -201,9 +212,14 @@ export class Dispatcher {
       status: reply.status,
       replyJson: answer.file ? undefined : answer.json,
       replyHeaders: answer.file ? { ...answer.headers, 'content-type': answer.file.contentType } : answer.headers,
-      answeredAt: this.parts.state.clock(),
-      durationMs: performance.now() - began,
+      receivedAt: began.clock,
+      durationMs: performance.now() - began.at,
     });
+  }
+
+  /** When a request arrived: on the emulator's clock for the journal's `time`, and monotonic for its duration. */
+  arrival(): Arrival {
+    return { clock: this.parts.state.clock(), at: performance.now() };
   }
 
   /** The hand-written handler of the operation; none for the management operations Prism answers. */
@@ -253,7 +269,7 @@ export class Dispatcher {
     // its continuation responds.
     if (!reply || reply === PENDING) return;
     this.respond(call.req, call.res, call.operation.api, reply);
-    if (call.began >= 0) call.journal(reply);
+    if (call.began !== NOT_JOURNALED) call.journal(reply);
   }
 
   private respond(req: IncomingMessage, res: ServerResponse, api: SpecName, reply: Reply): void {
@@ -296,8 +312,8 @@ class Call implements AnyHandlerRequest, BodyReceiver {
   private bodyText: string | undefined;
   /** The API key whose bearer token admitted the call. */
   key: ApiKey | undefined;
-  /** When the call began (performance.now()), or -1 with the journal off. */
-  readonly began: number;
+  /** When the call began; unset with the journal off. */
+  readonly began: Arrival;
 
   constructor(
     readonly dispatcher: Dispatcher,
@@ -308,7 +324,7 @@ class Call implements AnyHandlerRequest, BodyReceiver {
     readonly query: string,
   ) {
     this.operation = route.operation;
-    this.began = dispatcher.parts.journal.enabled ? performance.now() : -1;
+    this.began = dispatcher.parts.journal.enabled ? dispatcher.arrival() : NOT_JOURNALED;
   }
 
   /** Records the answered call in the journal. */
@@ -472,6 +488,6 @@ async function toPrism(call: Call): Promise<undefined> {
     await prism.forward(req, res, body);
   }
   // Prism wrote the answer: its status is journaled, not its body.
-  if (call.began >= 0) call.journal({ status: res.statusCode });
+  if (call.began !== NOT_JOURNALED) call.journal({ status: res.statusCode });
   return undefined;
 }

@@ -79,7 +79,7 @@ describe('the request journal', () => {
         clientId: 'client',
         status: 201,
         replyJson: '{"message_id":"00000000001"}',
-        answeredAt: Date.now(),
+        receivedAt: Date.now(),
         durationMs: 0.1,
       });
     }

@@ -14,6 +14,7 @@ import {
   type ThrowingManagementClient,
   type TokenClient,
 } from '@platform-api/client';
+import { Emulator } from '@platform-api/mock-server/testkit/emulator';
 import {
   AbstractStartedContainer,
   GenericContainer,
@@ -128,9 +129,20 @@ export class StartedPlatformEmulatorContainer extends AbstractStartedContainer {
     return createTokenClient({ baseUrl: this.getUrl() });
   }
 
-  /** Empties the emulator's state (POST /_emulator/reset): a clean platform between tests, without a restart. */
-  async reset(): Promise<void> {
-    const answer = await fetch(`${this.getUrl()}/_emulator/reset`, { method: 'POST' });
-    if (!answer.ok) throw new Error(`POST /_emulator/reset answered ${answer.status}: ${await answer.text()}`);
+  /**
+   * The test kit's handle on this emulator (`@platform-api/mock-server/testkit`): the request journal
+   * (`requests()`, `verify()`, `expectRequest()` with the closest requests in its failure), the clock,
+   * faults, and `api`, the typed client of the emulator API.
+   */
+  emulator(): Emulator {
+    return new Emulator({ url: this.getUrl(), clientId: this.clientId, clientSecret: this.clientSecret });
+  }
+
+  /**
+   * A fresh emulator (POST /_emulator/reset), without a restart: empty state, the bootstrap key as at
+   * start, no faults, an empty journal, real time.
+   */
+  reset(): Promise<void> {
+    return this.emulator().reset();
   }
 }

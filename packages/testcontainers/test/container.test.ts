@@ -82,6 +82,24 @@ describe.skipIf('missing' in engine)('PlatformEmulatorContainer', () => {
     expect(JSON.stringify(data)).not.toContain('before-reset');
   });
 
+  it('emulator() verifies what was sent, and names the closest request when nothing matches', async () => {
+    const fixture = emulator.emulator();
+    await fixture.clearRequests();
+    const management = emulator.createManagementClient({ throwOnError: true });
+    const { data: topic } = await management.POST('/api/event_streams/topics', {
+      body: { name: 'verified', schema: [{ name: 'order_id', type: 'string' }] },
+    });
+    await emulator.createEventStreamsClient().publish(topic.id, { order_id: 'A-1' });
+    const sent = await fixture.expectRequest(
+      { operation: 'publish_message', body: { order_id: 'A-1' }, client_id: 'tc-client' },
+      { times: 1 },
+    );
+    expect(sent[0]?.response.status).toBe(201);
+    await expect(fixture.expectRequest({ operation: 'publish_message', body: { order_id: 'NOPE' } })).rejects.toThrow(
+      "body.order_id: 'A-1', want 'NOPE'",
+    );
+  });
+
   it('keeps --data-dir /data across containers: stopped by SIGTERM, the next one reads it back', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'emulator-data-'));
     // The emulator runs as uid 1000, not as the owner of this folder.

@@ -31,8 +31,8 @@ export interface AnsweredRequest {
   replyJson: string | undefined;
   /** The reply's own headers (Retry-After, Allow, ...; a file's content type); a JSON reply's content type follows from its API. */
   replyHeaders?: Readonly<Record<string, string>>;
-  /** When it was answered, on the emulator's clock, and how long after its arrival. */
-  answeredAt: number;
+  /** When it arrived, on the emulator's clock (frozen or moved as the test set it), and how long it took. */
+  receivedAt: number;
   durationMs: number;
 }
 
@@ -52,8 +52,9 @@ export interface JournalFilter {
 
 /**
  * Separates the strings of a kept request: its method, target, operationId, API, client ID, raw
- * headers and the reply's headers, then its body and reply, which are told apart by the body's length. Node's parser refuses
- * a NUL in a request target or a header, so none of those holds one; a body may, and is not split.
+ * headers and the reply's headers, then its body and reply, which are told apart by the body's length.
+ * Node's parser refuses a NUL in a request target or a header, so none of those holds one; a body
+ * may, and is not split.
  */
 const SEPARATOR = '\u0000';
 const FIXED_FIELDS = 5;
@@ -94,7 +95,7 @@ export class Journal {
   /** -1: no reply body was seen (Prism wrote it). */
   private readonly replyLengths: Int32Array;
   private readonly statuses: Int32Array;
-  private readonly answeredAt: Float64Array;
+  private readonly receivedAt: Float64Array;
   private readonly durations: Float64Array;
   /** Built on first read. */
   private readonly built: (JournalEntry | undefined)[];
@@ -115,7 +116,7 @@ export class Journal {
     this.bodyLengths = new Int32Array(size);
     this.replyLengths = new Int32Array(size);
     this.statuses = new Int32Array(size);
-    this.answeredAt = new Float64Array(size);
+    this.receivedAt = new Float64Array(size);
     this.durations = new Float64Array(size);
   }
 
@@ -149,7 +150,7 @@ export class Journal {
     this.bodyLengths[slot] = body.length;
     this.replyLengths[slot] = reply === undefined ? -1 : reply.length;
     this.statuses[slot] = answered.status;
-    this.answeredAt[slot] = answered.answeredAt;
+    this.receivedAt[slot] = answered.receivedAt;
     this.durations[slot] = answered.durationMs;
     this.built[slot] = undefined;
     if (this.listeners.size > 0) {
@@ -201,7 +202,7 @@ export class Journal {
     const slot = (id - 1) % this.size;
     let entry = this.built[slot];
     if (!entry) {
-      const timing = { answeredAt: this.answeredAt[slot] as number, durationMs: this.durations[slot] as number };
+      const timing = { receivedAt: this.receivedAt[slot] as number, durationMs: this.durations[slot] as number };
       entry = buildEntry(id, this.unpack(slot), this.statuses[slot] as number, timing, this.times);
       this.built[slot] = entry;
     }
@@ -285,7 +286,7 @@ function buildEntry(
   id: number,
   kept: Unpacked,
   status: number,
-  { answeredAt, durationMs }: { answeredAt: number; durationMs: number },
+  { receivedAt, durationMs }: { receivedAt: number; durationMs: number },
   times: IsoTimeFormatter,
 ): JournalEntry {
   const headers = headersOf(kept.rawHeaders);
@@ -300,7 +301,7 @@ function buildEntry(
   const requestBody = bodyValue(kept.body, headers['content-type']);
   return {
     id,
-    time: times.format(Math.round(answeredAt - durationMs)),
+    time: times.format(receivedAt),
     method: kept.method,
     path: queryAt < 0 ? kept.url : kept.url.slice(0, queryAt),
     query,

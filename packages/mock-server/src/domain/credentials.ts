@@ -420,9 +420,9 @@ export class Credentials {
   }
 
   private bearerKey(authorization: string | undefined): ApiKey {
-    const { digest: tokenDigest, found } = this.findBearer(authorization);
+    const { found } = this.findBearer(authorization);
+    // Kept until the sweep below: a client sending it again is told again that it expired.
     if (this.clock() >= found.expiresAt) {
-      this.dropToken(tokenDigest);
       throw new Unauthorized('TOKEN_EXPIRED', 'The access token has expired; request a new one');
     }
     return found.entry.key;
@@ -492,10 +492,11 @@ export class Credentials {
   }
 
   /** Expired tokens are otherwise only dropped when presented; this bounds their number. */
+  /** Forgets the tokens that expired a lifetime ago or more: at most two lifetimes of tokens are kept. */
   private forgetExpiredTokens(): void {
-    const now = this.clock();
+    const forgetBefore = this.clock() - this.tokenTtlSeconds * 1000;
     for (const [tokenDigest, { expiresAt }] of this.tokens) {
-      if (now >= expiresAt) this.dropToken(tokenDigest);
+      if (expiresAt <= forgetBefore) this.dropToken(tokenDigest);
     }
   }
 

@@ -1,7 +1,6 @@
 // API collections created from an OpenAPI document: one endpoint, and a recipe that serves it, per path
 // and method of the document.
 
-import { parse as parseYaml } from 'yaml';
 import type { JsonObject } from '../../store/resource-store.js';
 import { invalidFields } from '../errors.js';
 import type { Handler } from '../handlers.js';
@@ -17,10 +16,11 @@ interface DocumentOperation {
 }
 
 /** The operations of an OpenAPI document given as JSON or YAML text; 400 naming `openapi_spec.content` when it is none. */
-function operationsOf(content: string, format: string): DocumentOperation[] {
+async function operationsOf(content: string, format: string): Promise<DocumentOperation[]> {
   let document: unknown;
   try {
-    document = format === 'yaml' ? parseYaml(content) : JSON.parse(content);
+    // Loaded on first use: most emulators never read a YAML document, and start-up pays for every import.
+    document = format === 'yaml' ? (await import('yaml')).parse(content) : JSON.parse(content);
   } catch (error) {
     throw invalidFields({ 'openapi_spec.content': `is not ${format.toUpperCase()}: ${(error as Error).message}` });
   }
@@ -53,7 +53,7 @@ export const collectionsHandlers: Record<string, Handler> = {
   'api_collections.create': async (workspace, op, { body }) => {
     const request = body as JsonObject;
     const spec = request.openapi_spec as { content: string; format: string } | undefined;
-    const operations = spec ? operationsOf(spec.content, spec.format) : [];
+    const operations = spec ? await operationsOf(spec.content, spec.format) : [];
     const fields: JsonObject = { name: request.name };
     if (request.project_id !== undefined) fields.project_id = String(request.project_id);
     if (request.proxy_connection_id !== undefined) fields.proxy_connection_id = request.proxy_connection_id;

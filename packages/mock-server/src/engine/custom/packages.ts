@@ -3,7 +3,6 @@
 // asset, `<folder path>/<zip_name>`), and imports that create or update the assets a zip holds. Zips are
 // written and read with fflate; an import checks the whole zip before it changes anything.
 
-import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { InvalidRequest, NotFound } from '../../errors.js';
 import type { JsonObject, StoredItem } from '../../store/resource-store.js';
 import type { Workspace } from '../engine.js';
@@ -297,6 +296,9 @@ interface Entry {
 }
 
 /** A 400 naming the zip entry at fault; nothing has been changed when it is thrown. */
+/** The zip library, loaded on first use: most emulators never see a package, and start-up pays for every import. */
+const fflate = () => import('fflate');
+
 function badEntry(path: string, why: string): InvalidRequest {
   return new InvalidRequest('INVALID_REQUEST', `The package cannot be imported: ${path}: ${why}`, {
     errors: [{ pointer: '/body', message: `${path}: ${why}` }],
@@ -310,7 +312,8 @@ function badEntry(path: string, why: string): InvalidRequest {
  * its folder (`..`), a missing `manifest.json`, a file that is not a JSON object with a `name`, or a
  * name that is not `<name>.<type>.json` with a type the emulator imports is a 400 naming the entry.
  */
-export function readPackage(bytes: Uint8Array): Entry[] {
+export async function readPackage(bytes: Uint8Array): Promise<Entry[]> {
+  const { strFromU8, unzipSync } = await fflate();
   let declared = 0;
   let count = 0;
   let files: Record<string, Uint8Array>;
@@ -603,6 +606,7 @@ export const packagesHandlers: Record<string, Handler> = {
     const { id, value } = await workspace.itemOf(op, params);
     if (value.operation_type !== 'export' || value.status !== 'completed' || !isObject(value.$files))
       throw new NotFound(`package ${id} has no file to download (only a completed export has one)`);
+    const { strToU8, zipSync } = await fflate();
     const modified = new Date(workspace.values.now);
     const entries = Object.fromEntries(
       Object.entries(value.$files).map(([path, content]) => [path, strToU8(`${JSON.stringify(content, null, 2)}\n`)]),
@@ -620,7 +624,7 @@ export const packagesHandlers: Record<string, Handler> = {
     const folderId = String(params.folder_id);
     const target = await workspace.store.get(FOLDER, folderId);
     if (!target) throw notFound(FOLDER, folderId);
-    const entries = readPackage(bytes ?? new Uint8Array());
+    const entries = await readPackage(bytes ?? new Uint8Array());
     const importer = new Importer(workspace, op, target, params.restart_recipes === true);
     await importer.check(entries);
     await importer.apply(entries);

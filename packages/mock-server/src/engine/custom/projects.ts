@@ -99,7 +99,8 @@ export const projectsHandlers: Record<string, Handler> = {
    * the project's id as the folder's `project_id`. An unknown parent is a 422.
    */
   'folders.create': async (workspace, op, { body }) => {
-    const { name, parent_id: parentSent } = body as { name: string; parent_id?: string | number };
+    // The other fields the spec lets a client send are stored as given, as the generic create does.
+    const { name, parent_id: parentSent, ...sent } = body as { name: string; parent_id?: string | number };
     const home = await homeFolder(workspace, op);
     const parent = parentSent === undefined ? home : await workspace.store.get(FOLDER, String(parentSent));
     if (!parent) throw missingReference(op.operation, 'parent_id', FOLDER, parentSent);
@@ -107,12 +108,16 @@ export const projectsHandlers: Record<string, Handler> = {
     if (parent.id !== home.id) {
       const project_id = parent.value.project_id ?? null;
       return {
-        item: await workspace.create(op, { name, parent_id: parentId, is_project: false, project_id }, undefined),
+        item: await workspace.create(
+          op,
+          { ...sent, name, parent_id: parentId, is_project: false, project_id },
+          undefined,
+        ),
       };
     }
     const folder = await workspace.create(
       op,
-      { name, parent_id: parentId, is_project: true, project_id: null },
+      { ...sent, name, parent_id: parentId, is_project: true, project_id: null },
       undefined,
     );
     const project = await workspace.create(
