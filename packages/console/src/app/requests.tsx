@@ -2,6 +2,7 @@
 // client; a row opens the request and the answer as the journal kept them (credentials masked).
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, feedUrl, type JournalEntry, messageOf, must } from './api.js';
+import { frameBatcher } from './batch.js';
 import { curlCommand } from './curl.js';
 import { CodeBlock, JsonBlock, Notice, Problem } from './ui.js';
 
@@ -23,15 +24,19 @@ export function RequestsView() {
 
   useEffect(() => {
     const add = (more: JournalEntry[]) => setEntries((current) => merged(current, more));
+    const live = frameBatcher(add, KEEP);
     const source = new EventSource(feedUrl('/_emulator/requests/stream'));
-    source.addEventListener('request', (event) => add([JSON.parse((event as MessageEvent<string>).data)]));
+    source.addEventListener('request', (event) => live.add(JSON.parse((event as MessageEvent<string>).data)));
     // Listening first, then the list: an entry answered in between comes by one or the other.
     source.onopen = () => {
       setFeed('live');
       newestEntries().then(add, (error: unknown) => setProblem(messageOf(error)));
     };
     source.onerror = () => setFeed('reconnecting');
-    return () => source.close();
+    return () => {
+      source.close();
+      live.cancel();
+    };
   }, []);
 
   const shown = useMemo(() => entries.filter((entry) => matches(entry, filters)), [entries, filters]);

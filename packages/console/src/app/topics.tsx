@@ -2,6 +2,7 @@
 // emulator checks against the topic's schema (its refusal shown at the field).
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, api, feedUrl, messageOf, must, type Topic, type TopicMessage } from './api.js';
+import { frameBatcher } from './batch.js';
 import { type FieldErrors, type FormValues, topicFields, valuesToObject, violationsByField } from './forms.js';
 import { Field, Notice, Problem } from './ui.js';
 
@@ -52,17 +53,24 @@ function TopicDetail({ topic }: { topic: Topic }) {
   const [messages, setMessages] = useState<TopicMessage[]>([]);
   const [feed, setFeed] = useState<'connecting' | 'following' | 'ended'>('connecting');
   useEffect(() => {
+    const live = frameBatcher<TopicMessage>(
+      (more) =>
+        setMessages((current) => {
+          // A reconnection goes on after the last message it had: nothing comes twice, this makes sure.
+          const seen = new Set(current.map((message) => message.message_id));
+          return [...current, ...more.filter((message) => !seen.has(message.message_id))].slice(-TAIL);
+        }),
+      TAIL,
+    );
     const source = new EventSource(feedUrl(`/_emulator/topics/${topic.id}/messages/stream`));
-    source.addEventListener('message', (event) => {
-      const message = JSON.parse((event as MessageEvent<string>).data) as TopicMessage;
-      setMessages((current) =>
-        current.some((seen) => seen.message_id === message.message_id) ? current : [...current, message].slice(-TAIL),
-      );
-    });
+    source.addEventListener('message', (event) => live.add(JSON.parse((event as MessageEvent<string>).data)));
     source.onopen = () => setFeed('following');
     // The browser reconnects by itself; it gives up when the topic is gone (a 404).
     source.onerror = () => setFeed(source.readyState === EventSource.CLOSED ? 'ended' : 'connecting');
-    return () => source.close();
+    return () => {
+      source.close();
+      live.cancel();
+    };
   }, [topic.id]);
 
   return (
