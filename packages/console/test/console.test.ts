@@ -100,7 +100,9 @@ describe.skipIf(noChromium)(
       await page.getByLabel('Client').fill(platform.server.clientId);
       expect(await rows.count()).toBeGreaterThanOrEqual(1);
 
-      await page.getByRole('button', { name: `/api/v1/topics/${topicId}/publish` }).click();
+      // By keyboard: the row's button takes the focus, Enter opens it.
+      await page.getByRole('button', { name: `/api/v1/topics/${topicId}/publish` }).focus();
+      await page.keyboard.press('Enter');
       const detail = page.locator('#request-detail');
       await detail.getByRole('heading', { level: 2 }).waitFor(SETTLED);
       const headers = await detail.getByRole('table', { name: 'Request headers' }).textContent();
@@ -315,6 +317,7 @@ describe.skipIf(noChromium)(
       const dialog = page.getByRole('dialog', { name: 'Reset the emulator?' });
       await dialog.waitFor(SETTLED);
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+      expect(await seriousViolations(page)).toEqual([]);
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached', ...SETTLED });
       const still = (await (await fetch(`${platform.server.url}/_emulator/topics`)).json()) as { topics: unknown[] };
