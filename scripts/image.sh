@@ -4,7 +4,7 @@
 # otherwise (no registry reachable, as on the project's machines and CI) an offline base built from Debian's
 # packages and this checkout's Node (scripts/image/base.sh, cached by tag).
 # Environment: IMAGE_TAG (default platform-api-mock:dev), IMAGE_BASE (a base to use as it is), IMAGE_PREBUILT
-# (set: the emulator and docs are built already).
+# (set: the emulator, docs and console are built already).
 set -eu
 cd "$(dirname "$0")/.."
 # The checkout's Node 24 and turbo also when called outside npm (the bench, the container test).
@@ -32,10 +32,11 @@ if [ -z "$base" ]; then
   fi
 fi
 
-# The emulator and the docs, built. IMAGE_PREBUILT=1 (the container test): the caller's turbo built them
+# The emulator, the docs and the console, built. IMAGE_PREBUILT=1 (the container test): the caller's turbo built them
 # already, and a nested turbo would restore their outputs again while other tasks of that run read them.
 if [ -z "${IMAGE_PREBUILT:-}" ]; then
-  sh scripts/turbo.sh run build --filter=@platform-api/mock-server --filter=@platform-api/docs --output-logs=errors-only
+  sh scripts/turbo.sh run build --filter=@platform-api/mock-server --filter=@platform-api/docs --filter=@platform-api/console \
+    --output-logs=errors-only
 fi
 context=.cache/image-context
 node scripts/image/context.mjs "$context"

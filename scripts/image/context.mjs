@@ -1,5 +1,5 @@
 // Stages the build context of the Containerfile in the directory given: app/ is an installed layout of the
-// emulator (node_modules/@platform-api/{mock-server,spec,docs} with their built files, and the emulator's
+// emulator (node_modules/@platform-api/{mock-server,spec,docs,console} with their built files, and the emulator's
 // production dependencies copied from this checkout's node_modules, so no registry is needed), data/ the
 // empty --data-dir volume. Type declarations, TypeScript sources, source maps, markdown and the dependencies'
 // own test folders are left out: the image only runs (and must stay under 200 MB).
@@ -25,9 +25,14 @@ const out = process.argv[2];
 if (!out) throw new Error('Usage: node scripts/image/context.mjs DIR');
 
 /** The workspace packages the image holds, by folder; each becomes node_modules/NAME in the image. */
-const WORKSPACES = ['packages/mock-server', 'spec', 'packages/docs'];
+const WORKSPACES = ['packages/mock-server', 'spec', 'packages/docs', 'packages/console'];
 /** What each must have built, or the image would not serve it. */
-const BUILT = ['packages/mock-server/dist/cli.js', 'spec/dist/event-streams.yaml', 'packages/docs/dist/index.html'];
+const BUILT = [
+  'packages/mock-server/dist/cli.js',
+  'spec/dist/event-streams.yaml',
+  'packages/docs/dist/index.html',
+  'packages/console/dist/index.html',
+];
 const NOT_RUN_FILE = /\.([cm]?ts|map|md|markdown)$/i;
 const NOT_RUN_DIR = /^(test|tests|__tests__|\.github|benchmark)$/;
 

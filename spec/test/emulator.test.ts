@@ -12,6 +12,7 @@ const bodyOf = (operationId: string) =>
 describe('the emulator API', () => {
   test('describes every /_emulator endpoint, and no other', () => {
     expect(operations(doc).map((o) => `${o.method} ${o.path} ${o.op.operationId}`)).toEqual([
+      'get /_emulator/faults list_faults',
       'post /_emulator/faults add_fault',
       'delete /_emulator/faults clear_faults',
       'get /_emulator/state export_state',
@@ -26,6 +27,14 @@ describe('the emulator API', () => {
       'put /_emulator/clock set_clock',
       'delete /_emulator/clock reset_clock',
       'get /_emulator/spec/{api}.json get_spec',
+      'get /_emulator/topics inspect_topics',
+      'get /_emulator/topics/{topic_id}/messages inspect_messages',
+      'post /_emulator/topics/{topic_id}/messages add_message',
+      'get /_emulator/topics/{topic_id}/messages/stream stream_messages',
+      'get /_emulator/resources list_resource_types',
+      'get /_emulator/resources/{type} list_resources',
+      'post /_emulator/resources/{type} create_resource',
+      'delete /_emulator/resources/{type}/{id} delete_resource',
     ]);
   });
 

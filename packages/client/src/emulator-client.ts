@@ -12,7 +12,8 @@ export type EmulatorClient = Client<paths>;
 
 /**
  * A typed openapi-fetch client of the local emulator's own API (`/_emulator/*`: faults, state, reset,
- * the request journal and its verification, the clock, the served specs). The platform has no such
+ * the request journal and its verification, the clock, the served specs, the topics and their messages,
+ * the management resources; the web console uses nothing else). The platform has no such
  * endpoints: use it against `platform-api-mock` only.
  */
 export function createEmulatorClient(options: EmulatorClientOptions): EmulatorClient {

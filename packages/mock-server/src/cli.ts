@@ -262,6 +262,7 @@ function banner({ url, clientId, clientSecret }: MockServer, flags: StartFlags):
       ? `${dataDir} (durability ${durability})`
       : 'in memory (--data-dir DIR keeps it)';
   return `Platform API emulator listening on ${url}
+  Console         ${url}/_emulator/console/
   Event streams   ${url}/api/v1/topics/{topic_id}/publish | /consume, ${url}/api/v1/batch/topics/{topic_id}/publish
   Token endpoint  ${url}/oauth2/token
   Management API  ${url}/api/...  (${management})

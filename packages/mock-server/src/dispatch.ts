@@ -33,11 +33,11 @@ import {
   SMALL_BODY_LIMIT,
 } from './handlers/handler.js';
 import { BodyReader, type BodyReceiver, discardUnreadBody, isJsonContentType, unreadableJson } from './http/body.js';
-import { serveDocs } from './http/docs.js';
 import { BoundedMemo } from './http/memo.js';
 import type { PrismBackend } from './http/prism.js';
 import { HeldReplies, jsonReply, type Reply } from './http/replies.js';
 import type { RouteMatch, RouteResult, Router } from './http/router.js';
+import { isUnder, type StaticSite, serveHome, serveStatic } from './http/static-files.js';
 import type { ApiName, Operation, SpecName } from './spec/bundles.js';
 import type { RequestValidators } from './spec/validators.js';
 
@@ -53,7 +53,8 @@ export interface DispatcherParts {
   control: ControlPlane;
   /** Where answered requests of the platform's APIs go; off with size 0. */
   journal: Journal;
-  docsDir: string | undefined;
+  /** The rendered docs (/docs/) and the web console (/_emulator/console/). */
+  sites: StaticSite[];
   logger: Logger;
   /** Commits the changes of a turn; its held replies are written once the result settles (see HeldReplies). */
   commit: () => Promise<void> | undefined;
@@ -130,6 +131,15 @@ export class Dispatcher {
       );
       return;
     }
+    const site = this.parts.sites.find((candidate) => isUnder(candidate, pathname));
+    if (site) {
+      serveStatic(site, pathname, res, req).catch((error: unknown) => this.lastResort(error, res));
+      return;
+    }
+    if (pathname === '/' && (method === 'GET' || method === 'HEAD')) {
+      serveHome(res, req);
+      return;
+    }
     const control = this.parts.control.route(method, pathname);
     if (control && 'operation' in control) {
       this.serveControl(req, res, () =>
@@ -137,8 +147,6 @@ export class Dispatcher {
       );
     } else if (control) {
       this.serveControl(req, res, () => errorReply('emulator', new MethodNotAllowed(method, control.allowed)));
-    } else if (pathname === '/docs' || pathname.startsWith('/docs/')) {
-      serveDocs(this.parts.docsDir, pathname, res, req).catch((error: unknown) => this.lastResort(error, res));
     } else {
       const notFound = new NotFound(`No operation at ${pathname}`);
       this.respondOutsideCall(req, res, undefined, errorReply('event-streams', notFound), began);
@@ -177,7 +185,7 @@ export class Dispatcher {
   ): void {
     this.respond(req, res, api ?? 'event-streams', reply);
     if (this.parts.journal.enabled) {
-      this.journal(req, undefined, api, undefined, undefined, reply.status, reply.json, began);
+      this.journal(req, undefined, api, undefined, undefined, reply, began);
     }
   }
 
@@ -188,10 +196,11 @@ export class Dispatcher {
     api: ApiName | undefined,
     body: string | Buffer | undefined,
     key: ApiKey | undefined,
-    status: number,
-    replyJson: string | undefined,
+    /** The answer; its status only when another component wrote it (Prism). */
+    reply: Reply | { status: number },
     began: Arrival,
   ): void {
+    const answer: Partial<Reply> = reply;
     this.parts.journal.record({
       method: req.method ?? 'GET',
       url: req.url ?? '/',
@@ -200,8 +209,9 @@ export class Dispatcher {
       rawHeaders: req.rawHeaders,
       body,
       clientId: key?.client_id,
-      status,
-      replyJson,
+      status: reply.status,
+      replyJson: answer.file ? undefined : answer.json,
+      replyHeaders: answer.file ? { ...answer.headers, 'content-type': answer.file.contentType } : answer.headers,
       receivedAt: began.clock,
       durationMs: performance.now() - began.at,
     });
@@ -259,7 +269,7 @@ export class Dispatcher {
     // its continuation responds.
     if (!reply || reply === PENDING) return;
     this.respond(call.req, call.res, call.operation.api, reply);
-    if (call.began !== NOT_JOURNALED) call.journal(reply.status, reply.file ? undefined : reply.json);
+    if (call.began !== NOT_JOURNALED) call.journal(reply);
   }
 
   private respond(req: IncomingMessage, res: ServerResponse, api: SpecName, reply: Reply): void {
@@ -268,7 +278,7 @@ export class Dispatcher {
     this.replies.respond(res, api, reply);
   }
 
-  /** Past the call's own handling (docs): log, and cut the connection rather than crash. */
+  /** Past the call's own handling (a static file): log, and cut the connection rather than crash. */
   private lastResort(error: unknown, res: ServerResponse): void {
     this.parts.logger.error({ err: error }, 'unhandled request failure');
     res.destroy();
@@ -318,10 +328,10 @@ class Call implements AnyHandlerRequest, BodyReceiver {
   }
 
   /** Records the answered call in the journal. */
-  journal(status: number, replyJson: string | undefined): void {
+  journal(reply: Reply | { status: number }): void {
     const { operation } = this;
     const body = this.bodyText ?? this.body;
-    this.dispatcher.journal(this.req, operation, operation.api, body, this.key, status, replyJson, this.began);
+    this.dispatcher.journal(this.req, operation, operation.api, body, this.key, reply, this.began);
   }
 
   get headers() {
@@ -478,6 +488,6 @@ async function toPrism(call: Call): Promise<undefined> {
     await prism.forward(req, res, body);
   }
   // Prism wrote the answer: its status is journaled, not its body.
-  if (call.began !== NOT_JOURNALED) call.journal(res.statusCode, undefined);
+  if (call.began !== NOT_JOURNALED) call.journal({ status: res.statusCode });
   return undefined;
 }

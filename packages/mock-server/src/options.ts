@@ -37,6 +37,8 @@ export interface MockServerOptions {
   logLevel?: LogLevel;
   /** Folder of the rendered docs served under /docs/; default the built @platform-api/docs package. */
   docsDir?: string;
+  /** Folder of the built web console served under /_emulator/console/; default the built @platform-api/console package. */
+  consoleDir?: string;
   /**
    * Folder of the bundled specs (`event-streams.json`, `auth.json`, `management.json`) to serve; default the
    * installed @platform-api/spec. The spec author's live loop (`npm run dev`) serves the bundles it just made.

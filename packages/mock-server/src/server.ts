@@ -1,6 +1,6 @@
 // startMockServer: one node:http server for the event-streams API, the token endpoint, the stateful
 // management operations (hand-written, and the resource engine's; Prism's examples in --mode prism),
-// and the docs. It composes the layers: the specs, the storage (memory
+// the emulator API, the docs and the web console. It composes the layers: the specs, the storage (memory
 // or a data dir), the domain state, the handlers, the resource engine, and the dispatcher that runs
 // requests. With Redis, several emulators share one state: each follows the changes the others announce.
 import { createServer } from 'node:http';
@@ -23,9 +23,9 @@ import { resourceSection, WorkspaceState } from './engine/state.js';
 import { EMITTED_ERROR_CODES } from './errors.js';
 import type { Handlers } from './handlers/handler.js';
 import { createHandlers } from './handlers/index.js';
-import { findDocsDir } from './http/docs.js';
 import { PrismBackend } from './http/prism.js';
 import { Router } from './http/router.js';
+import { consoleSite, docsSite } from './http/static-files.js';
 import { answerUnparsable } from './http/unparsable.js';
 import {
   DEFAULT_JOURNAL_SIZE,
@@ -119,17 +119,18 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     engine: options.mode === 'prism' ? undefined : engine,
     control: new ControlPlane(
       controlEndpoints({
-        faults: state.faults,
+        state,
+        engine,
+        management: specs.documents.management,
         workspace,
         journal,
         clock: controlledClock,
-        catchUp,
         specDir: options.specDir,
       }),
       options.specDir,
     ),
     journal,
-    docsDir: findDocsDir(options.docsDir),
+    sites: [docsSite(options.docsDir), consoleSite(options.consoleDir)],
     logger,
     commit: storage.commit,
   });

@@ -297,7 +297,7 @@ describe('routes outside the specs', () => {
     ]);
     assertSchema('auth', 'OAuthError', tokenEndpoint.body);
     const faults = await fetch(`${server.url}/_emulator/faults`, { method: 'PUT' });
-    expect([faults.status, faults.headers.get('allow')]).toEqual([405, 'POST, DELETE']);
+    expect([faults.status, faults.headers.get('allow')]).toEqual([405, 'GET, HEAD, POST, DELETE']);
     const docs = await fetch(`${server.url}/docs/`, { method: 'POST' });
     expect([docs.status, docs.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
   });

@@ -56,6 +56,12 @@ describe.skipIf('missing' in engine)('PlatformEmulatorContainer', () => {
     expect(consumed).toEqual(published);
   });
 
+  it('serves the web console and the docs from the image', async () => {
+    for (const path of ['/_emulator/console/', '/_emulator/console/console.js', '/docs/']) {
+      expect((await fetch(`${emulator.getUrl()}${path}`)).status, path).toBe(200);
+    }
+  });
+
   it('passes platform-api-mock flags to the emulator', async () => {
     const events = emulator.createEventStreamsClient();
     const management = emulator.createManagementClient({ throwOnError: true });

@@ -11,7 +11,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the pending faults
+         * @description The faults armed and not yet used up, in the order they will be served: per operation, and the
+         *     batch publish faults.
+         */
+        get: operations["list_faults"];
         put?: never;
         /**
          * Fail the next requests to an operation
@@ -215,10 +220,194 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_emulator/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the topics
+         * @description The event-streams topics of the emulator, in id order, with their message schemas; no token
+         *     needed and nothing journaled (the management API's `list_topics` is the platform's view).
+         */
+        get: operations["inspect_topics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/topics/{topic_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The topic's id. */
+                topic_id: components["parameters"]["TopicId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a topic's messages
+         * @description The last `limit` retained messages of the topic, oldest first.
+         */
+        get: operations["inspect_messages"];
+        put?: never;
+        /**
+         * Publish a message
+         * @description Publishes the body to the topic as `publish_message` would, checked against the topic's schema
+         *     (a mismatch is a 400 naming the field by JSON pointer), without a token and without a journal
+         *     entry. Consumers waiting on the topic get it at once. Like every body of this API but the state
+         *     document, at most 64 KiB.
+         */
+        post: operations["add_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/topics/{topic_id}/messages/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The topic's id. */
+                topic_id: components["parameters"]["TopicId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Follow a topic's messages live
+         * @description Server-Sent Events: an `event: message` per message with the message as its `data` (JSON),
+         *     first the retained messages after `after` (or after the `Last-Event-ID` a reconnecting client
+         *     sends; all of them without either), then each new one as it is stored, until the client
+         *     disconnects or the topic is deleted. A comment line every 15 seconds keeps the connection open
+         *     through proxies.
+         */
+        get: operations["stream_messages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the resource families
+         * @description Every management resource type the spec annotates with `x-resource` (the resource engine's),
+         *     with its item count and, when the spec has one the emulator can serve from here, its create
+         *     form (the top-level fields of the create operation's body) and its delete operation.
+         */
+        get: operations["list_resource_types"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/resources/{type}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource type, as `x-resource` names it (e.g. `folder`). */
+                type: components["parameters"]["ResourceType"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a type's items
+         * @description Every item of the type, in the store's order (sub-collections across their parents).
+         */
+        get: operations["list_resources"];
+        put?: never;
+        /**
+         * Create an item
+         * @description Runs the type's create operation of the management API with this body (its fields, checked
+         *     against that operation's schema and references), as a request with every right would, without a
+         *     token and without a journal entry. A sub-collection's item names its parent in `parent`.
+         */
+        post: operations["create_resource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/resources/{type}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource type, as `x-resource` names it (e.g. `folder`). */
+                type: components["parameters"]["ResourceType"];
+                /** @description The item's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an item
+         * @description Runs the type's delete operation of the management API on the item, with what it deletes along
+         *     (sub-collections, dependents), without a token and without a journal entry.
+         */
+        delete: operations["delete_resource"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        FaultList: {
+            /** @description Operation faults, by operation in the order they were armed. */
+            faults: {
+                /** @description The operationId it fails. */
+                operation: string;
+                status: number;
+                code?: string;
+                retry_after?: number;
+                /** @description How many more requests it fails. */
+                times: number;
+            }[];
+            /** @description Batch publish faults, in the order they will be served. */
+            batch_faults: {
+                batch_fail_positions: number[];
+                omit: boolean;
+                times: number;
+            }[];
+        };
+        /** @description Why the emulator refused the request. */
+        EmulatorError: {
+            /** @description What was wrong, in a sentence. */
+            message: string;
+            /** @description For a request that breaks its schema, each violation by JSON pointer. */
+            errors?: {
+                /** @description JSON pointer into the body or the parameters, e.g. `/count/min`. */
+                pointer: string;
+                message: string;
+            }[];
+        };
         /**
          * @description Either the next `times` requests to `operation` fail with `status` (and `code`, `retry_after`), or
          *     the next batch publishes fail at `batch_fail_positions`.
@@ -238,17 +427,6 @@ export interface components {
             batch_fail_positions?: number[];
             /** @description With batch_fail_positions, leave the failed positions out of the answer instead of answering them with an error. */
             omit?: boolean;
-        };
-        /** @description Why the emulator refused the request. */
-        EmulatorError: {
-            /** @description What was wrong, in a sentence. */
-            message: string;
-            /** @description For a request that breaks its schema, each violation by JSON pointer. */
-            errors?: {
-                /** @description JSON pointer into the body or the parameters, e.g. `/count/min`. */
-                pointer: string;
-                message: string;
-            }[];
         };
         /**
          * @description The emulator's state as one document (see the emulator's README): the engine's resources, the
@@ -307,6 +485,14 @@ export interface components {
             };
             response: {
                 status: number;
+                /**
+                 * @description Header names in lower case: the content type of a body, and the headers the answer carried
+                 *     (`retry-after`, `allow`, `location`, ...); empty for an answer the emulator passed on from
+                 *     Prism (`--mode prism`).
+                 */
+                headers: {
+                    [key: string]: string;
+                };
                 /** @description The answered body, as for the request. */
                 body: unknown;
             };
@@ -384,6 +570,99 @@ export interface components {
             advance_seconds?: number;
             frozen?: boolean;
         };
+        TopicList: {
+            /** @description Every topic, in id order. */
+            topics: {
+                id: number;
+                name: string;
+                description: string | null;
+                /** @description The message schema, as the management API's `TopicSchemaField` list. */
+                schema: {
+                    name: string;
+                    /** @enum {string} */
+                    type: "string" | "integer" | "number" | "boolean" | "date" | "date_time" | "object" | "array";
+                    optional?: boolean;
+                    /** @description The fields of an `object` field (or of an array's `object` items), as these. */
+                    properties?: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description For `array` fields, the type of the elements. */
+                    of?: string;
+                }[];
+                /** @description Seconds a message is kept. */
+                retention: number;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+            }[];
+        };
+        /** @description One stored message of a topic, as `consume_messages` answers it. */
+        TopicMessage: {
+            message_id: string;
+            /**
+             * Format: date-time
+             * @description When it was stored, on the emulator's clock.
+             */
+            time: string;
+            /** @description The message as published. */
+            payload: {
+                [key: string]: unknown;
+            };
+        };
+        MessageList: {
+            /** @description Oldest first. */
+            messages: components["schemas"]["TopicMessage"][];
+        };
+        PublishedMessage: {
+            /** @description The stored message's id. */
+            message_id: string;
+        };
+        /** @description A top-level field of a create operation's body, as a form shows it. */
+        FormField: {
+            name: string;
+            /**
+             * @description `object` and `array` fields are entered as JSON.
+             * @enum {string}
+             */
+            type: "string" | "integer" | "number" | "boolean" | "object" | "array";
+            required: boolean;
+            description?: string;
+            /** @description The values it may take. */
+            enum?: unknown[];
+        };
+        ResourceTypeList: {
+            types: {
+                /** @description The `x-resource` type. */
+                name: string;
+                id_field: string;
+                /** @description The parent type of a sub-collection. */
+                parent: string | null;
+                singleton: boolean;
+                count: number;
+                /** @description The create operation and the fields of its body; null when there is none to run from here. */
+                create: null | {
+                    operation: string;
+                    fields: components["schemas"]["FormField"][];
+                };
+                /** @description The delete operation; null when there is none to run from here. */
+                delete: string | null;
+            }[];
+        };
+        ResourceItem: {
+            id: string;
+            /** @description The parent item's id, for a sub-collection's item. */
+            parent: string | null;
+            /** @description Its `name` (or `title`) field, when it has one. */
+            name: string | null;
+            /** @description The item as the management API answers it. */
+            value: {
+                [key: string]: unknown;
+            };
+        };
+        ResourceList: {
+            items: components["schemas"]["ResourceItem"][];
+        };
     };
     responses: {
         /** @description The request breaks its schema or a rule of the operation. */
@@ -421,13 +700,63 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description The topic's id. */
+        TopicId: number;
+        /** @description The resource type, as `x-resource` names it (e.g. `folder`). */
+        ResourceType: string;
+        /** @description For a sub-collection's item, its parent's id. */
+        ResourceParent: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    list_faults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending faults. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "faults": [
+                     *         {
+                     *           "operation": "publish_message",
+                     *           "status": 503,
+                     *           "retry_after": 1,
+                     *           "times": 2
+                     *         }
+                     *       ],
+                     *       "batch_faults": [
+                     *         {
+                     *           "batch_fail_positions": [
+                     *             0,
+                     *             2
+                     *           ],
+                     *           "omit": false,
+                     *           "times": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FaultList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
     add_fault: {
         parameters: {
             query?: never;
@@ -796,6 +1125,255 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    inspect_topics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The topics. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopicList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    inspect_messages: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The topic's id. */
+                topic_id: components["parameters"]["TopicId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    add_message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The topic's id. */
+                topic_id: components["parameters"]["TopicId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "order_id": "A-1"
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The message is stored. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublishedMessage"];
+                };
+            };
+            /** @description The body is not an object, or does not match the topic's schema. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "order_id: must be a string",
+                     *       "errors": [
+                     *         {
+                     *           "pointer": "/order_id",
+                     *           "message": "must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmulatorError"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+        };
+    };
+    stream_messages: {
+        parameters: {
+            query?: {
+                /** @description A message id; only the messages after it. */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The topic's id. */
+                topic_id: components["parameters"]["TopicId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example event: message
+                     *     id: 1
+                     *     data: {"message_id":"1","time":"2030-01-01T00:00:00.000Z","payload":{"order_id":"A-1"}}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    list_resource_types: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resource types, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceTypeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    list_resources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource type, as `x-resource` names it (e.g. `folder`). */
+                type: components["parameters"]["ResourceType"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The items. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    create_resource: {
+        parameters: {
+            query?: {
+                /** @description For a sub-collection's item, its parent's id. */
+                parent?: components["parameters"]["ResourceParent"];
+            };
+            header?: never;
+            path: {
+                /** @description The resource type, as `x-resource` names it (e.g. `folder`). */
+                type: components["parameters"]["ResourceType"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Sales"
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The created item. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceItem"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    delete_resource: {
+        parameters: {
+            query?: {
+                /** @description For a sub-collection's item, its parent's id. */
+                parent?: components["parameters"]["ResourceParent"];
+            };
+            header?: never;
+            path: {
+                /** @description The resource type, as `x-resource` names it (e.g. `folder`). */
+                type: components["parameters"]["ResourceType"];
+                /** @description The item's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item is gone. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];

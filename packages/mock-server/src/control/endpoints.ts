@@ -2,47 +2,56 @@
 
 import { readFile } from 'node:fs/promises';
 import type { Clock } from '../domain/clock.js';
-import type { Faults } from '../domain/faults.js';
+import type { EmulatorState } from '../domain/state.js';
+import type { ResourceEngine } from '../engine/engine.js';
 import type { WorkspaceState } from '../engine/state.js';
 import { NotFound } from '../errors.js';
 import type { Reply } from '../http/replies.js';
-import { type SpecName, specFilePath } from '../spec/bundles.js';
+import { type OpenApiDocument, type SpecName, specFilePath } from '../spec/bundles.js';
 import { clockEndpoints } from './clock.js';
 import type { ControlHandlers } from './control-plane.js';
 import { faultEndpoints } from './faults.js';
 import type { Journal } from './journal.js';
 import { NO_CONTENT } from './replies.js';
 import { requestEndpoints } from './requests.js';
+import { resourceEndpoints } from './resources.js';
 import { stateEndpoints } from './state.js';
+import { topicEndpoints } from './topics.js';
 
 export interface ControlParts {
-  faults: Faults;
+  /** The domain: faults, topics and their messages, limits. */
+  state: EmulatorState;
+  engine: ResourceEngine;
+  /** The management spec the engine serves, whose create bodies are the resources' forms. */
+  management: OpenApiDocument;
   workspace: WorkspaceState;
   journal: Journal;
   clock: Clock;
-  catchUp: (() => Promise<void>) | undefined;
   /** The folder the bundles were loaded from (`--spec-dir`); default the installed @platform-api/spec. */
   specDir: string | undefined;
 }
 
 export function controlEndpoints({
-  faults,
+  state,
+  engine,
+  management,
   workspace,
   journal,
   clock,
-  catchUp,
   specDir,
 }: ControlParts): ControlHandlers {
   const specs = new Map<SpecName, Promise<Reply>>();
   return {
-    ...faultEndpoints(faults),
+    ...faultEndpoints(state.faults),
+    ...topicEndpoints(state),
+    ...resourceEndpoints(engine, management),
     ...stateEndpoints(workspace),
     async reset() {
       await workspace.reset();
       return NO_CONTENT;
     },
     ...requestEndpoints(journal),
-    ...clockEndpoints(clock, catchUp),
+    ...clockEndpoints(clock, state.catchUp),
     get_spec({ params }) {
       const api = params.api as SpecName;
       // The bundle the emulator loaded, as the file it read; read once, on first request.

@@ -6,6 +6,7 @@
 // collector at every collection, and a journal keeps every request: a request is kept as UTF-8 bytes in
 // large off-heap chunks and a few numbers in typed columns, nothing per request on the heap.
 import type { components } from '../generated/emulator.js';
+import { CONTENT_TYPES } from '../http/replies.js';
 import { DEFAULT_JOURNAL_SIZE } from '../options.js';
 import type { ApiName } from '../spec/bundles.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
@@ -28,6 +29,8 @@ export interface AnsweredRequest {
   status: number;
   /** The answered body as JSON text ('' for none); undefined when another component wrote it (Prism). */
   replyJson: string | undefined;
+  /** The reply's own headers (Retry-After, Allow, ...; a file's content type); a JSON reply's content type follows from its API. */
+  replyHeaders?: Readonly<Record<string, string>>;
   /** When it arrived, on the emulator's clock (frozen or moved as the test set it), and how long it took. */
   receivedAt: number;
   durationMs: number;
@@ -48,9 +51,10 @@ export interface JournalFilter {
 }
 
 /**
- * Separates the strings of a kept request: its method, target, operationId, API, client ID and raw
- * headers, then its body and reply, which are told apart by the body's length. Node's parser refuses
- * a NUL in a request target or a header, so none of those holds one; a body may, and is not split.
+ * Separates the strings of a kept request: its method, target, operationId, API, client ID, raw
+ * headers and the reply's headers, then its body and reply, which are told apart by the body's length.
+ * Node's parser refuses a NUL in a request target or a header, so none of those holds one; a body
+ * may, and is not split.
  */
 const SEPARATOR = '\u0000';
 const FIXED_FIELDS = 5;
@@ -72,6 +76,8 @@ interface Unpacked {
   api: string;
   clientId: string;
   rawHeaders: string[];
+  /** Names and values. */
+  replyHeaders: string[];
   body: string;
   reply: string | undefined;
 }
@@ -84,6 +90,7 @@ export class Journal {
   private readonly offsets: Int32Array;
   private readonly byteLengths: Int32Array;
   private readonly headerCounts: Int32Array;
+  private readonly replyHeaderCounts: Int32Array;
   private readonly bodyLengths: Int32Array;
   /** -1: no reply body was seen (Prism wrote it). */
   private readonly replyLengths: Int32Array;
@@ -105,6 +112,7 @@ export class Journal {
     this.offsets = new Int32Array(size);
     this.byteLengths = new Int32Array(size);
     this.headerCounts = new Int32Array(size);
+    this.replyHeaderCounts = new Int32Array(size);
     this.bodyLengths = new Int32Array(size);
     this.replyLengths = new Int32Array(size);
     this.statuses = new Int32Array(size);
@@ -130,9 +138,15 @@ export class Journal {
       answered.clientId ?? '',
     ];
     for (const field of answered.rawHeaders) fields.push(field);
+    let replyHeaderCount = 0;
+    if (answered.replyHeaders) {
+      for (const [name, value] of Object.entries(answered.replyHeaders)) fields.push(name, value);
+      replyHeaderCount = fields.length - FIXED_FIELDS - answered.rawHeaders.length;
+    }
     fields.push(reply === undefined ? body : body + reply);
     this.write(id, slot, fields.join(SEPARATOR));
     this.headerCounts[slot] = answered.rawHeaders.length;
+    this.replyHeaderCounts[slot] = replyHeaderCount;
     this.bodyLengths[slot] = body.length;
     this.replyLengths[slot] = reply === undefined ? -1 : reply.length;
     this.statuses[slot] = answered.status;
@@ -220,7 +234,8 @@ export class Journal {
       this.chunkOf[slot]?.bytes.toString('utf8', offset, offset + (this.byteLengths[slot] as number)) ?? '';
     const strings: string[] = [];
     let at = 0;
-    for (let i = 0; i < FIXED_FIELDS + (this.headerCounts[slot] as number); i++) {
+    const headerCount = this.headerCounts[slot] as number;
+    for (let i = 0; i < FIXED_FIELDS + headerCount + (this.replyHeaderCounts[slot] as number); i++) {
       const end = packed.indexOf(SEPARATOR, at);
       strings.push(packed.slice(at, end));
       at = end + 1;
@@ -228,14 +243,15 @@ export class Journal {
     const rest = packed.slice(at);
     const bodyLength = this.bodyLengths[slot] as number;
     const replyLength = this.replyLengths[slot] as number;
-    const [method = '', url = '', operationId = '', api = '', clientId = '', ...rawHeaders] = strings;
+    const [method = '', url = '', operationId = '', api = '', clientId = '', ...headers] = strings;
     return {
       method,
       url,
       operationId,
       api,
       clientId,
-      rawHeaders,
+      rawHeaders: headers.slice(0, headerCount),
+      replyHeaders: headers.slice(headerCount),
       body: rest.slice(0, bodyLength),
       reply: replyLength < 0 ? undefined : rest.slice(bodyLength),
     };
@@ -295,10 +311,22 @@ function buildEntry(
     request: { headers: maskedHeaders(headers), body: masked(requestBody) },
     response: {
       status,
+      headers: maskedHeaders(responseHeaders(kept)),
       body: kept.reply === undefined ? null : masked(bodyValue(kept.reply, 'application/json')),
     },
     duration_ms: Math.round(durationMs * 1000) / 1000,
   };
+}
+
+/** The answer's headers: a JSON body's content type (its API's), then the reply's own. */
+function responseHeaders(kept: Unpacked): Record<string, string> {
+  // An answer outside any API (an unknown path) is in the event-streams shape.
+  const contentType = kept.reply ? CONTENT_TYPES[(kept.api || 'event-streams') as ApiName] : undefined;
+  const headers: Record<string, string> = contentType ? { 'content-type': contentType } : {};
+  for (let i = 0; i + 1 < kept.replyHeaders.length; i += 2) {
+    headers[(kept.replyHeaders[i] as string).toLowerCase()] = kept.replyHeaders[i + 1] as string;
+  }
+  return headers;
 }
 
 /** A token request is authenticated by the credentials it carries: its client ID is the entry's. */

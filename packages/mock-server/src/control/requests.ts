@@ -3,12 +3,10 @@
 import { NotFound } from '../errors.js';
 import { jsonReply } from '../http/replies.js';
 import type { ControlHandler, EmulatorSchemas } from './control-plane.js';
+import { openEventStream } from './event-stream.js';
 import type { Journal, JournalFilter } from './journal.js';
 import { NO_CONTENT } from './replies.js';
 import { verify } from './verify.js';
-
-/** A comment line this often keeps an idle stream open through proxies and client timeouts. */
-const KEEP_ALIVE_MS = 15_000;
 
 type Handlers = Record<
   'list_requests' | 'get_request' | 'clear_requests' | 'verify_requests' | 'stream_requests',
@@ -38,23 +36,11 @@ export function requestEndpoints(journal: Journal): Handlers {
       return outcome.holds ? jsonReply(200, outcome.result) : jsonReply(409, outcome.failure);
     },
     stream_requests({ req, res }) {
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store',
-        connection: 'keep-alive',
-      });
-      // The headers now, so a client knows it is listening before the first request is answered.
-      res.write(': listening\n\n');
+      const gone = openEventStream(req, res);
       const unsubscribe = journal.subscribe((entry) => {
         res.write(`event: request\nid: ${entry.id}\ndata: ${JSON.stringify(entry)}\n\n`);
       });
-      const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
-      const stop = () => {
-        unsubscribe();
-        clearInterval(keepAlive);
-      };
-      req.once('close', stop);
-      res.once('close', stop);
+      gone.addEventListener('abort', unsubscribe, { once: true });
       return undefined;
     },
   };

@@ -62,6 +62,19 @@ export class Faults {
     });
   }
 
+  /** The faults not yet used up, in the order they will be served, with the uses each has left. */
+  pending(): {
+    operations: { operationId: string; fault: FaultSpec; times: number }[];
+    batches: { fault: BatchFault; times: number }[];
+  } {
+    return {
+      operations: [...this.byOperation].flatMap(([operationId, queue]) =>
+        queue.map(({ value, times }) => ({ operationId, fault: { ...value }, times })),
+      ),
+      batches: this.batches.map(({ value, times }) => ({ fault: value, times })),
+    };
+  }
+
   clear(): void {
     this.byOperation.clear();
     this.batches.length = 0;

@@ -56,6 +56,8 @@ export interface ResourceEngine {
    */
   handle(operationId: string, request: EngineRequest): Promise<EngineAnswer>;
   readonly operationIds: readonly string[];
+  /** The operations it serves, as the vocabulary reads them (the emulator API runs creates and deletes by type). */
+  readonly operations: readonly EngineOperation[];
   readonly store: ResourceStore;
   readonly types: ReadonlyMap<string, ResourceType>;
   /** A complete item of the type from the given fields (defaults, timestamps, its parent's id), as a create makes it. */
@@ -139,6 +141,10 @@ class Engine implements ResourceEngine {
 
   get operationIds(): string[] {
     return [...this.served.keys()];
+  }
+
+  get operations(): EngineOperation[] {
+    return [...this.served.values()].map((served) => served.op);
   }
 
   handles(operationId: string): boolean {

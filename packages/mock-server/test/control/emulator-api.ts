@@ -19,7 +19,7 @@ type Responses<Id extends EmulatorOperationId> = operations[Id]['responses'];
 type JsonOf<Response> = Response extends { content: { 'application/json': infer Body } } ? Body : undefined;
 /** The body the spec declares for the endpoint's 2xx answer. */
 export type SuccessOf<Id extends EmulatorOperationId> = {
-  [Status in keyof Responses<Id>]: Status extends 200 | 204 ? JsonOf<Responses<Id>[Status]> : never;
+  [Status in keyof Responses<Id>]: Status extends 200 | 201 | 204 ? JsonOf<Responses<Id>[Status]> : never;
 }[keyof Responses<Id>];
 
 /** An EmulatorError answer's body (the call has checked it against the spec). */

@@ -253,6 +253,10 @@ describe('the emulator API', () => {
       ['GET', '/_emulator/requests?limit=abc&status=x&after=-1'],
       ['GET', '/_emulator/requests/abc'],
       ['GET', '/_emulator/spec/..%2Fpackage.json'],
+      ['POST', '/_emulator/topics/1/messages'],
+      ['GET', '/_emulator/topics/0/messages?limit=0'],
+      ['POST', '/_emulator/resources/folder'],
+      ['DELETE', '/_emulator/resources/folder/1?parent=x'],
     ];
     for (const [method, path] of targets) {
       for (const { body, type } of bad) {

@@ -1,0 +1,44 @@
+// The console's only way to the emulator: the typed client of the emulator API (/_emulator/*), on the
+// page's own origin. Nothing here talks to the platform's APIs, so the console leaves no journal entry.
+import { createEmulatorClient, type EmulatorApi } from '@platform-api/client';
+
+export type Schemas = EmulatorApi.components['schemas'];
+export type JournalEntry = Schemas['JournalEntry'];
+export type Topic = Schemas['TopicList']['topics'][number];
+export type TopicMessage = Schemas['TopicMessage'];
+export type ResourceType = Schemas['ResourceTypeList']['types'][number];
+export type ResourceItem = Schemas['ResourceItem'];
+export type FormField = Schemas['FormField'];
+export type FaultRequest = Schemas['FaultRequest'];
+export type Violation = NonNullable<Schemas['EmulatorError']['errors']>[number];
+
+export const api = createEmulatorClient({ baseUrl: location.origin });
+
+/** A refusal of the emulator API: its message, and the violations by JSON pointer. */
+export class ApiFailure extends Error {
+  constructor(
+    message: string,
+    readonly violations: Violation[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** The data of a call's success; its EmulatorError (or the status, for another body) as an ApiFailure. */
+export async function must<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  if (response.ok) return data as T;
+  const refusal = error as Partial<Schemas['EmulatorError']> | undefined;
+  throw new ApiFailure(refusal?.message ?? `${response.status} ${response.statusText}`, refusal?.errors ?? []);
+}
+
+/** Where a Server-Sent Events feed of the emulator API is, with its query. */
+export function feedUrl(path: string, query: Record<string, string | undefined> = {}): string {
+  const url = new URL(path, location.origin);
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, value);
+  return url.href;
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

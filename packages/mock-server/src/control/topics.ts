@@ -1,0 +1,124 @@
+// The event-streams topics over the emulator API: GET /_emulator/topics, the messages of a topic
+// (listed, published, and followed live as Server-Sent Events). They read and write the domain's
+// topics and message store directly: no token, and nothing in the request journal, which keeps the
+// platform's requests only.
+import type { EmulatorState } from '../domain/state.js';
+import type { TopicEntry } from '../domain/topics.js';
+import { InvalidRequest } from '../errors.js';
+import { jsonReply } from '../http/replies.js';
+import { IsoTimeFormatter } from '../spec/date-time.js';
+import type { StoredMessage } from '../store/message-store.js';
+import type { ControlHandler } from './control-plane.js';
+import { openEventStream } from './event-stream.js';
+
+/** Messages read per store call while a stream catches up. */
+const STREAM_PAGE = 500;
+
+type Handlers = Record<'inspect_topics' | 'inspect_messages' | 'add_message' | 'stream_messages', ControlHandler>;
+
+export function topicEndpoints(state: EmulatorState): Handlers {
+  const { topics, store } = state;
+  const times = new IsoTimeFormatter();
+  /** Built as text, like consume's answer: payloads are stored as JSON text and go out unchanged. */
+  const messageJson = (m: StoredMessage) =>
+    `{"message_id":"${m.id}","time":"${times.format(m.time)}","payload":${m.payload}}`;
+  return {
+    async inspect_topics() {
+      await state.catchUp?.();
+      return jsonReply(200, { topics: topics.list().sort((a, b) => a.id - b.id) });
+    },
+    async inspect_messages({ params }) {
+      await state.catchUp?.();
+      const entry = topics.require(params.topic_id as number);
+      const { messages } = await store.readOldest(entry.topic.id, Number.MAX_SAFE_INTEGER);
+      const last = messages.slice(-((params.limit as number | undefined) ?? 100));
+      return { status: 200, json: `{"messages":[${last.map(messageJson).join(',')}]}` };
+    },
+    async add_message(request) {
+      await state.catchUp?.();
+      const entry = topics.require(request.params.topic_id as number);
+      const message = await request.json<object>();
+      const text = JSON.stringify(message);
+      const size = Buffer.byteLength(text);
+      if (size > state.limits.maxMessageBytes) {
+        throw new InvalidRequest('INVALID_REQUEST', `The message is larger than ${state.limits.maxMessageBytes} bytes`);
+      }
+      const mismatch = entry.validate(message);
+      if (mismatch) {
+        throw new InvalidRequest('SCHEMA_MISMATCH', `${mismatch.field}: ${mismatch.message}`, {
+          errors: [{ pointer: pointerOf(mismatch.field), message: mismatch.message }],
+        });
+      }
+      const messageId = await store.append(entry.topic.id, text);
+      topics.wake(entry);
+      return jsonReply(201, { message_id: messageId });
+    },
+    async stream_messages({ req, res, params }) {
+      await state.catchUp?.();
+      const entry = topics.require(params.topic_id as number);
+      const gone = openEventStream(req, res);
+      // A browser's EventSource reconnects with the last id it had: it goes on from there.
+      const lastEventId = req.headers['last-event-id'];
+      const after = (params.after as string | undefined) ?? (typeof lastEventId === 'string' ? lastEventId : undefined);
+      follow(state, entry, after, gone, (m) =>
+        res.write(`event: message\nid: ${m.id}\ndata: ${messageJson(m)}\n\n`),
+      ).then(
+        () => res.end(),
+        (error: unknown) => res.destroy(error as Error),
+      );
+      return undefined;
+    },
+  };
+}
+
+/** `items[2].sku` as the JSON pointer `/items/2/sku`. */
+function pointerOf(field: string): string {
+  return `/${field
+    .replace(/\[(\d+)\]/g, '.$1')
+    .split('.')
+    .join('/')}`;
+}
+
+/**
+ * Sends the retained messages after `after` (from the oldest without it), then each new one as the
+ * topic's consumers are woken for it, until the client goes or the topic is deleted.
+ */
+async function follow(
+  state: EmulatorState,
+  entry: TopicEntry,
+  after: string | undefined,
+  gone: AbortSignal,
+  send: (message: StoredMessage) => void,
+): Promise<void> {
+  const { topics, store } = state;
+  const topicId = entry.topic.id;
+  let last = after;
+  while (!gone.aborted && topics.get(topicId) === entry) {
+    // As a waiting consumer does: with a shared store, the others' appends wake it from here on.
+    await topics.watch(entry);
+    const wakes = entry.wakes;
+    // A last message that retention dropped meanwhile: every retained one is newer.
+    const read =
+      (last === undefined ? undefined : await store.readAfter(topicId, last, STREAM_PAGE)) ??
+      (await store.readOldest(topicId, STREAM_PAGE));
+    for (const message of read.messages) {
+      send(message);
+      last = message.id;
+    }
+    if (!read.hasMore) await nextWake(entry, wakes, gone);
+  }
+}
+
+/** Resolves on the topic's next wake-up (at once if one came since `wakesBefore`), or when the client goes. */
+function nextWake(entry: TopicEntry, wakesBefore: number, gone: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (entry.wakes !== wakesBefore || gone.aborted) return resolve();
+    const woken = () => {
+      entry.waiters.delete(woken);
+      gone.removeEventListener('abort', woken);
+      resolve();
+    };
+    entry.waiters.add(woken);
+    gone.addEventListener('abort', woken, { once: true });
+  });
+}
