@@ -6,7 +6,7 @@
 // the Node 24 it installs), and would warn twice per package for a requirement that does not apply
 // there. `npm test` runs the consumer test, which packs too, after the packages' `lint:package`
 // (turbo.json), so two packs of one package never overlap.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 export const PUBLISHED_ENGINES = { node: '>=22.13' };
@@ -20,5 +20,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
   if (action === 'add') manifest.engines = PUBLISHED_ENGINES;
   else delete manifest.engines;
-  writeFileSync('package.json', `${JSON.stringify(manifest, null, 2)}\n`);
+  // Replaced in one step: suites running meanwhile resolve the package through this file, and a file
+  // rewritten in place can be read empty.
+  writeFileSync('package.json.packing', `${JSON.stringify(manifest, null, 2)}\n`);
+  renameSync('package.json.packing', 'package.json');
 }
