@@ -39,7 +39,7 @@ function check(current: string, ...flags: string[]): Promise<{ code: number; out
 // Renaming a required response property breaks every client that reads it.
 const renamed = released.replace(/^( +)has_more:/gm, '$1more_available:');
 
-describe('check-breaking', { timeout: 60_000 }, () => {
+describe('check-breaking', { timeout: 180_000 }, () => {
   test('an unchanged spec passes', async () => {
     const { code, output } = await check(released);
     expect(output).toContain('event-streams: no breaking change since the last release.');
