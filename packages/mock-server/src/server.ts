@@ -88,7 +88,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const engine = createResourceEngine(specs, {
     clock,
     random: options.random,
-    ajv: { params: paramsAjv, body: bodyAjv },
+    ajv: bodyAjv,
     store: scopedResources(resources, 'management:'),
   });
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);

@@ -99,7 +99,7 @@ export interface HandlerRequestOf<Op extends OperationTypes> {
    * with what `then` returns. Return its result: PENDING.
    */
   readJson(rule: JsonBodyRule, then: (body: JsonBodyOf<Op>, received: ReceivedBody) => Outcome): Outcome;
-  /** The body as received, whatever its Content-Type (at most SMALL_BODY_LIMIT bytes). */
+  /** The body as received, whatever its Content-Type (at most SMALL_BODY_LIMIT bytes); none with a Content-Encoding. */
   readBytes(): Promise<Buffer>;
   /** Calls `listener` if the client disconnects before the reply; returns the function that stops that. */
   onClientGone(listener: () => void): () => void;

@@ -127,14 +127,19 @@ export function isJsonContentType(contentType: string | undefined): boolean {
   );
 }
 
+/** Why a body sent with this Content-Encoding cannot be read as sent, or undefined: none is decoded (gzip), so none but identity. */
+export function unsupportedEncoding(contentEncoding: string | undefined): string | undefined {
+  if (contentEncoding === undefined || contentEncoding.trim().toLowerCase() === 'identity') return undefined;
+  return `Content-Encoding ${contentEncoding} is not supported: send the body uncompressed`;
+}
+
 /**
  * Why a JSON body with these headers cannot be read as sent, or undefined: JSON is UTF-8 (RFC 8259
- * 8.1), so a charset must name UTF-8; a Content-Encoding (gzip) is not decoded, so none but identity.
+ * 8.1), so a charset must name UTF-8; and no Content-Encoding but identity (unsupportedEncoding).
  */
 export function unreadableJson(contentType: string, contentEncoding: string | undefined): string | undefined {
-  if (contentEncoding !== undefined && contentEncoding.trim().toLowerCase() !== 'identity') {
-    return `Content-Encoding ${contentEncoding} is not supported: send the body uncompressed`;
-  }
+  const encoding = unsupportedEncoding(contentEncoding);
+  if (encoding) return encoding;
   if (contentType === 'application/json') return undefined;
   for (const parameter of contentType.split(';').slice(1)) {
     const equals = parameter.indexOf('=');
