@@ -3,7 +3,6 @@
 // resource engine, or Prism), read its body for the handler, and respond (held replies, see
 // http/replies.ts), handing the answered request to the journal. A path of the emulator's own API
 // (/_emulator/*) goes to the control plane, which its spec routes.
-import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ControlPlane } from './control/control-plane.js';
@@ -37,6 +36,7 @@ import {
   type BodyReceiver,
   discardUnreadBody,
   isJsonContentType,
+  notUtf8,
   unreadableJson,
   unsupportedEncoding,
 } from './http/body.js';
@@ -386,8 +386,8 @@ class Call implements AnyHandlerRequest, BodyReceiver {
       }
       this.checkJsonHeaders();
     }
-    // Read as UTF-8 regardless, bytes that are not would be stored as U+FFFD: another message than sent.
-    if (!isUtf8(bytes)) throw new InvalidRequest('INVALID_JSON', 'The body is not UTF-8 (RFC 8259)');
+    const notText = notUtf8(bytes);
+    if (notText) throw new InvalidRequest('INVALID_JSON', notText);
     const text = bytes.toString('utf8');
     this.bodyText = text;
     const value = parseJson(text);

@@ -1,5 +1,6 @@
 // Reads request bodies with a size limit: a too-large Content-Length is refused before anything is
 // read, and a chunked body is abandoned as soon as it passes the limit, so no huge body is ever held.
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PayloadTooLarge } from '../errors.js';
 
@@ -131,6 +132,11 @@ export function isJsonContentType(contentType: string | undefined): boolean {
 export function unsupportedEncoding(contentEncoding: string | undefined): string | undefined {
   if (contentEncoding === undefined || contentEncoding.trim().toLowerCase() === 'identity') return undefined;
   return `Content-Encoding ${contentEncoding} is not supported: send the body uncompressed`;
+}
+
+/** Why these bytes cannot be read as the JSON text sent, or undefined: read as UTF-8 regardless, others would become U+FFFD. */
+export function notUtf8(bytes: Uint8Array): string | undefined {
+  return isUtf8(bytes) ? undefined : 'The body is not UTF-8 (RFC 8259)';
 }
 
 /**
