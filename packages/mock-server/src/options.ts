@@ -1,5 +1,5 @@
 // The options of startMockServer, and the limits they resolve to with the spec's defaults.
-import type { Limits } from './domain/state.js';
+import type { Limits } from './domain/limits.js';
 import { platformLimits, type Specs } from './spec/bundles.js';
 import type { MessageStore } from './store/message-store.js';
 import type { Durability } from './store/sqlite/data-dir.js';

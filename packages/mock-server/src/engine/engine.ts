@@ -8,11 +8,11 @@ import { IsoTimeFormatter } from '../spec/date-time.js';
 import { createAjv, violations } from '../spec/validators.js';
 import { type JsonObject, MemoryResourceStore, type ResourceStore, type StoredItem } from '../store/resource-store.js';
 import { type AnswerShape, answerShape, buildAnswer } from './answers.js';
+import type { CheckedRequest, FileBody, Handler, HandlerResult, Workspace } from './contract.js';
 import { referenceDefaults } from './custom/projects.js';
 import { conflict, missingReference, notFound } from './errors.js';
-import { customHandlers, type FileBody, type Handler, type HandlerResult } from './handlers.js';
+import { customHandlers } from './handlers.js';
 import { listPage, matchesFilters } from './listing.js';
-import type { CheckedRequest } from './request.js';
 import { isObject, propertiesOf, resolve, type SchemaNode } from './schema.js';
 import { coerce, complete, uuidFrom, type ValueContext } from './values.js';
 import {
@@ -67,25 +67,6 @@ export interface ResourceEngine {
 
 export function createResourceEngine(specs: Specs, options: EngineOptions = {}): ResourceEngine {
   return new Engine(specs, options);
-}
-
-/** What a hand-written handler may use of the engine. */
-export interface Workspace {
-  readonly store: ResourceStore;
-  readonly values: ValueContext;
-  /** Every resource type, for handlers that read or write items of types besides their operation's. */
-  readonly types: ReadonlyMap<string, ResourceType>;
-  itemOf(op: EngineOperation, params: Readonly<JsonObject>): Promise<StoredItem>;
-  /** A singleton's value: the stored one, else its defaults. */
-  singleton(op: EngineOperation, params: Readonly<JsonObject>): Promise<JsonObject>;
-  /** Why an item (complete) does not match its type's schema, or undefined when it does. */
-  itemProblems(typeName: string, value: JsonObject): string | undefined;
-  /** The parent item named in the path (404 when it does not exist), for a sub-collection's operation. */
-  parentOf(op: EngineOperation, params: Readonly<JsonObject>): Promise<StoredItem>;
-  create(op: EngineOperation, fields: JsonObject, parent: StoredItem | undefined): Promise<JsonObject>;
-  update(op: EngineOperation, item: StoredItem, fields: JsonObject): Promise<JsonObject>;
-  /** Deletes the item with its sub-collections and what `on_delete` ties to it (`force`: also what `restrict`s). */
-  delete(op: EngineOperation, item: StoredItem, force?: boolean): Promise<void>;
 }
 
 interface Served {

@@ -5,9 +5,8 @@
 // legacy roles into environment and project roles.
 import { Refused } from '../../errors.js';
 import type { JsonObject, StoredItem } from '../../store/resource-store.js';
-import type { Workspace } from '../engine.js';
+import type { Handler, Workspace } from '../contract.js';
 import { missingReference, notFound } from '../errors.js';
-import type { Handler } from '../handlers.js';
 import { isObject } from '../schema.js';
 import { complete } from '../values.js';
 import type { EngineOperation, ResourceType } from '../vocabulary.js';

@@ -3,8 +3,8 @@
 
 import { parse as parseYaml } from 'yaml';
 import type { JsonObject } from '../../store/resource-store.js';
+import type { Handler } from '../contract.js';
 import { invalidFields } from '../errors.js';
-import type { Handler } from '../handlers.js';
 import { isObject } from '../schema.js';
 import { actingOn, homeFolder } from './projects.js';
 

@@ -6,9 +6,8 @@
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { InvalidRequest, NotFound } from '../../errors.js';
 import type { JsonObject, StoredItem } from '../../store/resource-store.js';
-import type { Workspace } from '../engine.js';
+import type { Handler, Workspace } from '../contract.js';
 import { missingReference, notFound } from '../errors.js';
-import type { Handler } from '../handlers.js';
 import { isObject, propertiesOf, resolve } from '../schema.js';
 import { complete } from '../values.js';
 import type { EngineOperation, ResourceType } from '../vocabulary.js';

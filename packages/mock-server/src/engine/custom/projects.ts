@@ -4,9 +4,8 @@
 // request leaves out default to what exists: the home folder, the project of the folder named.
 
 import type { JsonObject, StoredItem } from '../../store/resource-store.js';
-import type { Workspace } from '../engine.js';
+import type { Handler, Workspace } from '../contract.js';
 import { conflict, invalidFields, missingReference, notFound } from '../errors.js';
-import type { Handler } from '../handlers.js';
 import { listPage } from '../listing.js';
 import { propertiesOf, requiredOf, resolve, typesOf } from '../schema.js';
 import type { EngineOperation, ResourceType } from '../vocabulary.js';
