@@ -1,6 +1,6 @@
 // The life of a request, one verb per step: route it (the router, remembered per request target),
 // admit it (bearer token, rate limit, injected fault, parameters, rights), handle it (its handler, the
-// resource engine, or Prism), read its body for the handler, and respond (held replies, see
+// resource engine, or Prism in `--mode prism`), read its body for them, and respond (held replies, see
 // http/replies.ts), handing the answered request to the journal. A path of the emulator's own API
 // (/_emulator/*) goes to the control plane, which its spec routes.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -80,8 +80,8 @@ export class Dispatcher {
   /**
    * What each request target resolves to per method, kept because load tests repeat a few URLs: its
    * route and, once they pass validation, its parameters (a refused target is validated again each
-   * time). Keyed by the URL as received: a key joined with the method costs about 150 ns more, since
-   * the joined string must be copied before it can be hashed.
+   * time). Keyed by the URL as received, then the method: a key joining the two would cost every
+   * request more (BENCHMARKS.md), since the joined string must be copied before it can be hashed.
    */
   private readonly targets = new BoundedMemo<Map<string, RequestTarget>>();
   private readonly logRequests: boolean;
@@ -203,7 +203,7 @@ export class Dispatcher {
     });
   }
 
-  /** The hand-written handler of the operation; none for the management operations Prism answers. */
+  /** The hand-written handler of the operation; none for those the resource engine (or, in `--mode prism`, Prism) answers. */
   handlerOf(operation: Operation): AnyHandler | undefined {
     return this.handlers.get(operation.operationId);
   }

@@ -259,8 +259,6 @@ export const customHandlers: Record<string, Handler> = {
     }
     return { body: { data: { deleted_ids: deleted, failed } } };
   },
-
-  ...accessHandlers,
 };
 
 /** The ids of a body field (one id or a list). */

@@ -10,8 +10,9 @@ import type { operations as ManagementOperations } from '../generated/management
 import type { Reply } from '../http/replies.js';
 
 /**
- * The management operations the emulator answers itself; Prism answers the others. Every event-streams
- * and token operation is answered here too. A name that is not an operationId of the spec fails tsc.
+ * The management operations answered by hand-written handlers; the resource engine answers the others
+ * (Prism does, in `--mode prism`). Every event-streams and token operation is answered here too. A name
+ * that is not an operationId of the spec fails tsc.
  */
 export const STATEFUL_MANAGEMENT_OPERATIONS = [
   'list_topics',

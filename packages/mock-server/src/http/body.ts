@@ -19,13 +19,13 @@ interface QueuedRead {
 
 /**
  * Reads whole bodies for one server. Through a receiver, not a promise: this is every publish's
- * path, and its promise jobs cost about 1 us, 5% of a publish (BENCHMARKS.md); `readAll` is the
- * promise form for the other paths.
+ * path, and its promise jobs would be a measurable part of a publish (BENCHMARKS.md); `readAll` is
+ * the promise form for the other paths.
  *
  * A body is taken once the loop turn has parsed what it read (its check phase): a small request
  * comes whole in one read, so its body is buffered by then and one read() takes it, without 'data'
- * and 'end' listeners and the ticks of flowing mode (about 1 us of a publish). A body still arriving
- * is read through listeners as it comes.
+ * and 'end' listeners and the ticks of flowing mode, which cost a publish measurably (BENCHMARKS.md).
+ * A body still arriving is read through listeners as it comes.
  */
 export class BodyReader {
   private queued: QueuedRead[] = [];
