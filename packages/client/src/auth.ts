@@ -1,17 +1,6 @@
 import type { Logger } from './log.js';
-import { errorOf, type Fetch } from './options.js';
+import { type Auth, errorOf, type Fetch, type TokenProvider } from './options.js';
 import { createTokenClient, TokenError } from './token-client.js';
-
-/** Supplies bearer tokens to the clients. One provider can be shared by several clients. */
-export interface TokenProvider {
-  /** A token that is valid now; cached between calls. */
-  getToken(): Promise<string>;
-  /**
-   * Called once per request when the API answered 401 to `rejected`: resolves to a newer token.
-   * Absent for static tokens, whose 401 is returned as it is.
-   */
-  renew?(rejected: string): Promise<string>;
-}
 
 /** The four request formats the token endpoint accepts. */
 export type TokenRequestFormat = 'basic' | 'json' | 'form' | 'multipart';
@@ -121,9 +110,6 @@ export function clientCredentials(options: ClientCredentialsOptions): TokenProvi
 export function staticToken(token: string): TokenProvider {
   return { getToken: () => Promise.resolve(token) };
 }
-
-/** `auth` option of the clients: a token provider such as `clientCredentials(...)`, or `{ token }` for a static token. */
-export type Auth = TokenProvider | { token: string };
 
 export function providerOf(auth: Auth): TokenProvider {
   return 'token' in auth ? staticToken(auth.token) : auth;

@@ -1,4 +1,4 @@
-export type { Auth, ClientCredentialsOptions, TokenProvider, TokenRequestFormat } from './auth.js';
+export type { ClientCredentialsOptions, TokenRequestFormat } from './auth.js';
 export { clientCredentials, staticToken } from './auth.js';
 export type { Checkpoint, CheckpointStore } from './checkpoint.js';
 export { memoryCheckpointStore } from './checkpoint.js';
@@ -39,7 +39,7 @@ export type {
   ThrowingManagementClient,
 } from './management.js';
 export { createManagementClient, ManagementError } from './management.js';
-export type { Fetch, Location, RequestOptions, WithResponse } from './options.js';
+export type { Auth, Fetch, Location, RequestOptions, TokenProvider, WithResponse } from './options.js';
 export type { PageItem, Paginate, PaginatedPath, PaginateOptions } from './paginate.js';
 export type { PublishBatchOptions } from './publish-batch.js';
 export type { RetryOptions } from './retry.js';
@@ -47,4 +47,4 @@ export { retryAfterMs } from './retry.js';
 export type { MessageHandler, SubscribeOptions, Subscription } from './subscribe.js';
 export type { TokenClient, TokenClientOptions, TokenErrorBodies } from './token-client.js';
 export { createTokenClient, TokenError } from './token-client.js';
-export type { TopicHandle, TopicOptions } from './topic.js';
+export type { EventStreamsMessaging, TopicHandle, TopicOptions } from './topic.js';

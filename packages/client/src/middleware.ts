@@ -1,8 +1,7 @@
 import type { Middleware } from 'openapi-fetch';
-import type { TokenProvider } from './auth.js';
 import { ConnectionError, type RequestLabel, TimeoutError } from './errors.js';
 import type { Logger } from './log.js';
-import type { RequestOptions } from './options.js';
+import type { RequestOptions, TokenProvider } from './options.js';
 import { type RetryPolicy, retryAfterMs, withOverrides } from './retry.js';
 
 export interface ResilienceOptions {

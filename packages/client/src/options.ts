@@ -1,4 +1,3 @@
-import type { Auth } from './auth.js';
 import type { RequestLabel } from './errors.js';
 import type { Logger } from './log.js';
 import { type RetryOptions, retryAfterMs } from './retry.js';
@@ -13,6 +12,20 @@ export type Fetch = (request: Request) => Promise<Response>;
 
 /** The default of `timeoutMs`: one minute per attempt (the platform's management API gives up after 40 s). */
 export const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** Supplies bearer tokens to the clients. One provider can be shared by several clients. */
+export interface TokenProvider {
+  /** A token that is valid now; cached between calls. */
+  getToken(): Promise<string>;
+  /**
+   * Called once per request when the API answered 401 to `rejected`: resolves to a newer token.
+   * Absent for static tokens, whose 401 is returned as it is.
+   */
+  renew?(rejected: string): Promise<string>;
+}
+
+/** `auth` option of the clients: a token provider such as `clientCredentials(...)`, or `{ token }` for a static token. */
+export type Auth = TokenProvider | { token: string };
 
 /** What the event-streams and management clients take: where, how to authenticate and retry, and which fetch. */
 export type ClientOptions<DataCenter extends string> = Location<DataCenter> & {

@@ -1,5 +1,4 @@
 import type { ConsumeOptions, MessageStream } from './consume.js';
-import type { EventStreamsHelpers } from './event-streams.js';
 import type { Payload } from './event-streams-api.js';
 import { type RequestOptions, type WithResponse, withResponse } from './options.js';
 import type { PublishBatchOptions } from './publish-batch.js';
@@ -12,6 +11,39 @@ export interface TopicOptions {
    * publish and publishBatch throw a TypeError that lists them.
    */
   validate?: ((payload: unknown) => readonly string[]) | undefined;
+}
+
+/**
+ * Publishing and reading the messages of a topic given by its id: the event-streams client's helpers
+ * (EventStreamsHelpers) that a TopicHandle is made over.
+ */
+export interface EventStreamsMessaging {
+  /**
+   * Publishes one message and returns its message_id. Throws PayloadTooLargeError without sending
+   * when its JSON is over the limit. Not retried after a 5xx, a network error or a timeout (it could
+   * be stored twice). `.withResponse()` also gives the raw answer.
+   */
+  publish(topicId: number, payload: Payload, options?: RequestOptions): WithResponse<string>;
+  /** Reads the topic as an async iterator from an offset, at least once; see ConsumeOptions and MessageStream. */
+  consume<T extends object = Payload>(topicId: number, options?: ConsumeOptions): MessageStream<T>;
+  /**
+   * Calls `handler` for each message in order and checkpoints after it resolves, in a CheckpointStore;
+   * see SubscribeOptions.
+   */
+  subscribe<T extends object = Payload>(
+    topicId: number,
+    handler: MessageHandler<T>,
+    options?: SubscribeOptions,
+  ): Subscription;
+  /**
+   * Publishes any number of messages in batches within the limits, resending exactly the positions
+   * that were not stored. `.withResponse()` gives the raw answers (`responses`, one per request).
+   */
+  publishBatch(
+    topicId: number,
+    payloads: readonly Payload[],
+    options?: PublishBatchOptions,
+  ): WithResponse<string[], { responses: Response[] }>;
 }
 
 /** The helpers of one topic, with its payload type `T`. */
@@ -27,7 +59,7 @@ export interface TopicHandle<T extends object> {
 }
 
 export function topicHandle<T extends object>(
-  events: EventStreamsHelpers,
+  events: EventStreamsMessaging,
   topicId: number,
   { validate }: TopicOptions = {},
 ): TopicHandle<T> {

@@ -1,9 +1,8 @@
 // The life of a request, one verb per step: route it (the router, remembered per request target),
 // admit it (bearer token, rate limit, injected fault, parameters, rights), handle it (its handler, the
-// resource engine, or Prism), read its body for the handler, and respond (held replies, see
+// resource engine, or Prism in `--mode prism`), read its body for them, and respond (held replies, see
 // http/replies.ts), handing the answered request to the journal. A path of the emulator's own API
 // (/_emulator/*) goes to the control plane, which its spec routes.
-import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ControlPlane } from './control/control-plane.js';
@@ -32,7 +31,15 @@ import {
   type ReceivedBody,
   SMALL_BODY_LIMIT,
 } from './handlers/handler.js';
-import { BodyReader, type BodyReceiver, discardUnreadBody, isJsonContentType, unreadableJson } from './http/body.js';
+import {
+  BodyReader,
+  type BodyReceiver,
+  discardUnreadBody,
+  isJsonContentType,
+  notUtf8,
+  unreadableJson,
+  unsupportedEncoding,
+} from './http/body.js';
 import { BoundedMemo } from './http/memo.js';
 import type { PrismBackend } from './http/prism.js';
 import { HeldReplies, jsonReply, type Reply } from './http/replies.js';
@@ -85,8 +92,8 @@ export class Dispatcher {
   /**
    * What each request target resolves to per method, kept because load tests repeat a few URLs: its
    * route and, once they pass validation, its parameters (a refused target is validated again each
-   * time). Keyed by the URL as received: a key joined with the method costs about 150 ns more, since
-   * the joined string must be copied before it can be hashed.
+   * time). Keyed by the URL as received, then the method: a key joining the two would cost every
+   * request more (BENCHMARKS.md), since the joined string must be copied before it can be hashed.
    */
   private readonly targets = new BoundedMemo<Map<string, RequestTarget>>();
   private readonly logRequests: boolean;
@@ -222,7 +229,7 @@ export class Dispatcher {
     return { clock: this.parts.state.clock(), at: performance.now() };
   }
 
-  /** The hand-written handler of the operation; none for the management operations Prism answers. */
+  /** The hand-written handler of the operation; none for those the resource engine (or, in `--mode prism`, Prism) answers. */
   handlerOf(operation: Operation): AnyHandler | undefined {
     return this.handlers.get(operation.operationId);
   }
@@ -300,12 +307,22 @@ export class Dispatcher {
   }
 }
 
-/** One request to an operation of the specs; its handler sees it as a HandlerRequest. */
+/** How a call reads a JSON body: a handler's rule, or the spec's for an operation of the resource engine. */
+interface BodyRule extends JsonBodyRule {
+  /** The body may be left out (the spec's `required: false`): an empty or blank one is none, whatever the headers say. */
+  optional?: boolean;
+}
+
+/**
+ * One request to an operation of the specs; its handler sees it as a HandlerRequest. It is the one
+ * reader of request bodies, whoever serves the operation: a hand-written handler, the resource engine
+ * or Prism.
+ */
 class Call implements AnyHandlerRequest, BodyReceiver {
   readonly operation: Operation;
   // Shared placeholders until admit and readJson set them: a publish allocates nothing for them.
   params: Readonly<Record<string, unknown>> = NO_PARAMS;
-  private jsonRule: JsonBodyRule = NO_RULE;
+  private jsonRule: BodyRule = NO_RULE;
   private continuation: (body: never, received: ReceivedBody) => Outcome = NO_CONTINUATION;
   /** The body once read (undefined while not), for the handler; for the journal, its text once decoded. */
   private body: Buffer | undefined;
@@ -338,8 +355,20 @@ class Call implements AnyHandlerRequest, BodyReceiver {
     return this.req.headers;
   }
 
-  /** 400 for a wrong Content-Type, charset or Content-Encoding (before anything is read), an empty body, bad JSON or UTF-8 or a schema violation; 413 past the limit. */
-  readJson(rule: JsonBodyRule, then: (body: never, received: ReceivedBody) => Outcome): Outcome {
+  /**
+   * 400 for a wrong Content-Type, charset or Content-Encoding (before anything is read, unless the body
+   * may be left out), an empty body, bad JSON or UTF-8 or a schema violation; 413 past the limit.
+   */
+  readJson(rule: BodyRule, then: (body: never, received: ReceivedBody) => Outcome): Outcome {
+    if (!rule.optional) this.checkJsonHeaders();
+    this.jsonRule = rule;
+    this.continuation = then;
+    this.dispatcher.bodies.read(this.req, rule.limit ?? SMALL_BODY_LIMIT, rule.what ?? 'request body', this);
+    return PENDING;
+  }
+
+  /** 400 unless the headers say the body is JSON, in UTF-8, as sent (no Content-Encoding). */
+  private checkJsonHeaders(): void {
     const contentType = this.req.headers['content-type'];
     if (!isJsonContentType(contentType)) {
       throw new InvalidRequest(
@@ -349,13 +378,12 @@ class Call implements AnyHandlerRequest, BodyReceiver {
     }
     const unreadable = unreadableJson(contentType as string, this.req.headers['content-encoding']);
     if (unreadable) throw new InvalidRequest('UNSUPPORTED_CONTENT_TYPE', unreadable);
-    this.jsonRule = rule;
-    this.continuation = then;
-    this.dispatcher.bodies.read(this.req, rule.limit ?? SMALL_BODY_LIMIT, rule.what ?? 'request body', this);
-    return PENDING;
   }
 
+  /** The body as sent, whatever its Content-Type; 400 for a Content-Encoding (before anything is read). */
   async readBytes(limit = SMALL_BODY_LIMIT): Promise<Buffer> {
+    const unreadable = unsupportedEncoding(this.req.headers['content-encoding']);
+    if (unreadable) throw new InvalidRequest('UNSUPPORTED_CONTENT_TYPE', unreadable);
     this.body = await this.dispatcher.bodies.readAll(this.req, limit, 'request body');
     return this.body;
   }
@@ -376,8 +404,16 @@ class Call implements AnyHandlerRequest, BodyReceiver {
 
   continueWithJson(): Outcome {
     const bytes = this.body ?? EMPTY_BODY;
-    // Read as UTF-8 regardless, bytes that are not would be stored as U+FFFD: another message than sent.
-    if (!isUtf8(bytes)) throw new InvalidRequest('INVALID_JSON', 'The body is not UTF-8 (RFC 8259)');
+    if (this.jsonRule.optional) {
+      const sent = bytes.toString('utf8');
+      if (sent.trim() === '') {
+        this.bodyText = sent;
+        return this.continuation(undefined as never, { text: sent, bytes });
+      }
+      this.checkJsonHeaders();
+    }
+    const notText = notUtf8(bytes);
+    if (notText) throw new InvalidRequest('INVALID_JSON', notText);
     const text = bytes.toString('utf8');
     this.bodyText = text;
     const value = parseJson(text);
@@ -389,7 +425,7 @@ class Call implements AnyHandlerRequest, BodyReceiver {
 }
 
 const NO_PARAMS: Readonly<Record<string, unknown>> = Object.freeze({});
-const NO_RULE: JsonBodyRule = Object.freeze({});
+const NO_RULE: BodyRule = Object.freeze({});
 const NO_CONTINUATION = (): Outcome => undefined;
 const EMPTY_BODY = Buffer.alloc(0);
 
@@ -428,10 +464,11 @@ function admitKey(call: Call, key: ApiKey | undefined): Outcome {
   const fault = state.faults.takeFault(operation.operationId);
   if (fault) throw faultError(operation, fault, state.limits);
   const handler = dispatcher.handlerOf(operation);
-  if (!handler) return dispatcher.parts.engine?.handles(operation.operationId) ? fromEngine(call) : toPrism(call);
+  if (!handler && !dispatcher.parts.engine?.handles(operation.operationId)) return toPrism(call);
   const { target } = call;
   target.params ??= validators.checkParams(operation, call.route.params, call.query);
   call.params = target.params;
+  if (!handler) return fromEngine(call);
   // Every event-streams operation has a topic_id, a uint32 by its spec.
   const topicId = operation.api === 'event-streams' ? (call.params.topic_id as number) : undefined;
   // With a shared store, what another emulator just changed may not be here yet: the hand-written
@@ -452,23 +489,24 @@ function authorizeAndHandle(
   return handler.handle(call);
 }
 
-/** The resource engine's answer to a management operation; its body (if any) is read first. */
-async function fromEngine(call: Call): Promise<Reply> {
-  const { dispatcher, operation, route, query, req } = call;
+/** The resource engine's answer to a management operation; its body, if it takes one, is read first. */
+function fromEngine(call: Call): Outcome {
+  const { requestBody } = call.operation;
+  if (!requestBody) return engineAnswer(call, undefined, undefined);
+  const takesJson = Object.keys(requestBody.content ?? {}).some((type) => type.startsWith('application/json'));
+  if (takesJson) {
+    const rule = { optional: requestBody.required !== true };
+    return call.readJson(rule, (body: unknown) => engineAnswer(call, body, undefined));
+  }
+  // A package's zip (the one binary body) may be larger than the JSON bodies.
+  return call.readBytes(PACKAGE_LIMITS.zipBytes).then((bytes) => engineAnswer(call, undefined, bytes));
+}
+
+async function engineAnswer(call: Call, body: unknown, bytes: Uint8Array | undefined): Promise<Reply> {
+  const { dispatcher, operation, params, req } = call;
   const engine = dispatcher.parts.engine;
   if (!engine) throw new Error(`No resource engine for ${operation.operationId}`);
-  // A package's zip (the one binary body) may be larger than the JSON bodies.
-  const binary = operation.requestBody?.content?.['application/octet-stream'] !== undefined;
-  const bytes = operation.requestBody ? await call.readBytes(binary ? PACKAGE_LIMITS.zipBytes : undefined) : undefined;
-  const request = {
-    pathParams: route.params,
-    query,
-    body: bytes?.toString('utf8'),
-    bytes,
-    contentType: req.headers['content-type'],
-    host: req.headers.host,
-  };
-  const answer = await engine.handle(operation.operationId, request);
+  const answer = await engine.handle(operation.operationId, { params, body, bytes, host: req.headers.host });
   if (answer.file) return { status: answer.status, json: '', file: answer.file };
   return answer.body === undefined ? { status: answer.status, json: '' } : jsonReply(answer.status, answer.body);
 }

@@ -286,6 +286,9 @@ function errorsByField(violations: readonly Violation[]): Record<string, string[
   return byField;
 }
 
+/** A body that is not JSON (or not UTF-8, which JSON is), as ManagementError names it: under `body`. */
+const NOT_JSON: readonly Violation[] = [{ pointer: '/body', message: 'is not valid JSON' }];
+
 /** ManagementError: the message, and for a request that breaks the schema its messages by field. */
 function managementReply(error: EmulatorError): Reply {
   if (error instanceof Refused) {
@@ -296,7 +299,8 @@ function managementReply(error: EmulatorError): Reply {
     return jsonReply(error.status, body);
   }
   if (error instanceof CodedError || error instanceof Unprocessable) {
-    const violations = error instanceof CodedError ? (error.details.errors ?? []) : [];
+    const violations =
+      error instanceof CodedError ? (error.details.errors ?? (error.code === 'INVALID_JSON' ? NOT_JSON : [])) : [];
     const body =
       violations.length === 0
         ? { message: error.message }

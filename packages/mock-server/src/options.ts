@@ -1,5 +1,5 @@
 // The options of startMockServer, and the limits they resolve to with the spec's defaults.
-import type { Limits } from './domain/state.js';
+import type { Limits } from './domain/limits.js';
 import { platformLimits, type Specs } from './spec/bundles.js';
 import type { MessageStore } from './store/message-store.js';
 import type { Durability } from './store/sqlite/data-dir.js';
@@ -47,8 +47,8 @@ export interface MockServerOptions {
   /** Where messages are kept; default a new in-memory store using `clock`. Not with `dataDir` or `redisUrl`. */
   store?: MessageStore;
   /**
-   * 'engine' (default): the resource engine answers every management operation the spec annotates with
-   * `x-resource`, Prism the rest; 'prism': Prism answers every management operation not hand-written.
+   * 'engine' (default): the resource engine answers every management operation that is not hand-written
+   * (the spec annotates each with `x-resource`); 'prism': Prism answers them, from the spec's examples.
    */
   mode?: 'engine' | 'prism';
   /** A state document (see the README) loaded at start. */

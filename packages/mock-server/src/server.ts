@@ -88,7 +88,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const engine = createResourceEngine(specs, {
     clock,
     random: options.random,
-    ajv: { params: paramsAjv, body: bodyAjv },
+    ajv: bodyAjv,
     store: scopedResources(resources, 'management:'),
   });
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
@@ -108,13 +108,14 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       await controlledClock.reset();
     },
   );
+  const validators = new RequestValidators(paramsAjv, bodyAjv, (operationId, schema) =>
+    operationId === 'publish_messages_batch' ? withBatchLimit(specs, schema, limits.maxBatchMessages) : schema,
+  );
   const dispatcher = new Dispatcher({
     state,
     handlers,
     router: new Router(specs.operations),
-    validators: new RequestValidators(paramsAjv, bodyAjv, (operationId, schema) =>
-      operationId === 'publish_messages_batch' ? withBatchLimit(specs, schema, limits.maxBatchMessages) : schema,
-    ),
+    validators,
     prism,
     engine: options.mode === 'prism' ? undefined : engine,
     control: new ControlPlane(
@@ -122,6 +123,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         state,
         engine,
         management: specs.documents.management,
+        validators,
         workspace,
         journal,
         clock: controlledClock,

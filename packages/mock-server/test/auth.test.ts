@@ -134,6 +134,23 @@ describe('token endpoint', () => {
     }
   });
 
+  it('reads a JSON body by the rules of every JSON body: UTF-8, in bytes and in its charset', async () => {
+    const server = await start();
+    const fields = `"grant_type":"client_credentials","client_id":"${server.clientId}","client_secret":"${server.clientSecret}"`;
+    const send = (contentType: string, body: Buffer) =>
+      tokenRequest(server, { headers: { 'content-type': contentType }, body: new Uint8Array(body) });
+    const refusals = [
+      await send('application/json; charset=latin1', Buffer.from(`{${fields}}`)),
+      // A byte that is not UTF-8 would be read as U+FFFD: another value than was sent.
+      await send('application/json', Buffer.from(`{${fields},"note":"\xff"}`, 'latin1')),
+    ];
+    expect(refusals.map((answer) => [answer.status, oauthErrorOf(answer).error_description])).toEqual([
+      [400, 'A JSON body is UTF-8 (RFC 8259), not charset=latin1'],
+      [400, 'The body is not UTF-8 (RFC 8259)'],
+    ]);
+    expect((await send('application/json; charset=utf-8', Buffer.from(`{${fields},"note":"é"}`))).status).toBe(200);
+  });
+
   it('refuses a parameter sent twice in a form or multipart body (RFC 6749 3.2)', async () => {
     const server = await start();
     const credentials = `client_id=${server.clientId}&client_secret=${server.clientSecret}`;

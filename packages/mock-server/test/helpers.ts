@@ -135,7 +135,8 @@ export interface CallOptions {
   query?: Record<string, string | number | (string | number)[]>;
   /** JSON-encoded unless `rawBody` is given. */
   body?: unknown;
-  rawBody?: string;
+  /** Sent as given: text, or bytes that need not be UTF-8. */
+  rawBody?: string | Uint8Array;
   token?: string;
   headers?: Record<string, string>;
 }
@@ -162,7 +163,8 @@ export function send(
     ? `?${new URLSearchParams(Object.entries(options.query).flatMap(([k, v]) => [v].flat().map((item) => [k, String(item)])))}`
     : '';
   const headers: Record<string, string> = { ...options.headers };
-  const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+  const json = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const body = options.rawBody instanceof Uint8Array ? new Uint8Array(options.rawBody) : (options.rawBody ?? json);
   if (options.body !== undefined) headers['content-type'] ??= 'application/json';
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   return fetch(`${server.url}${path}${query}`, { method: op.method, headers, body });

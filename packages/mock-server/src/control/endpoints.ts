@@ -8,6 +8,7 @@ import type { WorkspaceState } from '../engine/state.js';
 import { NotFound } from '../errors.js';
 import type { Reply } from '../http/replies.js';
 import { type OpenApiDocument, type SpecName, specFilePath } from '../spec/bundles.js';
+import type { RequestValidators } from '../spec/validators.js';
 import { clockEndpoints } from './clock.js';
 import type { ControlHandlers } from './control-plane.js';
 import { faultEndpoints } from './faults.js';
@@ -24,6 +25,8 @@ export interface ControlParts {
   engine: ResourceEngine;
   /** The management spec the engine serves, whose create bodies are the resources' forms. */
   management: OpenApiDocument;
+  /** The platform APIs' request checks, which the resources' creates and deletes pass like any request. */
+  validators: RequestValidators;
   workspace: WorkspaceState;
   journal: Journal;
   clock: Clock;
@@ -35,6 +38,7 @@ export function controlEndpoints({
   state,
   engine,
   management,
+  validators,
   workspace,
   journal,
   clock,
@@ -44,7 +48,7 @@ export function controlEndpoints({
   return {
     ...faultEndpoints(state.faults),
     ...topicEndpoints(state),
-    ...resourceEndpoints(engine, management),
+    ...resourceEndpoints(engine, management, validators),
     ...stateEndpoints(workspace),
     async reset() {
       await workspace.reset();

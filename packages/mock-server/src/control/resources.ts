@@ -8,6 +8,7 @@ import type { EngineOperation, ResourceType } from '../engine/vocabulary.js';
 import { InvalidRequest, NotFound, Refused, Unprocessable } from '../errors.js';
 import { jsonReply } from '../http/replies.js';
 import type { OpenApiDocument } from '../spec/bundles.js';
+import type { RequestValidators } from '../spec/validators.js';
 import type { JsonObject, StoredItem } from '../store/resource-store.js';
 import type { ControlHandler, EmulatorSchemas } from './control-plane.js';
 import { NO_CONTENT } from './replies.js';
@@ -27,7 +28,11 @@ interface Family {
 
 const FORM_TYPES = new Set(['string', 'integer', 'number', 'boolean', 'object', 'array']);
 
-export function resourceEndpoints(engine: ResourceEngine, document: OpenApiDocument): Handlers {
+export function resourceEndpoints(
+  engine: ResourceEngine,
+  document: OpenApiDocument,
+  validators: RequestValidators,
+): Handlers {
   let families: Map<string, Family> | undefined;
   /** Read from the spec on first use: a start that never opens the console does not pay. */
   const familyOf = (name: unknown): Family => {
@@ -64,14 +69,12 @@ export function resourceEndpoints(engine: ResourceEngine, document: OpenApiDocum
       const parent = parentParams(create.op, type, request.params.parent);
       const fields = await request.json<JsonObject>();
       const before = new Set((await engine.store.list(type.name)).map((item) => item.id));
-      await refusedAsInvalid(
-        engine.handle(create.op.operation.operationId, {
-          pathParams: parent,
-          body: JSON.stringify(create.op.body ? { [create.op.body]: fields } : fields),
-          contentType: 'application/json',
-          host: request.req.headers.host,
-        }),
-      );
+      // Checked as the management API checks the operation's request, then served by the engine.
+      const { operation } = create.op;
+      const params = validators.checkParams(operation, parent, '');
+      const body = create.op.body ? { [create.op.body]: fields } : fields;
+      validators.checkBody(operation, body);
+      await refusedAsInvalid(engine.handle(operation.operationId, { params, body, host: request.req.headers.host }));
       // Stored in creation order: what the create made along (a parent it implies, the home folder) comes first.
       const created = (await engine.store.list(type.name)).filter((item) => !before.has(item.id)).at(-1);
       if (!created) throw new Error(`${create.op.operation.operationId} stored no ${type.name}`);
@@ -81,7 +84,9 @@ export function resourceEndpoints(engine: ResourceEngine, document: OpenApiDocum
       const { type, delete: remove } = familyOf(params.type);
       if (!remove) throw new InvalidRequest('INVALID_REQUEST', `The spec has no delete operation for ${type.name}`);
       const pathParams = { ...parentParams(remove.op, type, params.parent), [remove.param]: String(params.id) };
-      await refusedAsInvalid(engine.handle(remove.op.operation.operationId, { pathParams }));
+      const { operation } = remove.op;
+      const checked = validators.checkParams(operation, pathParams, '');
+      await refusedAsInvalid(engine.handle(operation.operationId, { params: checked, body: undefined }));
       return NO_CONTENT;
     },
   };

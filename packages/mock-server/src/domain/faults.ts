@@ -12,7 +12,7 @@ import {
   PayloadTooLarge,
 } from '../errors.js';
 import type { Operation } from '../spec/bundles.js';
-import type { Limits } from './state.js';
+import type { Limits } from './limits.js';
 
 export interface FaultSpec {
   status: number;

@@ -3,16 +3,9 @@
 import type { MessageStore } from '../store/message-store.js';
 import type { Credentials } from './credentials.js';
 import type { Faults } from './faults.js';
+import type { Limits } from './limits.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Topics } from './topics.js';
-
-export interface Limits {
-  maxBatchSize: number;
-  defaultBatchSize: number;
-  maxMessageBytes: number;
-  maxBatchMessages: number;
-  rateLimitPerMinute: number | undefined;
-}
 
 export interface EmulatorState {
   clock: () => number;

@@ -5,14 +5,14 @@ import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { InvalidRequest, NotFound } from '../errors.js';
 import type { OpenApiDocument, Specs } from '../spec/bundles.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
-import { createAjv, RequestValidators, violations } from '../spec/validators.js';
+import { createAjv, violations } from '../spec/validators.js';
 import { type JsonObject, MemoryResourceStore, type ResourceStore, type StoredItem } from '../store/resource-store.js';
 import { type AnswerShape, answerShape, buildAnswer } from './answers.js';
+import type { CheckedRequest, FileBody, Handler, HandlerResult, Workspace } from './contract.js';
 import { referenceDefaults } from './custom/projects.js';
 import { conflict, missingReference, notFound } from './errors.js';
-import { customHandlers, type FileBody, type Handler, type HandlerResult } from './handlers.js';
+import { customHandlers } from './handlers.js';
 import { listPage, matchesFilters } from './listing.js';
-import { type CheckedRequest, checkRequest, type EngineRequest } from './request.js';
 import { isObject, propertiesOf, resolve, type SchemaNode } from './schema.js';
 import { coerce, complete, uuidFrom, type ValueContext } from './values.js';
 import {
@@ -32,10 +32,10 @@ export interface EngineOptions {
   /** Default a new MemoryResourceStore. */
   store?: ResourceStore;
   /**
-   * The ajv instances (createAjv's) to compile parameter validators (coercing) and body and item
-   * validators with; a server shares its own, which saves their set-up at start. Default new ones.
+   * The ajv instance (createAjv's, not coercing) to compile item validators with; a server shares its
+   * own, which saves its set-up at start. Default a new one.
    */
-  ajv?: { params: Ajv2020; body: Ajv2020 };
+  ajv?: Ajv2020;
 }
 
 export interface EngineAnswer {
@@ -51,10 +51,11 @@ export interface ResourceEngine {
   /** True for the operations the engine serves (those with `x-resource`). */
   handles(operationId: string): boolean;
   /**
-   * Answers one request, or throws the refusal (an EmulatorError: errors.ts renders it with the
-   * status and body the operation documents).
+   * Answers one request, its parameters and body already checked against the spec (the pipeline's
+   * job, dispatch.ts), or throws the refusal (an EmulatorError: errors.ts renders it with the status
+   * and body the operation documents).
    */
-  handle(operationId: string, request: EngineRequest): Promise<EngineAnswer>;
+  handle(operationId: string, request: CheckedRequest): Promise<EngineAnswer>;
   readonly operationIds: readonly string[];
   /** The operations it serves, as the vocabulary reads them (the emulator API runs creates and deletes by type). */
   readonly operations: readonly EngineOperation[];
@@ -68,25 +69,6 @@ export interface ResourceEngine {
 
 export function createResourceEngine(specs: Specs, options: EngineOptions = {}): ResourceEngine {
   return new Engine(specs, options);
-}
-
-/** What a hand-written handler may use of the engine. */
-export interface Workspace {
-  readonly store: ResourceStore;
-  readonly values: ValueContext;
-  /** Every resource type, for handlers that read or write items of types besides their operation's. */
-  readonly types: ReadonlyMap<string, ResourceType>;
-  itemOf(op: EngineOperation, params: Readonly<JsonObject>): Promise<StoredItem>;
-  /** A singleton's value: the stored one, else its defaults. */
-  singleton(op: EngineOperation, params: Readonly<JsonObject>): Promise<JsonObject>;
-  /** Why an item (complete) does not match its type's schema, or undefined when it does. */
-  itemProblems(typeName: string, value: JsonObject): string | undefined;
-  /** The parent item named in the path (404 when it does not exist), for a sub-collection's operation. */
-  parentOf(op: EngineOperation, params: Readonly<JsonObject>): Promise<StoredItem>;
-  create(op: EngineOperation, fields: JsonObject, parent: StoredItem | undefined): Promise<JsonObject>;
-  update(op: EngineOperation, item: StoredItem, fields: JsonObject): Promise<JsonObject>;
-  /** Deletes the item with its sub-collections and what `on_delete` ties to it (`force`: also what `restrict`s). */
-  delete(op: EngineOperation, item: StoredItem, force?: boolean): Promise<void>;
 }
 
 interface Served {
@@ -108,7 +90,6 @@ class Engine implements ResourceEngine {
   private readonly served = new Map<string, Served>();
   private readonly children = new Map<string, ResourceType[]>();
   private readonly referrers = new Map<string, Referrer[]>();
-  private readonly validators: RequestValidators;
   private readonly itemAjv: Ajv2020;
   private readonly itemValidators = new Map<string, ValidateFunction>();
   private readonly clock: () => number;
@@ -132,11 +113,7 @@ class Engine implements ResourceEngine {
         this.referrers.set(ref.type, [...list, { type, field: ref.field, onDelete: ref.onDelete }]);
       }
     }
-    this.itemAjv = options.ajv?.body ?? createAjv(specs);
-    this.validators = new RequestValidators(
-      options.ajv?.params ?? createAjv(specs, { coerceTypes: true }),
-      this.itemAjv,
-    );
+    this.itemAjv = options.ajv ?? createAjv(specs);
   }
 
   get operationIds(): string[] {
@@ -151,12 +128,12 @@ class Engine implements ResourceEngine {
     return this.served.has(operationId);
   }
 
-  async handle(operationId: string, request: EngineRequest): Promise<EngineAnswer> {
+  async handle(operationId: string, request: CheckedRequest): Promise<EngineAnswer> {
     const served = this.served.get(operationId);
     if (!served) throw new Error(`The resource engine does not serve ${operationId}`);
-    const { op, shape } = served;
+    const { shape } = served;
     const values = this.valueContext();
-    const result = await this.run(served, checkRequest(this.validators, op.operation, request), values);
+    const result = await this.run(served, request, values);
     if ('body' in result) return { status: shape.status, body: result.body };
     if ('file' in result) return { status: shape.status, file: result.file };
     const shown = {

@@ -6,7 +6,7 @@
 
 import { Refused } from '../errors.js';
 import type { JsonObject, StoredItem } from '../store/resource-store.js';
-import type { AnswerData } from './answers.js';
+import type { CheckedRequest, Handler, HandlerResult, Workspace } from './contract.js';
 import { accessHandlers } from './custom/access.js';
 import { collectionsHandlers } from './custom/collections.js';
 import { connectionsHandlers } from './custom/connections.js';
@@ -19,21 +19,10 @@ import { runsHandlers } from './custom/runs.js';
 import { sdkfilesHandlers } from './custom/sdkfiles.js';
 import { type Column, columnsOf } from './custom/tables.js';
 import { workspaceHandlers } from './custom/workspace.js';
-import type { Workspace } from './engine.js';
 import { invalidFields, notFound } from './errors.js';
 import { compare, listPage } from './listing.js';
-import type { CheckedRequest } from './request.js';
 import { isObject, propertiesOf } from './schema.js';
 import type { EngineOperation } from './vocabulary.js';
-
-/** A body that is not JSON (a package's zip file), answered with its content type. */
-export interface FileBody {
-  contentType: string;
-  bytes: Uint8Array;
-}
-
-export type HandlerResult = AnswerData | { body: unknown } | { file: FileBody };
-export type Handler = (workspace: Workspace, op: EngineOperation, request: CheckedRequest) => Promise<HandlerResult>;
 
 interface RecordQuery {
   select?: string[];
@@ -270,8 +259,6 @@ export const customHandlers: Record<string, Handler> = {
     }
     return { body: { data: { deleted_ids: deleted, failed } } };
   },
-
-  ...accessHandlers,
 };
 
 /** The ids of a body field (one id or a list). */

@@ -46,8 +46,16 @@ export interface StateMachine {
   transitions: Record<string, Transition>;
 }
 
+declare const readFromSpec: unique symbol;
+/**
+ * A resource type's name as the engine read it from the spec at start: the bundled spec's (see
+ * ResourceTypeName), or those of a spec being edited, which may declare types the generated list does
+ * not hold yet.
+ */
+export type SpecTypeName = string & { readonly [readFromSpec]: true };
+
 export interface ResourceType {
-  name: string;
+  name: SpecTypeName;
   /** `#/components/schemas/<name>`: how answers refer to the resource's schema. */
   ref: string;
   schema: SchemaObject;
@@ -175,7 +183,7 @@ function readType(
   if (order !== 'creation' && order !== 'newest_first') throw new Error(`${where}: unknown order '${order}'`);
   const states = schema['x-states'] as StateMachine | undefined;
   return {
-    name: annotation.type,
+    name: annotation.type as SpecTypeName,
     ref: `#/components/schemas/${schemaName}`,
     schema,
     id: readId(document, where, schema, annotation.id),

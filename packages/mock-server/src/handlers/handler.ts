@@ -10,8 +10,9 @@ import type { operations as ManagementOperations } from '../generated/management
 import type { Reply } from '../http/replies.js';
 
 /**
- * The management operations the emulator answers itself; Prism answers the others. Every event-streams
- * and token operation is answered here too. A name that is not an operationId of the spec fails tsc.
+ * The management operations answered by hand-written handlers; the resource engine answers the others
+ * (Prism does, in `--mode prism`). Every event-streams and token operation is answered here too. A name
+ * that is not an operationId of the spec fails tsc.
  */
 export const STATEFUL_MANAGEMENT_OPERATIONS = [
   'list_topics',
@@ -99,7 +100,7 @@ export interface HandlerRequestOf<Op extends OperationTypes> {
    * with what `then` returns. Return its result: PENDING.
    */
   readJson(rule: JsonBodyRule, then: (body: JsonBodyOf<Op>, received: ReceivedBody) => Outcome): Outcome;
-  /** The body as received, whatever its Content-Type (at most SMALL_BODY_LIMIT bytes). */
+  /** The body as received, whatever its Content-Type (at most SMALL_BODY_LIMIT bytes); none with a Content-Encoding. */
   readBytes(): Promise<Buffer>;
   /** Calls `listener` if the client disconnects before the reply; returns the function that stops that. */
   onClientGone(listener: () => void): () => void;

@@ -2,7 +2,7 @@
 import type { EmulatorState } from '../domain/state.js';
 import { OAuthError } from '../errors.js';
 import type { components as AuthComponents } from '../generated/auth.js';
-import { mediaType } from '../http/body.js';
+import { mediaType, notUtf8, unreadableJson } from '../http/body.js';
 import { jsonReply, type Reply } from '../http/replies.js';
 import type { HandlerRequest, Handlers } from './handler.js';
 
@@ -14,14 +14,7 @@ export function tokenHandlers(state: EmulatorState): Pick<Handlers, 'request_acc
 }
 
 async function requestToken(state: EmulatorState, request: HandlerRequest<'request_access_token'>): Promise<Reply> {
-  // A compressed body would be read as a garbled form: refused, as for every other JSON operation.
-  const encoding = request.headers['content-encoding'];
-  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-    throw new OAuthError(
-      'invalid_request',
-      `Content-Encoding ${encoding} is not supported: send the body uncompressed`,
-    );
-  }
+  // readBytes refuses a compressed body (invalid_request), which would be read as a garbled form.
   const body = await request.readBytes();
   const form = await parseTokenBody(request.headers['content-type'], body);
   const basic = basicCredentials(request.headers.authorization);
@@ -59,7 +52,12 @@ async function parseTokenBody(contentType: string | undefined, body: Buffer): Pr
   if (!contentType) throw new OAuthError('invalid_request', 'The Content-Type header is required');
   const text = body.toString('utf8');
   const essence = mediaType(contentType);
-  if (essence === 'application/json') return parseJsonParameters(text);
+  if (essence === 'application/json') {
+    // The rules of every JSON body (dispatch.ts): UTF-8, as its charset says and in its bytes.
+    const unreadable = unreadableJson(contentType, undefined) ?? notUtf8(body);
+    if (unreadable) throw new OAuthError('invalid_request', unreadable);
+    return parseJsonParameters(text);
+  }
   if (essence === 'application/x-www-form-urlencoded') {
     // A JSON document or a multipart body sent as a form would otherwise parse as one odd field name.
     if (/^\s*[{[]/.test(text) || text.startsWith('--')) throw mismatch();

@@ -1,5 +1,6 @@
 // Reads request bodies with a size limit: a too-large Content-Length is refused before anything is
 // read, and a chunked body is abandoned as soon as it passes the limit, so no huge body is ever held.
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PayloadTooLarge } from '../errors.js';
 
@@ -18,13 +19,13 @@ interface QueuedRead {
 
 /**
  * Reads whole bodies for one server. Through a receiver, not a promise: this is every publish's
- * path, and its promise jobs cost about 1 us, 5% of a publish (BENCHMARKS.md); `readAll` is the
- * promise form for the other paths.
+ * path, and its promise jobs would be a measurable part of a publish (BENCHMARKS.md); `readAll` is
+ * the promise form for the other paths.
  *
  * A body is taken once the loop turn has parsed what it read (its check phase): a small request
  * comes whole in one read, so its body is buffered by then and one read() takes it, without 'data'
- * and 'end' listeners and the ticks of flowing mode (about 1 us of a publish). A body still arriving
- * is read through listeners as it comes.
+ * and 'end' listeners and the ticks of flowing mode, which cost a publish measurably (BENCHMARKS.md).
+ * A body still arriving is read through listeners as it comes.
  */
 export class BodyReader {
   private queued: QueuedRead[] = [];
@@ -127,14 +128,24 @@ export function isJsonContentType(contentType: string | undefined): boolean {
   );
 }
 
+/** Why a body sent with this Content-Encoding cannot be read as sent, or undefined: none is decoded (gzip), so none but identity. */
+export function unsupportedEncoding(contentEncoding: string | undefined): string | undefined {
+  if (contentEncoding === undefined || contentEncoding.trim().toLowerCase() === 'identity') return undefined;
+  return `Content-Encoding ${contentEncoding} is not supported: send the body uncompressed`;
+}
+
+/** Why these bytes cannot be read as the JSON text sent, or undefined: read as UTF-8 regardless, others would become U+FFFD. */
+export function notUtf8(bytes: Uint8Array): string | undefined {
+  return isUtf8(bytes) ? undefined : 'The body is not UTF-8 (RFC 8259)';
+}
+
 /**
  * Why a JSON body with these headers cannot be read as sent, or undefined: JSON is UTF-8 (RFC 8259
- * 8.1), so a charset must name UTF-8; a Content-Encoding (gzip) is not decoded, so none but identity.
+ * 8.1), so a charset must name UTF-8; and no Content-Encoding but identity (unsupportedEncoding).
  */
 export function unreadableJson(contentType: string, contentEncoding: string | undefined): string | undefined {
-  if (contentEncoding !== undefined && contentEncoding.trim().toLowerCase() !== 'identity') {
-    return `Content-Encoding ${contentEncoding} is not supported: send the body uncompressed`;
-  }
+  const encoding = unsupportedEncoding(contentEncoding);
+  if (encoding) return encoding;
   if (contentType === 'application/json') return undefined;
   for (const parameter of contentType.split(';').slice(1)) {
     const equals = parameter.indexOf('=');

@@ -6,7 +6,7 @@
 // and V8 keeps large compiled sources in its compilation cache for good (300 updates of a topic to one
 // 14 KB schema kept 85 MB; endless distinct schemas grow it without bound), and its code generation
 // ran out of stack on a schema nested 1,000 levels deep. Closures go with the last topic that uses
-// them and compile in microseconds. They cost a publish about 0.15 us more than ajv's code did.
+// them and compile in microseconds. They cost a publish a little more than ajv's code did (BENCHMARKS.md).
 import { InvalidRequest } from '../errors.js';
 import { isDate, isDateTime } from './date-time.js';
 

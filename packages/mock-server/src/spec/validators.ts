@@ -78,8 +78,8 @@ export function anchorRefs(api: SpecName, schema: unknown): unknown {
 interface OperationValidators {
   /** Path and query parameters, coerced from strings in place. */
   params?: ValidateFunction;
-  /** The query parameters that are arrays: each repeats the parameter (OpenAPI's default, form style exploded). */
-  listParams: readonly string[];
+  /** The operation's query parameters, each with how the query string carries it. */
+  queryParams: readonly QueryParam[];
   /** The parameters whose values are integers or numbers (or lists of them), checked as text before ajv coerces them. */
   numericParams: readonly NumericParam[];
   /** The JSON request body's schema, when the operation takes one; compiled on the first body checked. */
@@ -99,27 +99,19 @@ export class RequestValidators {
   ) {}
 
   /**
-   * Path and query parameters, coerced to their schema types and frozen (requests to the same target
-   * share them); InvalidRequest when they do not match.
+   * Path and query parameters, read by their style (a `deepObject` as an object, an array from its
+   * repeated or comma-separated values), coerced to their schema types and frozen (requests to the
+   * same target share them); InvalidRequest when they do not match.
    */
   checkParams(
     operation: Operation<SpecName>,
     pathParams: Readonly<Record<string, string>>,
     query: string,
   ): Readonly<Record<string, unknown>> {
-    const { listParams } = this.for(operation);
+    const { params: validate, numericParams, queryParams } = this.for(operation);
     const params: Record<string, unknown> = query
-      ? { ...queryParams(query, listParams), ...pathParams }
+      ? { ...readQuery(query, queryParams), ...pathParams }
       : { ...pathParams };
-    return this.checkParamValues(operation, params);
-  }
-
-  /**
-   * checkParams for parameters already gathered by their style (an object for a `deepObject`, a list
-   * for a repeated array parameter): coerced in place and frozen.
-   */
-  checkParamValues(operation: Operation<SpecName>, params: Record<string, unknown>): Readonly<Record<string, unknown>> {
-    const { params: validate, numericParams } = this.for(operation);
     const topicId = params.topic_id;
     let list = numericViolations(numericParams, params);
     if (list.length === 0 && validate && !validate(params)) list = violations(validate.errors);
@@ -159,9 +151,12 @@ export class RequestValidators {
     const params = operation.parameters.filter((p) => p.in === 'path' || p.in === 'query');
     const bodySchema = jsonBodySchema(operation);
     return {
-      listParams: params
-        .filter((p) => p.in === 'query' && [p.schema?.type].flat().includes('array'))
-        .map((p) => p.name),
+      queryParams: params.flatMap((p): QueryParam[] => {
+        if (p.in !== 'query') return [];
+        if (p.style === 'deepObject') return [{ name: p.name, style: 'object' }];
+        if (![p.schema?.type].flat().includes('array')) return [{ name: p.name, style: 'value' }];
+        return [{ name: p.name, style: p.explode === false ? 'commas' : 'repeated' }];
+      }),
       numericParams: params.flatMap((p) => {
         const list = [p.schema?.type].flat().includes('array');
         const kind = numericKind(list ? (p.schema?.items as SchemaObject | undefined) : p.schema);
@@ -220,11 +215,34 @@ function numericViolations(numeric: readonly NumericParam[], params: Record<stri
   return list;
 }
 
-/** The query's parameters: the last value of each, and every value of a list. */
-function queryParams(query: string, listParams: readonly string[]): Record<string, unknown> {
+/** A query parameter of an operation, and how the query string carries it (OpenAPI's `style` and `explode`). */
+interface QueryParam {
+  name: string;
+  /**
+   * `value`: one value (the first, when it is repeated); `repeated`: an array as `a=1&a=2` (form style,
+   * exploded: OpenAPI's default); `commas`: an array as `a=1,2` (`explode: false`); `object`: a
+   * `deepObject`, `by[code]=DE`.
+   */
+  style: 'value' | 'repeated' | 'commas' | 'object';
+}
+
+/** The operation's parameters in the query, by their style; others in it are ignored. */
+function readQuery(query: string, queryParams: readonly QueryParam[]): Record<string, unknown> {
   const search = new URLSearchParams(query);
-  const params: Record<string, unknown> = Object.fromEntries(search);
-  for (const name of listParams) if (search.has(name)) params[name] = search.getAll(name);
+  const params: Record<string, unknown> = {};
+  for (const { name, style } of queryParams) {
+    if (style === 'object') {
+      const members = [...search].filter(([key]) => key.startsWith(`${name}[`) && key.endsWith(']'));
+      if (members.length > 0)
+        params[name] = Object.fromEntries(members.map(([key, value]) => [key.slice(name.length + 1, -1), value]));
+      continue;
+    }
+    // Left out, its schema's `required` decides.
+    if (!search.has(name)) continue;
+    const values = search.getAll(name);
+    if (style === 'value') params[name] = values[0];
+    else params[name] = style === 'commas' ? values.flatMap((value) => value.split(',')) : values;
+  }
   return params;
 }
 

@@ -25,15 +25,16 @@ export interface StoreSnapshot {
   counters: Record<string, number>;
 }
 
-export interface ResourceStore {
-  get(type: string, id: string): Awaitable<StoredItem | undefined>;
+/** `Type`: the names of the types it is asked about; the resource engine's handlers name only those of the spec. */
+export interface ResourceStore<Type extends string = string> {
+  get(type: Type, id: string): Awaitable<StoredItem | undefined>;
   /** The items of a type in creation order; only those of `parent` when given. */
-  list(type: string, parent?: string): Awaitable<StoredItem[]>;
+  list(type: Type, parent?: string): Awaitable<StoredItem[]>;
   /** Inserts the item, or replaces the one with its id in place (it keeps its position in lists). */
-  put(type: string, item: StoredItem): Awaitable<void>;
-  delete(type: string, id: string): Awaitable<void>;
+  put(type: Type, item: StoredItem): Awaitable<void>;
+  delete(type: Type, id: string): Awaitable<void>;
   /** The next integer id of a type, from 1: ids are never reused, also not after a delete. */
-  nextId(type: string): Awaitable<number>;
+  nextId(type: Type): Awaitable<number>;
   /** The items and counters of the types whose names start with `prefix` (default: all). */
   snapshot(prefix?: string): Awaitable<StoreSnapshot>;
   /**

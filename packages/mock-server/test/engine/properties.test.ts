@@ -6,12 +6,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createResourceEngine, type ResourceEngine } from '../../src/engine/engine.js';
 import { type OperationAnnotation, operationExtension } from '../../src/engine/vocabulary.js';
-import { errorReply } from '../../src/errors.js';
+import { errorReply, InvalidRequest } from '../../src/errors.js';
+import { createAjv, RequestValidators } from '../../src/spec/validators.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
 import { assertConforms, exampleBody, type OperationId, operation as specOperation, specs } from '../helpers.js';
 import { describeEngines, resourceStoreEngines } from '../store/engines.js';
 
 const document = specs.documents.management;
+/** The pipeline's checks of parameters and bodies (dispatch.ts), which the engine's requests have passed. */
+const validators = new RequestValidators(createAjv(specs, { coerceTypes: true }), createAjv(specs));
 const RUNS = 30;
 const MAX_COMMANDS = 16;
 
@@ -87,16 +90,14 @@ class Client {
     return answer;
   }
 
-  /** The engine's answer, or its refusal rendered as the server renders it. */
+  /** The engine's answer to the request checked as the server checks it, or the refusal rendered as the server renders it. */
   private async answer(operationId: string, pathParams: Record<string, string>, body: unknown) {
-    const request = {
-      pathParams,
-      query: requiredQuery(operationId),
-      body: body === undefined ? undefined : JSON.stringify(body),
-      contentType: 'application/json',
-    };
+    const op = operation(operationId);
     try {
-      const { status, body: answered } = await this.engine.handle(operationId, request);
+      const params = validators.checkParams(op, pathParams, requiredQuery(operationId));
+      if (body !== undefined) validators.checkBody(op, body);
+      else if (op.requestBody?.required) throw new InvalidRequest('INVALID_REQUEST', 'A JSON request body is required');
+      const { status, body: answered } = await this.engine.handle(operationId, { params, body });
       return { status, body: answered };
     } catch (error) {
       const reply = errorReply('management', error);

@@ -5,9 +5,8 @@
 // legacy roles into environment and project roles.
 import { Refused } from '../../errors.js';
 import type { JsonObject, StoredItem } from '../../store/resource-store.js';
-import type { Workspace } from '../engine.js';
+import type { Handler, TypeName, Workspace } from '../contract.js';
 import { missingReference, notFound } from '../errors.js';
-import type { Handler } from '../handlers.js';
 import { isObject } from '../schema.js';
 import { complete } from '../values.js';
 import type { EngineOperation, ResourceType } from '../vocabulary.js';
@@ -283,7 +282,7 @@ export const accessHandlers: Record<string, Handler> = {
     const legacy = await workspace.store.get(op.type.name, String(request.role_id));
     if (!legacy) throw notFound('legacy role', request.role_id);
     const name = String(legacy.value.name ?? `Role ${legacy.id}`);
-    for (const typeName of ['environment_role', 'project_role']) {
+    for (const typeName of ['environment_role', 'project_role'] as const) {
       if ((await workspace.store.list(typeName)).some((role) => role.value.name === name))
         throw new Refused(
           422,
@@ -314,7 +313,7 @@ async function propertyOwner(
   workspace: Workspace,
   op: EngineOperation,
   params: Readonly<JsonObject>,
-): Promise<{ type: string; item: StoredItem }> {
+): Promise<{ type: TypeName; item: StoredItem }> {
   if (params.project_id !== undefined) {
     const project = await workspace.store.get('project', String(params.project_id));
     if (!project) throw missingReference(op.operation, 'project_id', 'project', params.project_id);
@@ -347,11 +346,11 @@ function numbers(sent: unknown): number[] {
 async function existing(
   workspace: Workspace,
   op: EngineOperation,
-  typeName: string,
+  typeName: TypeName,
   field: string,
   ids: string[],
-): Promise<[string, StoredItem][]> {
-  const items: [string, StoredItem][] = [];
+): Promise<[TypeName, StoredItem][]> {
+  const items: [TypeName, StoredItem][] = [];
   for (const id of ids) {
     const item = await workspace.store.get(typeName, id);
     if (!item) throw missingReference(op.operation, field, label(typeName), id);
@@ -364,21 +363,21 @@ const label = (typeName: string) => (typeName === USER_GROUP ? 'collaborator gro
 
 const sameId = (a: unknown, b: unknown) => a !== undefined && a !== null && String(a) === String(b);
 
-function typeNamed(workspace: Workspace, name: string): ResourceType {
+function typeNamed(workspace: Workspace, name: TypeName): ResourceType {
   const type = workspace.types.get(name);
   if (!type) throw new Error(`No resource type '${name}'`);
   return type;
 }
 
 /** The operation as one acting on another type (for the items a handler writes besides its own). */
-function asType(workspace: Workspace, op: EngineOperation, typeName: string): EngineOperation {
+function asType(workspace: Workspace, op: EngineOperation, typeName: TypeName): EngineOperation {
   return { ...op, type: typeNamed(workspace, typeName), set: {}, add: undefined, remove: undefined, clear: undefined };
 }
 
 // --- grants ---
 
 interface Assignee {
-  typeName: string;
+  typeName: TypeName;
   item: StoredItem;
 }
 
@@ -467,7 +466,7 @@ async function recountRoles(workspace: Workspace): Promise<void> {
   const members = await workspace.store.list('member');
   const groups = await workspace.store.list(USER_GROUP);
   const grants = await workspace.store.list('project_grant');
-  const setCount = async (typeName: string, role: StoredItem, count: number) => {
+  const setCount = async (typeName: TypeName, role: StoredItem, count: number) => {
     if (role.value.members_count !== count)
       await workspace.store.put(typeName, { ...role, value: { ...role.value, members_count: count } });
   };
@@ -503,7 +502,7 @@ function heldRoles(member: StoredItem): HeldRole[] {
   }));
 }
 
-async function named(workspace: Workspace, typeName: string, name: string): Promise<StoredItem | undefined> {
+async function named(workspace: Workspace, typeName: TypeName, name: string): Promise<StoredItem | undefined> {
   return (await workspace.store.list(typeName)).find((role) => role.value.name === name);
 }
 
@@ -663,7 +662,7 @@ async function carryOut(
   projectRoles: RoleDefinition[],
   category: 'system' | 'custom',
 ): Promise<void> {
-  const ensure = async (typeName: string, definition: RoleDefinition) =>
+  const ensure = async (typeName: TypeName, definition: RoleDefinition) =>
     (await named(workspace, typeName, definition.name)) ??
     (await workspace.store.get(
       typeName,

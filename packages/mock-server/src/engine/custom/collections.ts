@@ -2,8 +2,8 @@
 // and method of the document.
 
 import type { JsonObject } from '../../store/resource-store.js';
+import type { Handler } from '../contract.js';
 import { invalidFields } from '../errors.js';
-import type { Handler } from '../handlers.js';
 import { isObject } from '../schema.js';
 import { actingOn, homeFolder } from './projects.js';
 

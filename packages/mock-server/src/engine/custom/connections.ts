@@ -3,8 +3,8 @@
 // an OAuth URL), a connection's OAuth URL, and pick lists (the choices a connector's forms offer).
 
 import type { JsonObject } from '../../store/resource-store.js';
+import type { Handler } from '../contract.js';
 import { invalidFields, notFound } from '../errors.js';
-import type { Handler } from '../handlers.js';
 import { isObject } from '../schema.js';
 import { hostOf } from './sdkfiles.js';
 

@@ -2,7 +2,7 @@
 // (its hidden `$code`, given in a seed) since no operation uploads it.
 
 import type { JsonObject } from '../../store/resource-store.js';
-import type { Handler } from '../handlers.js';
+import type { Handler } from '../contract.js';
 
 /** The source a connector seeded without code answers: the smallest connector, named by its title. */
 const minimalSource = (connector: JsonObject) =>

@@ -1,9 +1,10 @@
 // Collaborator groups as the hand-written handlers share them: the members' handlers in handlers.ts
 // and the privileges and grants derived in access.ts.
+import { RESOURCE_TYPES } from '../../generated/resource-types.js';
 import type { StoredItem } from '../../store/resource-store.js';
 
 /** Collaborator groups keep their members' ids in `$members` (exported with the group, never answered). */
-export const USER_GROUP = 'user_group';
+export const USER_GROUP = RESOURCE_TYPES.user_group;
 
 export function memberIds(group: StoredItem): string[] {
   const held = group.value.$members;

@@ -4,21 +4,21 @@
 // written and read with fflate; an import checks the whole zip before it changes anything.
 
 import { InvalidRequest, NotFound } from '../../errors.js';
+import { RESOURCE_TYPES, type ResourceTypeName } from '../../generated/resource-types.js';
 import type { JsonObject, StoredItem } from '../../store/resource-store.js';
-import type { Workspace } from '../engine.js';
+import type { Handler, Workspace } from '../contract.js';
 import { missingReference, notFound } from '../errors.js';
-import type { Handler } from '../handlers.js';
 import { isObject, propertiesOf, resolve } from '../schema.js';
 import { complete } from '../values.js';
 import type { EngineOperation, ResourceType } from '../vocabulary.js';
 import { actingOn } from './projects.js';
 
-const FOLDER = 'folder';
-const PROJECT = 'project';
+const FOLDER = RESOURCE_TYPES.folder;
+const PROJECT = RESOURCE_TYPES.project;
 
 /** Where an asset type of the packages lives: its resource type and the field that places it. */
 interface AssetKind {
-  resource: string;
+  resource: ResourceTypeName;
   /** `folder`: held by a folder (`folder_id`); `project`: by the project of a folder; `collection`: by an API collection. */
   holder: 'folder' | 'project' | 'collection';
   field: string;

@@ -3,19 +3,19 @@
 // together. The home folder (the workspace's `root_folder_id`) is made on first need, and references a
 // request leaves out default to what exists: the home folder, the project of the folder named.
 
+import { RESOURCE_TYPES } from '../../generated/resource-types.js';
 import type { JsonObject, StoredItem } from '../../store/resource-store.js';
-import type { Workspace } from '../engine.js';
+import type { Handler, TypeName, Workspace } from '../contract.js';
 import { conflict, invalidFields, missingReference, notFound } from '../errors.js';
-import type { Handler } from '../handlers.js';
 import { listPage } from '../listing.js';
 import { propertiesOf, requiredOf, resolve, typesOf } from '../schema.js';
 import type { EngineOperation, ResourceType } from '../vocabulary.js';
 
-const FOLDER = 'folder';
-const PROJECT = 'project';
+const FOLDER = RESOURCE_TYPES.folder;
+const PROJECT = RESOURCE_TYPES.project;
 
 /** The operation `op`, acting on items of another type (a handler that writes more than its own type). */
-export function actingOn(workspace: Workspace, op: EngineOperation, typeName: string): EngineOperation {
+export function actingOn(workspace: Workspace, op: EngineOperation, typeName: TypeName): EngineOperation {
   const type = workspace.types.get(typeName);
   if (!type) throw new Error(`No resource type '${typeName}'`);
   return { ...op, type, set: {}, add: undefined, remove: undefined, clear: undefined };

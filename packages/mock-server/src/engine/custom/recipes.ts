@@ -2,8 +2,8 @@
 // connectors, in the recipe's config.
 
 import type { JsonObject } from '../../store/resource-store.js';
+import type { Handler } from '../contract.js';
 import { invalidFields, missingReference } from '../errors.js';
-import type { Handler } from '../handlers.js';
 
 /** A recipe's config lines, stored as a list (a seed may hold JSON text). */
 function configLines(config: unknown): JsonObject[] {

@@ -4,7 +4,7 @@
 
 import { NotFound } from '../../errors.js';
 import type { JsonObject } from '../../store/resource-store.js';
-import type { Handler } from '../handlers.js';
+import type { Handler } from '../contract.js';
 
 export const runsHandlers: Record<string, Handler> = {
   /**

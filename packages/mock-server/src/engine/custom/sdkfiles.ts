@@ -4,9 +4,8 @@
 import { createHash } from 'node:crypto';
 import { NotFound } from '../../errors.js';
 import type { JsonObject, StoredItem } from '../../store/resource-store.js';
+import type { CheckedRequest, Handler } from '../contract.js';
 import { invalidFields, notFound } from '../errors.js';
-import type { Handler } from '../handlers.js';
-import type { CheckedRequest } from '../request.js';
 import { isObject } from '../schema.js';
 import { type Column, columnsOf } from './tables.js';
 

@@ -1,6 +1,6 @@
 // The workspace details of `GET /api/users/me`, whose counts and root folder come from the state.
 
-import type { Handler } from '../handlers.js';
+import type { Handler } from '../contract.js';
 import { homeFolder } from './projects.js';
 
 export const workspaceHandlers: Record<string, Handler> = {

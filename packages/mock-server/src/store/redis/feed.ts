@@ -13,7 +13,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { StoreUnavailable } from '../../errors.js';
-import type { Follower, SharedState } from '../storage.js';
+import type { Follower, SharedState } from '../shared-state.js';
 import { type RedisConnection, unavailable } from './connection.js';
 import type { Change } from './resources.js';
 
