@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, api, messageOf, must, type ResourceItem, type ResourceType } from './api.js';
 import { createFields, type FieldErrors, type FormValues, valuesToObject, violationsByField } from './forms.js';
-import { Field, JsonBlock, Notice, Problem } from './ui.js';
+import { Field, FieldList, JsonBlock, Notice, Problem } from './ui.js';
 
 export function ResourcesView() {
   const [types, setTypes] = useState<ResourceType[]>();
@@ -175,17 +175,7 @@ function CreateForm({ type, onCreated }: { type: ResourceType; onCreated: (item:
             onInput={(_, value) => setParent(value)}
           />
         )}
-        {fields.map((spec) => (
-          <Field
-            key={spec.name}
-            id={`create-${spec.name}`}
-            spec={spec}
-            values={values}
-            errors={errors}
-            onInput={(name, value) => setValues({ ...values, [name]: value })}
-          />
-        ))}
-        {errors[''] && <Problem>{errors['']}</Problem>}
+        <FieldList idPrefix="create" fields={fields} values={values} errors={errors} onValues={setValues} />
         <button type="submit">Create</button>
       </form>
     </section>

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, api, feedUrl, messageOf, must, type Topic, type TopicMessage } from './api.js';
 import { frameBatcher } from './batch.js';
 import { type FieldErrors, type FormValues, topicFields, valuesToObject, violationsByField } from './forms.js';
-import { Field, Notice, Problem } from './ui.js';
+import { FieldList, Notice, Problem } from './ui.js';
 
 /** Messages kept in the tail. */
 const TAIL = 200;
@@ -140,17 +140,7 @@ function PublishForm({ topic }: { topic: Topic }) {
     <section aria-labelledby="publish-title">
       <h3 id="publish-title">Publish a message</h3>
       <form onSubmit={submit} noValidate>
-        {fields.map((spec) => (
-          <Field
-            key={spec.name}
-            id={`message-${spec.name}`}
-            spec={spec}
-            values={values}
-            errors={errors}
-            onInput={(name, value) => setValues({ ...values, [name]: value })}
-          />
-        ))}
-        {errors[''] && <Problem>{errors['']}</Problem>}
+        <FieldList idPrefix="message" fields={fields} values={values} errors={errors} onValues={setValues} />
         <button type="submit">Publish</button>
         {result && <Notice>{result}</Notice>}
       </form>

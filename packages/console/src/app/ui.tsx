@@ -59,6 +59,40 @@ export function Field({ id, spec, values, errors, onInput }: FieldProps) {
 }
 
 /** A failure to show: announced as it appears. */
+/**
+ * The fields of a form built from a schema, each named `${idPrefix}-${name}`, then the error that belongs
+ * to no field (under the empty name).
+ */
+export function FieldList({
+  idPrefix,
+  fields,
+  values,
+  errors,
+  onValues,
+}: {
+  idPrefix: string;
+  fields: FieldSpec[];
+  values: FormValues;
+  errors: FieldErrors;
+  onValues: (values: FormValues) => void;
+}) {
+  return (
+    <>
+      {fields.map((spec) => (
+        <Field
+          key={spec.name}
+          id={`${idPrefix}-${spec.name}`}
+          spec={spec}
+          values={values}
+          errors={errors}
+          onInput={(name, value) => onValues({ ...values, [name]: value })}
+        />
+      ))}
+      {errors[''] && <Problem>{errors['']}</Problem>}
+    </>
+  );
+}
+
 export function Problem({ children }: { children: ComponentChildren }) {
   return (
     <p class="problem" role="alert">
