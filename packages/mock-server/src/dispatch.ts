@@ -37,6 +37,7 @@ import {
   discardUnreadBody,
   isJsonContentType,
   notUtf8,
+  parseJson,
   unreadableJson,
   unsupportedEncoding,
 } from './http/body.js';
@@ -435,16 +436,6 @@ const continueWithJson = (call: Call): Outcome => call.continueWithJson();
 function asDeclared(operation: Operation, error: unknown): unknown {
   if (!(error instanceof PayloadTooLarge) || operation.responses['413']) return error;
   return new InvalidRequest('INVALID_REQUEST', error.detail);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    // Only a failed parse can be an empty body, so well-formed bodies are not scanned twice.
-    if (text.trim() === '') throw new InvalidRequest('INVALID_REQUEST', 'A JSON request body is required');
-    throw new InvalidRequest('INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`);
-  }
 }
 
 /** Authenticates the caller, applies the rate limit and faults, checks parameters and rights, and hands the call on. */

@@ -5,7 +5,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { InvalidRequest, PayloadTooLarge } from '../errors.js';
 import type { components, operations } from '../generated/emulator.js';
-import { type BodyReader, isJsonContentType } from '../http/body.js';
+import {
+  type BodyReader,
+  isJsonContentType,
+  notUtf8,
+  parseJson,
+  unreadableJson,
+  unsupportedEncoding,
+} from '../http/body.js';
 import type { Reply } from '../http/replies.js';
 import { type RouteMatch, type RouteResult, Router } from '../http/router.js';
 import { loadEmulatorSpec, type OpenApiDocument, type Operation } from '../spec/bundles.js';
@@ -93,13 +100,13 @@ async function readJson<T>(
       `Content-Type must be application/json, not ${contentType ?? 'absent'}`,
     );
   }
-  const text = (await readWithin(req, CONTROL_BODY_LIMIT, bodies)).toString('utf8');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new InvalidRequest('INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`);
-  }
+  // The platform APIs' rules for a JSON body: UTF-8 (no other charset), sent as is (no Content-Encoding).
+  const unreadable = unreadableJson(contentType as string, req.headers['content-encoding']);
+  if (unreadable) throw new InvalidRequest('UNSUPPORTED_CONTENT_TYPE', unreadable);
+  const bytes = await readWithin(req, CONTROL_BODY_LIMIT, bodies);
+  const notText = notUtf8(bytes);
+  if (notText) throw new InvalidRequest('INVALID_JSON', notText);
+  const value = parseJson(bytes.toString('utf8'));
   validators.checkBody(operation, value);
   return value as T;
 }
@@ -115,5 +122,7 @@ async function readWithin(req: IncomingMessage, limit: number, bodies: BodyReade
 }
 
 async function readText(req: IncomingMessage, limit: number, bodies: BodyReader): Promise<string> {
+  const unreadable = unsupportedEncoding(req.headers['content-encoding']);
+  if (unreadable) throw new InvalidRequest('UNSUPPORTED_CONTENT_TYPE', unreadable);
   return (await bodies.readAll(req, limit, 'request body')).toString('utf8');
 }

@@ -2,7 +2,7 @@
 // read, and a chunked body is abandoned as soon as it passes the limit, so no huge body is ever held.
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PayloadTooLarge } from '../errors.js';
+import { InvalidRequest, PayloadTooLarge } from '../errors.js';
 
 /** Where a body read reports: the whole body, or the error of one past the limit. */
 export interface BodyReceiver {
@@ -132,6 +132,17 @@ export function isJsonContentType(contentType: string | undefined): boolean {
 export function unsupportedEncoding(contentEncoding: string | undefined): string | undefined {
   if (contentEncoding === undefined || contentEncoding.trim().toLowerCase() === 'identity') return undefined;
   return `Content-Encoding ${contentEncoding} is not supported: send the body uncompressed`;
+}
+
+/** The JSON value of a request body; 400 when it is empty or not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    // Only a failed parse can be an empty body, so well-formed bodies are not scanned twice.
+    if (text.trim() === '') throw new InvalidRequest('INVALID_REQUEST', 'A JSON request body is required');
+    throw new InvalidRequest('INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`);
+  }
 }
 
 /** Why these bytes cannot be read as the JSON text sent, or undefined: read as UTF-8 regardless, others would become U+FFFD. */

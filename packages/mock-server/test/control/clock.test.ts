@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { MockServerOptions } from '../../src/index.js';
 import { call, createTopic, errorOf, start, token } from '../helpers.js';
 import { NO_REDIS, sharedRedis, uniquePrefix } from '../redis-server.js';
-import { control, emulatorErrorOf } from './emulator-api.js';
+import { type ControlOptions, control, emulatorErrorOf } from './emulator-api.js';
 import { storages } from './storages.js';
 
 const T0 = '2030-01-01T00:00:00.000Z';
@@ -104,6 +104,25 @@ for (const storage of storages) {
     },
   );
 }
+
+describe('the emulator API reads a JSON body by the rules of the platform APIs', () => {
+  it('refuses another charset, a Content-Encoding and bytes that are not UTF-8, changing nothing', async () => {
+    const server = await start();
+    const refusals: ControlOptions[] = [
+      { headers: { 'content-type': 'application/json; charset=latin1' }, rawBody: '{"frozen":true}' },
+      { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, rawBody: '{"frozen":true}' },
+      {
+        headers: { 'content-type': 'application/json' },
+        rawBody: Buffer.from('{"now":"2030-01-01T00:00:00\xffZ"}', 'latin1'),
+      },
+    ];
+    for (const options of refusals) {
+      const answer = await control(server, 'set_clock', options);
+      expect([answer.status, emulatorErrorOf(answer).message]).toEqual([400, expect.stringMatching(/UTF-8|Encoding/)]);
+    }
+    expect((await control(server, 'get_clock')).body?.frozen).toBe(false);
+  });
+});
 
 describe.skipIf(NO_REDIS !== undefined)(`the clock shared on Redis${NO_REDIS ? ` (skipped: ${NO_REDIS})` : ''}`, () => {
   it('is one clock for every emulator sharing the Redis: set on one, read and followed on the other', async () => {

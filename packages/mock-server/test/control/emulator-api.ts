@@ -27,7 +27,7 @@ export const emulatorErrorOf = (answer: Answer) => answer.body as Schemas['Emula
 /** A verification's 409 body. */
 export const verificationFailureOf = (answer: Answer) => answer.body as Schemas['VerificationFailure'];
 
-export type ControlOptions = Pick<CallOptions, 'params' | 'query' | 'body' | 'headers'>;
+export type ControlOptions = Pick<CallOptions, 'params' | 'query' | 'body' | 'rawBody' | 'headers'>;
 
 /** Calls an endpoint of the emulator API and checks that its answer is one the spec declares. */
 export async function control<Id extends EmulatorOperationId>(
