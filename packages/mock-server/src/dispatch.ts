@@ -68,17 +68,6 @@ export interface DispatcherParts {
   commit: () => Promise<void> | undefined;
 }
 
-/** When a request arrived, for its journal entry. */
-interface Arrival {
-  /** On the emulator's clock, ms since the epoch. */
-  clock: number;
-  /** performance.now(), for the duration. */
-  at: number;
-}
-
-/** The arrival of a request with the journal off: never read. */
-const NOT_JOURNALED: Arrival = Object.freeze({ clock: 0, at: 0 });
-
 interface RequestTarget {
   route: RouteResult;
   /** Path and query parameters, validated and coerced; shared by every request to the target, so frozen. */
@@ -128,13 +117,15 @@ export class Dispatcher {
       this.run(new Call(this, req, res, route, target, queryAt < 0 ? '' : url.slice(queryAt + 1)), admit);
       return;
     }
-    const began = this.parts.journal.enabled ? this.arrival() : NOT_JOURNALED;
+    const began = performance.now();
+    const receivedAt = this.parts.journal.enabled ? this.parts.state.clock() : 0;
     if (route) {
       this.respondOutsideCall(
         req,
         res,
         route.api,
         errorReply(route.api, new MethodNotAllowed(method, route.allowed)),
+        receivedAt,
         began,
       );
       return;
@@ -157,7 +148,7 @@ export class Dispatcher {
       this.serveControl(req, res, () => errorReply('emulator', new MethodNotAllowed(method, control.allowed)));
     } else {
       const notFound = new NotFound(`No operation at ${pathname}`);
-      this.respondOutsideCall(req, res, undefined, errorReply('event-streams', notFound), began);
+      this.respondOutsideCall(req, res, undefined, errorReply('event-streams', notFound), receivedAt, began);
     }
   };
 
@@ -189,11 +180,12 @@ export class Dispatcher {
     res: ServerResponse,
     api: ApiName | undefined,
     reply: Reply,
-    began: Arrival,
+    receivedAt: number,
+    began: number,
   ): void {
     this.respond(req, res, api ?? 'event-streams', reply);
     if (this.parts.journal.enabled) {
-      this.journal(req, undefined, api, undefined, undefined, reply, began);
+      this.journal(req, undefined, api, undefined, undefined, reply, receivedAt, began);
     }
   }
 
@@ -206,7 +198,9 @@ export class Dispatcher {
     key: ApiKey | undefined,
     /** The answer; its status only when another component wrote it (Prism). */
     reply: Reply | { status: number },
-    began: Arrival,
+    /** When it arrived, on the emulator's clock; and performance.now() then, for the duration. */
+    receivedAt: number,
+    began: number,
   ): void {
     const answer: Partial<Reply> = reply;
     this.parts.journal.record({
@@ -220,14 +214,9 @@ export class Dispatcher {
       status: reply.status,
       replyJson: answer.file ? undefined : answer.json,
       replyHeaders: answer.file ? { ...answer.headers, 'content-type': answer.file.contentType } : answer.headers,
-      receivedAt: began.clock,
-      durationMs: performance.now() - began.at,
+      receivedAt,
+      durationMs: performance.now() - began,
     });
-  }
-
-  /** When a request arrived: on the emulator's clock for the journal's `time`, and monotonic for its duration. */
-  arrival(): Arrival {
-    return { clock: this.parts.state.clock(), at: performance.now() };
   }
 
   /** The hand-written handler of the operation; none for those the resource engine (or, in `--mode prism`, Prism) answers. */
@@ -277,7 +266,7 @@ export class Dispatcher {
     // its continuation responds.
     if (!reply || reply === PENDING) return;
     this.respond(call.req, call.res, call.operation.api, reply);
-    if (call.began !== NOT_JOURNALED) call.journal(reply);
+    if (call.began >= 0) call.journal(reply);
   }
 
   private respond(req: IncomingMessage, res: ServerResponse, api: SpecName, reply: Reply): void {
@@ -330,8 +319,9 @@ class Call implements AnyHandlerRequest, BodyReceiver {
   private bodyText: string | undefined;
   /** The API key whose bearer token admitted the call. */
   key: ApiKey | undefined;
-  /** When the call began; unset with the journal off. */
-  readonly began: Arrival;
+  /** When the call arrived, on the emulator's clock, and performance.now() then; -1 with the journal off. */
+  readonly receivedAt: number;
+  readonly began: number;
 
   constructor(
     readonly dispatcher: Dispatcher,
@@ -342,14 +332,16 @@ class Call implements AnyHandlerRequest, BodyReceiver {
     readonly query: string,
   ) {
     this.operation = route.operation;
-    this.began = dispatcher.parts.journal.enabled ? dispatcher.arrival() : NOT_JOURNALED;
+    const journaled = dispatcher.parts.journal.enabled;
+    this.receivedAt = journaled ? dispatcher.parts.state.clock() : -1;
+    this.began = journaled ? performance.now() : -1;
   }
 
   /** Records the answered call in the journal. */
   journal(reply: Reply | { status: number }): void {
     const { operation } = this;
     const body = this.bodyText ?? this.body;
-    this.dispatcher.journal(this.req, operation, operation.api, body, this.key, reply, this.began);
+    this.dispatcher.journal(this.req, operation, operation.api, body, this.key, reply, this.receivedAt, this.began);
   }
 
   get headers() {
@@ -517,6 +509,6 @@ async function toPrism(call: Call): Promise<undefined> {
     await prism.forward(req, res, body);
   }
   // Prism wrote the answer: its status is journaled, not its body.
-  if (call.began !== NOT_JOURNALED) call.journal({ status: res.statusCode });
+  if (call.began >= 0) call.journal({ status: res.statusCode });
   return undefined;
 }
