@@ -128,27 +128,34 @@ export class Journal {
   record(answered: AnsweredRequest): void {
     const id = this.nextId++;
     const slot = (id - 1) % this.size;
-    const body = keptText(answered.body);
-    const reply = answered.replyJson === undefined ? undefined : keptText(answered.replyJson);
-    const fields = [
-      answered.method,
-      answered.url,
-      answered.operationId ?? '',
-      answered.api ?? '',
-      answered.clientId ?? '',
-    ];
-    for (const field of answered.rawHeaders) fields.push(field);
+    // The strings are concatenated (no array, no join) and each part written straight into the chunk:
+    // a body read as bytes is copied as bytes, not decoded and encoded again.
+    let head = `${answered.method}${SEPARATOR}${answered.url}${SEPARATOR}${answered.operationId ?? ''}${SEPARATOR}${answered.api ?? ''}${SEPARATOR}${answered.clientId ?? ''}`;
+    const { rawHeaders, replyHeaders, body, replyJson } = answered;
+    for (let i = 0; i < rawHeaders.length; i++) head += SEPARATOR + rawHeaders[i];
     let replyHeaderCount = 0;
-    if (answered.replyHeaders) {
-      for (const [name, value] of Object.entries(answered.replyHeaders)) fields.push(name, value);
-      replyHeaderCount = fields.length - FIXED_FIELDS - answered.rawHeaders.length;
+    if (replyHeaders) {
+      for (const name in replyHeaders) {
+        head += `${SEPARATOR}${name}${SEPARATOR}${replyHeaders[name]}`;
+        replyHeaderCount += 2;
+      }
     }
-    fields.push(reply === undefined ? body : body + reply);
-    this.write(id, slot, fields.join(SEPARATOR));
-    this.headerCounts[slot] = answered.rawHeaders.length;
+    const chunk = this.chunkFor(id, head.length * 3 + keptBytesAtMost(body) + keptBytesAtMost(replyJson) + 1);
+    const start = chunk.used;
+    let at = start + chunk.bytes.write(head, start, 'utf8');
+    chunk.bytes[at++] = 0;
+    const bodyBytes = writeKept(chunk.bytes, at, body);
+    at += bodyBytes;
+    const replyBytes = replyJson === undefined ? -1 : writeKept(chunk.bytes, at, replyJson);
+    if (replyBytes > 0) at += replyBytes;
+    chunk.used = at;
+    this.chunkOf[slot] = chunk;
+    this.offsets[slot] = start;
+    this.byteLengths[slot] = at - start;
+    this.headerCounts[slot] = rawHeaders.length;
     this.replyHeaderCounts[slot] = replyHeaderCount;
-    this.bodyLengths[slot] = body.length;
-    this.replyLengths[slot] = reply === undefined ? -1 : reply.length;
+    this.bodyLengths[slot] = bodyBytes;
+    this.replyLengths[slot] = replyBytes;
     this.statuses[slot] = answered.status;
     this.receivedAt[slot] = answered.receivedAt;
     this.durations[slot] = answered.durationMs;
@@ -209,64 +216,74 @@ export class Journal {
     return entry;
   }
 
-  /** Writes the request's text into the current chunk (a new one when it may not fit), and drops chunks no request kept is in. */
-  private write(id: number, slot: number, text: string): void {
-    // UTF-8 takes at most 3 bytes per UTF-16 unit.
-    const most = text.length * 3;
+  /** The chunk with room for `most` more bytes (a new one when the current may not fit); drops chunks no request kept is in. */
+  private chunkFor(id: number, most: number): Chunk {
     let chunk = this.chunks.at(-1);
     if (!chunk || chunk.used + most > chunk.bytes.length) {
       chunk = { bytes: Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most)), used: 0, lastId: id };
       this.chunks.push(chunk);
     }
-    const written = chunk.bytes.write(text, chunk.used, 'utf8');
-    this.chunkOf[slot] = chunk;
-    this.offsets[slot] = chunk.used;
-    this.byteLengths[slot] = written;
-    chunk.used += written;
     chunk.lastId = id;
     const oldestKept = Math.max(this.firstId, this.nextId - this.size);
     while (this.chunks.length > 1 && (this.chunks[0] as Chunk).lastId < oldestKept) this.chunks.shift();
+    return chunk;
   }
 
   private unpack(slot: number): Unpacked {
+    const bytes = this.chunkOf[slot]?.bytes;
+    if (!bytes) return { ...NOTHING_KEPT };
     const offset = this.offsets[slot] as number;
-    const packed =
-      this.chunkOf[slot]?.bytes.toString('utf8', offset, offset + (this.byteLengths[slot] as number)) ?? '';
-    const strings: string[] = [];
-    let at = 0;
-    const headerCount = this.headerCounts[slot] as number;
-    for (let i = 0; i < FIXED_FIELDS + headerCount + (this.replyHeaderCounts[slot] as number); i++) {
-      const end = packed.indexOf(SEPARATOR, at);
-      strings.push(packed.slice(at, end));
-      at = end + 1;
-    }
-    const rest = packed.slice(at);
+    const end = offset + (this.byteLengths[slot] as number);
     const bodyLength = this.bodyLengths[slot] as number;
     const replyLength = this.replyLengths[slot] as number;
-    const [method = '', url = '', operationId = '', api = '', clientId = '', ...headers] = strings;
+    const bodyStart = end - bodyLength - Math.max(replyLength, 0);
+    // The strings before the body end with a NUL byte, which UTF-8 uses for U+0000 only.
+    const strings = bytes.toString('utf8', offset, bodyStart - 1).split(SEPARATOR);
+    const headerCount = this.headerCounts[slot] as number;
+    const [method = '', url = '', operationId = '', api = '', clientId = ''] = strings;
     return {
       method,
       url,
       operationId,
       api,
       clientId,
-      rawHeaders: headers.slice(0, headerCount),
-      replyHeaders: headers.slice(headerCount),
-      body: rest.slice(0, bodyLength),
-      reply: replyLength < 0 ? undefined : rest.slice(bodyLength),
+      rawHeaders: strings.slice(FIXED_FIELDS, FIXED_FIELDS + headerCount),
+      replyHeaders: strings.slice(FIXED_FIELDS + headerCount),
+      body: bytes.toString('utf8', bodyStart, bodyStart + bodyLength),
+      reply: replyLength < 0 ? undefined : bytes.toString('utf8', bodyStart + bodyLength, end),
     };
   }
 }
 
+const NOTHING_KEPT: Unpacked = {
+  method: '',
+  url: '',
+  operationId: '',
+  api: '',
+  clientId: '',
+  rawHeaders: [],
+  replyHeaders: [],
+  body: '',
+  reply: undefined,
+};
+
 /**
- * The text kept of a body: all of it up to KEPT_BODY_BYTES, else its first KEPT_BODY_BYTES bytes and
- * one more character, so that the entry knows it was cut (a journal of 1 MiB messages holds 64 KiB of
- * each). A body read as bytes is decoded here, once it is known to be kept.
+ * The most bytes `writeKept` may write of a body: all of it up to KEPT_BODY_BYTES, else its first
+ * KEPT_BODY_BYTES bytes and one more character, so that the entry knows it was cut (a journal of
+ * 1 MiB messages holds 64 KiB of each). UTF-8 takes at most 3 bytes per UTF-16 unit.
  */
-function keptText(body: string | Buffer | undefined): string {
-  if (body === undefined) return '';
-  if (typeof body === 'string') return body.length > KEPT_BODY_BYTES ? body.slice(0, KEPT_BODY_BYTES + 1) : body;
-  return body.toString('utf8', 0, KEPT_BODY_BYTES + 1);
+function keptBytesAtMost(body: string | Buffer | undefined): number {
+  if (body === undefined) return 0;
+  const most = typeof body === 'string' ? body.length * 3 : body.length;
+  return Math.min(most, KEPT_BODY_BYTES + 4);
+}
+
+/** Writes what is kept of a body at `at`; returns the bytes written. */
+function writeKept(into: Buffer, at: number, body: string | Buffer | undefined): number {
+  if (body === undefined) return 0;
+  if (typeof body !== 'string') return body.copy(into, at, 0, Math.min(body.length, KEPT_BODY_BYTES + 1));
+  const text = body.length > KEPT_BODY_BYTES ? body.slice(0, KEPT_BODY_BYTES + 1) : body;
+  return into.write(text, at, Math.min(text.length * 3, KEPT_BODY_BYTES + 4), 'utf8');
 }
 
 function passes(entry: JournalEntry, filter: JournalFilter): boolean {

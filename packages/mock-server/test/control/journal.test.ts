@@ -118,6 +118,23 @@ describe('the request journal', () => {
     expect((kept as string).startsWith('{"order_id":"xxx')).toBe(true);
   });
 
+  it('keeps bodies and answers in any script exactly, and cuts one of 3-byte characters at 64 KiB', async () => {
+    const { server, accessToken, publish } = await withTopic();
+    const order_id = 'Zürich–東京 🚚';
+    expect((await publish({ order_id })).status).toBe(201);
+    const folder = await call(server, 'create_folder', { token: accessToken, body: { name: 'Ærø – 東京' } });
+    expect(folder.status).toBe(200);
+    expect((await publish({ order_id: '東'.repeat(30_000) })).status).toBe(201);
+    const { requests } = (await control(server, 'list_requests')).body;
+    const [small, created, long] = requests.filter((entry) => ['publish_message', 'create_folder'].includes(entry.operation ?? ''));
+    expect(small?.request.body).toEqual({ order_id });
+    expect(created?.response.body).toMatchObject({ name: 'Ærø – 東京' });
+    const kept = long?.request.body as string;
+    expect(Buffer.byteLength(kept)).toBeLessThanOrEqual(64 * 1024);
+    expect(Buffer.byteLength(kept)).toBeGreaterThan(64 * 1024 - 3);
+    expect(kept).toMatch(/^\{"order_id":"東+$/);
+  });
+
   it('keeps the last --journal-size entries, empties on DELETE, and is off with 0', async () => {
     const { server, publish } = await withTopic({ journalSize: 3 });
     for (const order_id of ['A', 'B', 'C', 'D']) await publish({ order_id });
