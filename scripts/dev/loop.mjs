@@ -1,6 +1,6 @@
 // The spec author's live loop (`npm run dev`): serves the emulator and the docs from the specs as they
-// are edited. On each save under spec/ it lints and bundles the APIs the file belongs to (in parallel);
-// when both pass it restarts the emulator on the new bundles over the same data dir, so its state and
+// are edited. On each save under spec/ it lints and bundles the APIs the file belongs to (in its own
+// process, with Redocly's library: specs.mjs); when both pass it restarts the emulator on the new bundles over the same data dir, so its state and
 // credentials are kept, while requests wait in the loop's own listener instead of failing; then it
 // renders that API's docs page (the open page reloads by itself) and, for the repository's own specs,
 // regenerates the committed bundles and types. A broken edit keeps the last good spec serving, says
@@ -13,7 +13,8 @@ import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { openSpecs } from './specs.mjs';
 
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = (name) => join(repoDir, 'node_modules', '.bin', name);
@@ -116,6 +117,7 @@ export async function startDevLoop({ specDir = join(repoDir, 'spec'), emulatorAr
     ? []
     : ['--data-dir', join(work, 'data'), '--durability', 'relaxed'];
   const apis = await readApis(specDir);
+  const specs = await openSpecs(specDir);
   // specVersion counts the reloads, docsVersion the renders; docsOf is the specVersion the pages show.
   const status = { specVersion: 0, docsVersion: 0, docsOf: 0, error: null, reloads: [] };
   let emulator; // { child, url, banner }
@@ -148,45 +150,41 @@ export async function startDevLoop({ specDir = join(repoDir, 'spec'), emulatorAr
 
   let queue = Promise.resolve();
   let pending = new Set();
+  let saved = new Set();
   let timer;
   const watcher = watch(specDir, { recursive: true }, (_event, name) => {
     if (!name || IGNORED.includes(String(name).split(sep)[0])) return;
-    for (const api of affectedApis(apis, join(specDir, String(name)))) pending.add(api);
+    const file = join(specDir, String(name));
+    saved.add(file);
+    for (const api of affectedApis(apis, file)) pending.add(api);
     clearTimeout(timer);
     const savedAt = Date.now();
     timer = setTimeout(() => {
       const changed = [...pending];
+      const files = [...saved];
       pending = new Set();
-      queue = queue.then(() => reload(changed, savedAt)).catch((error) => log(`dev loop: ${error.stack ?? error}`));
+      saved = new Set();
+      queue = queue
+        .then(() => specs.changed(files))
+        .then(() => reload(changed, savedAt))
+        .catch((error) => log(`dev loop: ${error.stack ?? error}`));
     }, 50);
   });
 
-  /** Lints and bundles `targets` in parallel into a new folder; the error report, or the bundles made. */
+  /** Lints and bundles `targets` into a new folder; the error report, or the bundles made. */
   async function rebuild(targets) {
+    const built = [];
+    for (const api of targets) built.push(await specs.build(api));
+    const failed = built.filter((result) => result.error);
+    if (failed.length > 0) return { error: failed.map((result) => result.error).join('\n') };
     const next = await mkdtemp(join(work, 'next-'));
-    const redocly = (args) => run(process.execPath, [bin('redocly'), ...args], { cwd: specDir });
-    const [lints, bundled] = await Promise.all([
-      Promise.all(targets.map((api) => redocly(['lint', api.id, '--format=stylish']))),
-      // By its root file: given the API's name, redocly writes the config's output and ignores -o.
-      Promise.all(targets.map((api) => redocly(['bundle', api.root, '-o', join(next, `${api.name}.yaml`)]))),
-    ]);
-    // The lint report names the file and line of each problem; the bundler's is shown when lint passed.
-    const failed = [lints, bundled]
-      .map((results) => results.filter((result) => result.code !== 0))
-      .find((f) => f.length);
-    if (failed) return { error: failed.map((result) => problems(result.output)).join('\n') };
-    for (const api of targets) {
-      const text = await readFile(join(next, `${api.name}.yaml`), 'utf8');
-      await writeFile(join(next, `${api.name}.json`), `${JSON.stringify(parseYaml(text), null, 2)}\n`);
-    }
+    for (const [i, api] of targets.entries())
+      await writeFile(join(next, `${api.name}.json`), JSON.stringify(built[i].document));
     return { made: targets.map((api) => ({ api, dir: next })) };
   }
 
   async function commitBundles(made) {
-    for (const { api, dir } of made) {
-      for (const ext of ['yaml', 'json'])
-        await rename(join(dir, `${api.name}.${ext}`), join(bundles, `${api.name}.${ext}`));
-    }
+    for (const { api, dir } of made) await rename(join(dir, `${api.name}.json`), join(bundles, `${api.name}.json`));
   }
 
   async function reload(targets, savedAt) {
@@ -245,6 +243,11 @@ export async function startDevLoop({ specDir = join(repoDir, 'spec'), emulatorAr
 
   async function renderDocs(names, savedAt) {
     const specVersion = status.specVersion;
+    // The docs are rendered from YAML (the first render writes every API's); the emulator reads the JSON.
+    for (const name of names) {
+      const document = JSON.parse(await readFile(join(bundles, `${name}.json`), 'utf8'));
+      await writeFile(join(bundles, `${name}.yaml`), stringifyYaml(document, { lineWidth: 0 }));
+    }
     const result = await run(process.execPath, [
       bin('tsx'),
       docsBuild,

@@ -10,6 +10,7 @@ const MANIFESTS = [
   'spec/package.json',
   'packages/client/package.json',
   'packages/mock-server/package.json',
+  'scripts/package.json',
 ];
 const READMES = ['README.md', 'packages/client/README.md', 'packages/mock-server/README.md'];
 
