@@ -30,7 +30,7 @@ export const sdkfilesHandlers: Record<string, Handler> = {
   /** `generate_schema_from_csv`: the header row names the fields, the values below give their types. */
   'sdk_schema.from_csv': async (_workspace, _op, { body }) => {
     const { sample, col_sep: separator = 'comma' } = body as JsonObject;
-    return { body: schemaFromCsv(String(sample), SEPARATORS[String(separator)] ?? ',') };
+    return { body: await schemaFromCsv(String(sample), SEPARATORS[String(separator)] ?? ',') };
   },
 
   /** `generate_data_table_file_upload_link`: a link for a `file` column of the table (404 table or column, 400 not a file column). */
@@ -211,8 +211,8 @@ const SEPARATORS: Record<string, string> = {
 };
 
 /** One field per header cell; its type is the one all its non-empty values have (string when they differ). */
-export function schemaFromCsv(sample: string, separator: string): SchemaField[] {
-  const rows = parseCsv(sample, separator);
+export async function schemaFromCsv(sample: string, separator: string): Promise<SchemaField[]> {
+  const rows = await parseCsv(sample, separator);
   const [header, ...records] = rows;
   if (!header) throw invalidFields({ sample: 'has no header row' });
   const problems: string[] = [];
@@ -237,73 +237,37 @@ interface CsvRow {
   cells: string[];
 }
 
+/** What a refusal of csv-parse means, by its code, in the words of a 400. */
+const CSV_PROBLEMS: Record<string, string> = {
+  CSV_QUOTE_NOT_CLOSED: 'a quoted value is not closed',
+  INVALID_OPENING_QUOTE: 'a quote inside an unquoted value (quote the whole value and double the quote)',
+  CSV_INVALID_CLOSING_QUOTE: 'text follows the closing quote of a value',
+};
+
 /**
- * RFC 4180 with a chosen separator: a value in double quotes may hold separators, line breaks and
- * doubled quotes (`""`); a quote inside an unquoted value, text after a closing quote and an unclosed
- * quote are refused (400). Lines end with LF, CRLF or CR; empty lines are skipped.
+ * RFC 4180 with a chosen separator (csv-parse, loaded when first needed): a value in double quotes
+ * may hold separators, line breaks and doubled quotes (`""`); a quote inside an unquoted value, text
+ * after a closing quote and an unclosed quote are refused (400, naming the line). Empty lines are skipped.
  */
-export function parseCsv(text: string, separator: string): CsvRow[] {
-  const rows: CsvRow[] = [];
-  let cells: string[] = [];
-  let cell = '';
-  let quoted = false;
-  let line = 1;
-  let rowLine = 1;
-  let i = 0;
-  const malformed = (why: string) => invalidFields({ sample: `line ${line}: ${why}` });
-  const endRow = () => {
-    cells.push(cell);
-    if (!(cells.length === 1 && cells[0] === '' && !quoted)) rows.push({ line: rowLine, cells });
-    cells = [];
-    cell = '';
-    quoted = false;
-  };
-  while (i < text.length) {
-    const char = text[i] as string;
-    if (char === '"' && cell === '' && !quoted) {
-      // A quoted value: up to the closing quote, which must end the value.
-      quoted = true;
-      i += 1;
-      for (;;) {
-        if (i >= text.length) throw malformed('a quoted value is not closed');
-        const inner = text[i] as string;
-        if (inner === '"') {
-          if (text[i + 1] === '"') {
-            cell += '"';
-            i += 2;
-            continue;
-          }
-          i += 1;
-          break;
-        }
-        if (inner === '\n' || (inner === '\r' && text[i + 1] !== '\n')) line += 1;
-        cell += inner;
-        i += 1;
-      }
-      const next = text[i];
-      if (next !== undefined && next !== separator && next !== '\n' && next !== '\r')
-        throw malformed('text follows the closing quote of a value');
-      continue;
-    }
-    if (char === separator) {
-      cells.push(cell);
-      cell = '';
-      quoted = false;
-      i += 1;
-    } else if (char === '\n' || char === '\r') {
-      endRow();
-      i += char === '\r' && text[i + 1] === '\n' ? 2 : 1;
-      line += 1;
-      rowLine = line;
-    } else if (char === '"') {
-      throw malformed('a quote inside an unquoted value (quote the whole value and double the quote)');
-    } else {
-      cell += char;
-      i += 1;
-    }
+async function parseCsv(text: string, separator: string): Promise<CsvRow[]> {
+  const { parse } = await import('csv-parse/sync');
+  let parsed: { record: string[]; info: { lines: number } }[];
+  try {
+    // With `info`, each record comes with where it was read; csv-parse's types do not say so.
+    const options = { delimiter: separator, relax_column_count: true, skip_empty_lines: true, info: true };
+    parsed = parse(text, options) as unknown as typeof parsed;
+  } catch (error) {
+    const { code, lines, message } = error as { code?: string; lines?: number; message: string };
+    throw invalidFields({ sample: `line ${lines ?? 1}: ${CSV_PROBLEMS[code ?? ''] ?? message}` });
   }
-  if (cell !== '' || cells.length > 0 || quoted) endRow();
-  return rows;
+  // csv-parse counts the line a row ends on; one with quoted line breaks started that many lines before.
+  return parsed.map(({ record, info }) => ({ line: info.lines - lineBreaks(record), cells: record }));
+}
+
+function lineBreaks(cells: string[]): number {
+  let count = 0;
+  for (const cell of cells) count += cell.match(/\r\n|\r|\n/g)?.length ?? 0;
+  return count;
 }
 
 const INTEGER = /^[-+]?(?:0|[1-9]\d*)$/;
