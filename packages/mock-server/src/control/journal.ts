@@ -60,6 +60,11 @@ const SEPARATOR = '\u0000';
 const FIXED_FIELDS = 5;
 /** Requests are written into chunks of this size (a longer one gets a chunk of its own). */
 const CHUNK_BYTES = 4 * 1024 * 1024;
+/**
+ * The most the chunks may hold together: past it the oldest chunk goes, with its requests, however
+ * few the journal holds (10,000 requests of 64 KiB bodies and answers would take 1.3 GB).
+ */
+export const JOURNAL_MAX_BYTES = 64 * 1024 * 1024;
 
 interface Chunk {
   bytes: Buffer;
@@ -100,12 +105,17 @@ export class Journal {
   /** Built on first read. */
   private readonly built: (JournalEntry | undefined)[];
   private nextId = 1;
-  /** The oldest id still listed (a clear moves it on). */
+  /** The oldest id still listed (a clear, or a chunk dropped for room, moves it on). */
   private firstId = 1;
+  /** What the chunks hold together. */
+  private chunkBytes = 0;
   private readonly listeners = new Set<(entry: JournalEntry) => void>();
   private readonly times = new IsoTimeFormatter();
 
-  constructor(readonly size: number = DEFAULT_JOURNAL_SIZE) {
+  constructor(
+    readonly size: number = DEFAULT_JOURNAL_SIZE,
+    private readonly maxBytes = JOURNAL_MAX_BYTES,
+  ) {
     if (!Number.isSafeInteger(size) || size < 0) throw new TypeError(`journalSize must be a whole number, not ${size}`);
     this.chunkOf = new Array(size).fill(undefined);
     this.built = new Array(size).fill(undefined);
@@ -193,6 +203,7 @@ export class Journal {
     this.chunkOf.fill(undefined);
     this.built.fill(undefined);
     this.chunks = [];
+    this.chunkBytes = 0;
   }
 
   /** Calls `listener` with each entry recorded from now on; returns the unsubscribe. */
@@ -216,17 +227,38 @@ export class Journal {
     return entry;
   }
 
-  /** The chunk with room for `most` more bytes (a new one when the current may not fit); drops chunks no request kept is in. */
+  /**
+   * The chunk with room for `most` more bytes (a new one when the current may not fit); drops the
+   * chunks no request kept is in, and the oldest ones (with their requests) past the journal's bytes.
+   */
   private chunkFor(id: number, most: number): Chunk {
     let chunk = this.chunks.at(-1);
     if (!chunk || chunk.used + most > chunk.bytes.length) {
       chunk = { bytes: Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most)), used: 0, lastId: id };
       this.chunks.push(chunk);
+      this.chunkBytes += chunk.bytes.length;
     }
     chunk.lastId = id;
     const oldestKept = Math.max(this.firstId, this.nextId - this.size);
-    while (this.chunks.length > 1 && (this.chunks[0] as Chunk).lastId < oldestKept) this.chunks.shift();
+    while (this.chunks.length > 1 && (this.chunks[0] as Chunk).lastId < oldestKept) this.dropOldestChunk();
+    while (this.chunks.length > 1 && this.chunkBytes > this.maxBytes) this.forget(this.dropOldestChunk().lastId);
     return chunk;
+  }
+
+  private dropOldestChunk(): Chunk {
+    const dropped = this.chunks.shift() as Chunk;
+    this.chunkBytes -= dropped.bytes.length;
+    return dropped;
+  }
+
+  /** The requests up to `lastId` are no longer kept: their slots let go of their chunk and built entry. */
+  private forget(lastId: number): void {
+    for (let id = Math.max(this.firstId, this.nextId - this.size); id <= lastId; id++) {
+      const slot = (id - 1) % this.size;
+      this.chunkOf[slot] = undefined;
+      this.built[slot] = undefined;
+    }
+    this.firstId = Math.max(this.firstId, lastId + 1);
   }
 
   private unpack(slot: number): Unpacked {

@@ -1,6 +1,7 @@
 // The request journal over HTTP: what an entry holds (credentials masked), the filters, the size
 // bound, verification with near misses and waiting, and the live feed.
 import { describe, expect, it } from 'vitest';
+import { type AnsweredRequest, Journal } from '../../src/control/journal.js';
 import { call, start, token, withTopic } from '../helpers.js';
 import { control, emulatorErrorOf, verificationFailureOf } from './emulator-api.js';
 
@@ -309,5 +310,35 @@ describe('the emulator API', () => {
     const wrongType = await fetch(`${server.url}/_emulator/clock`, { method: 'PUT', body: '{}' });
     expect(wrongType.status).toBe(400);
     expect(await token(server)).toEqual(expect.any(String));
+  });
+});
+
+describe("the journal's memory", () => {
+  const request = (id: number, body: Buffer): AnsweredRequest => ({
+    method: 'POST',
+    url: `/api/v1/batch/topics/1/publish?n=${id}`,
+    operationId: 'publish_messages',
+    api: 'event-streams',
+    rawHeaders: ['Content-Type', 'application/json'],
+    body,
+    clientId: 'ci',
+    status: 201,
+    replyJson: '{"message_ids":[]}',
+    receivedAt: 0,
+    durationMs: 1,
+  });
+
+  it('drops the oldest requests once its chunks hold more than its bytes, however few it holds', () => {
+    const journal = new Journal(10_000, 16 * 1024 * 1024);
+    const body = Buffer.from(JSON.stringify({ messages: ['x'.repeat(60_000)] }));
+    for (let id = 1; id <= 1_000; id++) journal.record(request(id, body));
+    const { requests, total } = journal.list({}, 1_000);
+    // 16 MiB of 60 KB requests, give or take a chunk.
+    expect(total).toBeGreaterThan(190);
+    expect(total).toBeLessThan(300);
+    expect(requests.at(-1)?.query).toEqual({ n: '1000' });
+    expect(requests.map((entry) => entry.id)).toEqual(requests.map((_, i) => 1_001 - total + i));
+    expect(journal.get(1)).toBeUndefined();
+    expect(journal.get(1_000)?.request.body).toEqual({ messages: ['x'.repeat(60_000)] });
   });
 });
