@@ -74,7 +74,10 @@ const program = new Command('platform-api-mock')
   .addOption(setting('--client-secret <secret>', 'client secret of the bootstrap API key (generated when absent)'))
   .addOption(setting('--max-batch-size <n>', 'largest consume batch_size (default 50)').argParser(positiveInteger))
   .addOption(
-    setting('--journal-size <n>', 'answered requests kept in the request journal (/_emulator/requests; at most 64 MiB in all); 0: off')
+    setting(
+      '--journal-size <n>',
+      'answered requests kept in the request journal (/_emulator/requests; at most 64 MiB in all); 0: off',
+    )
       .argParser(wholeNumber)
       .default(DEFAULT_JOURNAL_SIZE),
   )

@@ -127,7 +127,9 @@ describe('the request journal', () => {
     expect(folder.status).toBe(200);
     expect((await publish({ order_id: '東'.repeat(30_000) })).status).toBe(201);
     const { requests } = (await control(server, 'list_requests')).body;
-    const [small, created, long] = requests.filter((entry) => ['publish_message', 'create_folder'].includes(entry.operation ?? ''));
+    const [small, created, long] = requests.filter((entry) =>
+      ['publish_message', 'create_folder'].includes(entry.operation ?? ''),
+    );
     expect(small?.request.body).toEqual({ order_id });
     expect(created?.response.body).toMatchObject({ name: 'Ærø – 東京' });
     const kept = long?.request.body as string;
