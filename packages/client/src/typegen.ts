@@ -1,6 +1,6 @@
 // `@platform-api/client/typegen`: TypeScript types and a validator for a topic's messages, from
 // the topic's schema as the management API returns it. Used by `platform-api typegen`.
-import type { components } from './generated/management.js';
+import type { components } from '@platform-api/spec/types/management';
 
 export type TopicSchemaField = components['schemas']['TopicSchemaField'];
 
