@@ -1,0 +1,18 @@
+// Whole numbers from 1 (limits, batch and page sizes, timeouts, counts given on a command line): the
+// one check of them, for the options and command lines of the client and the emulator alike.
+/**
+ * Whether `value` is a whole number from 1 to `max`. Text (a command-line argument) must be decimal
+ * digits: `1e3`, `0x10` or ` 5` is not a count, although Number() would read one.
+ */
+export function isPositiveInteger(value, max = Number.MAX_SAFE_INTEGER) {
+    const number = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : Number.NaN;
+    return Number.isSafeInteger(number) && number >= 1 && number <= max;
+}
+/** `value` when it is a whole number from 1 to `max`, else a RangeError that names the setting. */
+export function positiveInteger(name, value, max = Number.MAX_SAFE_INTEGER) {
+    if (!isPositiveInteger(value, max)) {
+        const range = max === Number.MAX_SAFE_INTEGER ? 'a positive integer' : `an integer from 1 to ${max}`;
+        throw new RangeError(`${name} must be ${range}, got ${value}`);
+    }
+    return value;
+}

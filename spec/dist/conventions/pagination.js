@@ -1,0 +1,42 @@
+// How the management API's list operations page, read from their query parameters: the one statement
+// of it, which the client's pagination table (packages/client/scripts/generate-pagination.mjs) and the
+// emulator's lists (engine/listing.ts, answers.ts) both follow, so the two cannot disagree about which
+// operations page or how.
+/** Query parameters that carry the page number (counted from FIRST_PAGE). */
+export const PAGE_NUMBER_PARAMETERS = ['page', 'page[number]'];
+/** Query parameters that carry the cursor: the `id` of the last item read. */
+export const CURSOR_PARAMETERS = ['page[after]'];
+/** Query parameters that carry the page size. */
+export const PAGE_SIZE_PARAMETERS = ['per_page', 'page[size]'];
+/** The number of the first page. */
+export const FIRST_PAGE = 1;
+/** Fields of a list answer's wrapper. When it holds several arrays, the items are in the first of ITEM_FIELDS. */
+export const ITEM_FIELDS = ['data', 'items', 'result', 'results', 'records'];
+/** Fields that count every item of the list (the first present is the total). */
+export const TOTAL_FIELDS = ['count', 'total', 'total_count'];
+/** Fields that give the page's number, and its size. */
+export const PAGE_NUMBER_FIELDS = ['page', 'number', 'page_number', 'current_page'];
+export const PAGE_SIZE_FIELDS = ['per_page', 'size', 'page_size'];
+const numberOr = (value, otherwise) => (typeof value === 'number' ? value : otherwise);
+/**
+ * How an operation with these parameters pages, or undefined when it does not: it pages when it has a
+ * page-number or a cursor query parameter (a page number wins when it has both), optionally with a page size.
+ */
+export function pagingOf(parameters) {
+    const query = parameters.filter((parameter) => parameter.in === 'query');
+    const named = (names) => query.find((parameter) => names.includes(parameter.name));
+    const number = named(PAGE_NUMBER_PARAMETERS);
+    const page = number ?? named(CURSOR_PARAMETERS);
+    if (!page)
+        return undefined;
+    const size = named(PAGE_SIZE_PARAMETERS);
+    const defaultSize = numberOr(size?.schema?.default, null);
+    return {
+        style: number ? 'page' : 'cursor',
+        page: page.name,
+        size: size?.name ?? null,
+        defaultPage: numberOr(number?.schema?.default, FIRST_PAGE),
+        defaultSize,
+        maxSize: numberOr(size?.schema?.maximum, defaultSize),
+    };
+}
