@@ -1,7 +1,7 @@
+/** The generated OpenAPI types of each API (`paths`, `components`, `operations`), from @platform-api/spec. */
 export type * as AuthApi from '@platform-api/spec/types/auth';
 /** The emulator's own API (`/_emulator/*`), served by `platform-api-mock` only. */
 export type * as EmulatorApi from '@platform-api/spec/types/emulator';
-/** The generated OpenAPI types of each API (`paths`, `components`, `operations`). */
 export type * as EventStreamsApi from '@platform-api/spec/types/event-streams';
 export type * as ManagementApi from '@platform-api/spec/types/management';
 export type { ClientCredentialsOptions, TokenRequestFormat } from './auth.js';
