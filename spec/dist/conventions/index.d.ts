@@ -1,4 +1,0 @@
-export { instantOf, isDate, isDateTime } from './date-time.js';
-export { isPositiveInteger, positiveInteger } from './numbers.js';
-export { CURSOR_PARAMETERS, FIRST_PAGE, ITEM_FIELDS, PAGE_NUMBER_FIELDS, PAGE_NUMBER_PARAMETERS, PAGE_SIZE_FIELDS, PAGE_SIZE_PARAMETERS, type Paging, type PagingParameter, pagingOf, TOTAL_FIELDS, } from './pagination.js';
-export { MAX_FIELD_DEPTH, TOPIC_SCALARS, type TopicFieldType, type TopicScalar, type TopicScalarType, type TopicSchemaField, } from './topic-schema.js';
