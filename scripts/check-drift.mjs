@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Fails when a committed generated file differs from what its generator just wrote (run after
-// `turbo run generate`): shows the diff and says what to run. Generated files live in the paths below.
+// `turbo run generate`): shows the diff and says what to run. Generated files live in the paths below
+// (spec/dist holds the bundles and, in spec/dist/types, the APIs' types).
 import { execFileSync } from 'node:child_process';
 
 const GENERATED = ['spec/dist', 'packages/client/src/generated', 'packages/mock-server/src/generated'];

@@ -272,7 +272,7 @@ export async function startDevLoop({ specDir = join(repoDir, 'spec'), emulatorAr
     }
   }
 
-  /** The committed bundles (spec/dist) and the client's and emulator's types, as `npm run generate` makes them. */
+  /** The committed bundles and the APIs' types (spec/dist, spec/dist/types), and the client's and emulator's tables, as `npm run generate` makes them. */
   async function regenerate(savedAt) {
     const result = await run(
       'sh',

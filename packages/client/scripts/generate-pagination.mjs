@@ -1,22 +1,17 @@
 // Writes src/generated/pagination.ts from spec/dist/management.yaml: for every GET operation with
 // paging query parameters (a page number, or a cursor), how it pages and where its items are in the
 // answer. The client's `paginate()` follows this table, and its types follow the generated `paths`.
+// Which operations page, by which parameters, and the answer's fields are @platform-api/spec's
+// conventions, which the emulator's lists follow too.
 // Usage: node scripts/generate-pagination.mjs [spec] [output] (run by `npm run generate` with the
 // defaults: spec/dist/management.yaml and src/generated/pagination.ts).
 import { readFileSync, writeFileSync } from 'node:fs';
+import { ITEM_FIELDS, PAGE_SIZE_PARAMETERS, pagingOf, TOTAL_FIELDS } from '@platform-api/spec/conventions';
 import { parse } from 'yaml';
 
 const [input, output] = process.argv.slice(2);
 const spec = parse(readFileSync(input ?? new URL('../../../spec/dist/management.yaml', import.meta.url), 'utf8'));
 const out = output ?? new URL('../src/generated/pagination.ts', import.meta.url);
-
-/** Query parameters that carry the page number, the cursor (the `id` of the last item read), and the page size. */
-const PAGE_NUMBER = ['page', 'page[number]'];
-const CURSOR = ['page[after]'];
-const PAGE_SIZE = ['per_page', 'page[size]'];
-/** When a wrapper holds several arrays, the items are in the first of these. */
-const ITEM_KEYS = ['data', 'items', 'result', 'results', 'records'];
-const TOTAL_KEYS = ['count', 'total', 'total_count'];
 
 /** Follows local `$ref`s (`#/components/...`). */
 function resolve(node) {
@@ -49,7 +44,7 @@ function itemsOf(schema, where) {
   const arrays = Object.keys(properties).filter((key) => typesOf(resolve(properties[key])).includes('array'));
   if (arrays.length === 1) return arrays[0];
   if (arrays.length === 0) return '*';
-  const preferred = ITEM_KEYS.find((key) => arrays.includes(key));
+  const preferred = ITEM_FIELDS.find((key) => arrays.includes(key));
   if (!preferred)
     throw new Error(`${where}: the answer has several arrays (${arrays.join(', ')}); which are the items?`);
   return preferred;
@@ -57,7 +52,7 @@ function itemsOf(schema, where) {
 
 function totalOf(schema) {
   const properties = propertiesOf(schema);
-  return TOTAL_KEYS.find((key) => key in properties && typesOf(resolve(properties[key])).includes('integer')) ?? null;
+  return TOTAL_FIELDS.find((key) => key in properties && typesOf(resolve(properties[key])).includes('integer')) ?? null;
 }
 
 const table = {};
@@ -65,28 +60,28 @@ for (const [path, pathItem] of Object.entries(spec.paths)) {
   const operation = pathItem.get;
   if (!operation) continue;
   const where = `GET ${path}`;
-  const query = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])]
+  const parameters = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])]
     .map(resolve)
-    .filter((parameter) => parameter.in === 'query');
-  const number = query.find((parameter) => PAGE_NUMBER.includes(parameter.name));
-  const cursor = query.find((parameter) => CURSOR.includes(parameter.name));
-  const size = query.find((parameter) => PAGE_SIZE.includes(parameter.name));
-  const page = number ?? cursor;
-  if (!page) {
+    .map((parameter) => ({ ...parameter, schema: resolve(parameter.schema) }));
+  const paging = pagingOf(parameters);
+  if (!paging) {
+    const size = parameters.find(
+      (parameter) => parameter.in === 'query' && PAGE_SIZE_PARAMETERS.includes(parameter.name),
+    );
     if (size) console.warn(`${where}: a page size (${size.name}) without a page number or cursor; not paginated`);
     continue;
   }
   const body = resolve(resolve(operation.responses?.['200'])?.content?.['application/json']?.schema);
-  if (!body) throw new Error(`${where}: pages by ${page.name} but has no 200 JSON answer`);
-  const sizeSchema = size && resolve(size.schema);
+  if (!body) throw new Error(`${where}: pages by ${paging.page} but has no 200 JSON answer`);
+  const { style, page, size, maxSize } = paging;
   table[path] = {
-    style: number ? 'page' : 'cursor',
-    page: page.name,
-    size: size?.name ?? null,
-    maxSize: sizeSchema?.maximum ?? sizeSchema?.default ?? null,
+    style,
+    page,
+    size,
+    maxSize,
     items: itemsOf(body, where),
     // A cursor-paged answer's count may be the page's own: only page numbers rely on a total.
-    total: number ? totalOf(body) : null,
+    total: style === 'page' ? totalOf(body) : null,
   };
 }
 

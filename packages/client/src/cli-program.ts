@@ -1,7 +1,9 @@
 // The `platform-api` command line: token, publish, tail and typegen. `run` takes the arguments and
 // the process's streams and environment as parameters, so tests call it in-process.
+
 import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { isPositiveInteger } from '@platform-api/spec/conventions';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { memoryCheckpointStore } from './checkpoint.js';
 import {
@@ -44,8 +46,9 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 /** A mistake in the command line or its input: exit code 2, nothing was sent. */
 class UsageError extends Error {}
 
-const positiveInteger = (value: string) => {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a positive integer');
+/** A count given on the command line (the rule is the conventions' isPositiveInteger). */
+const positiveIntegerArgument = (value: string) => {
+  if (!isPositiveInteger(value)) throw new InvalidArgumentError('expected a positive integer');
   return Number(value);
 };
 const nonNegativeInteger = (value: string) => {
@@ -75,7 +78,11 @@ function withConnection(command: Command): Command {
     .option('--client-id <id>', 'client ID of the API key (env PLATFORM_API_CLIENT_ID)')
     .option('--client-secret <secret>', 'client secret of the API key (env PLATFORM_API_CLIENT_SECRET)')
     .option('--token <token>', 'a static access token instead of client credentials (env PLATFORM_API_TOKEN)')
-    .option('--timeout <ms>', 'milliseconds each request may wait for its answer (default 60000)', positiveInteger)
+    .option(
+      '--timeout <ms>',
+      'milliseconds each request may wait for its answer (default 60000)',
+      positiveIntegerArgument,
+    )
     .option('--verbose', 'log each request, retry and token renewal to stderr as JSON (never a secret)');
 }
 
@@ -297,7 +304,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
       .option(
         '--max-batch-messages <n>',
         'messages per batch request (default and maximum: the platform limit)',
-        positiveInteger,
+        positiveIntegerArgument,
       ),
   )
     .addHelpText(
@@ -348,10 +355,10 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
       .option(
         '--save-every <n>',
         'save the checkpoint after this many messages (also when idle and on exit)',
-        positiveInteger,
+        positiveIntegerArgument,
         100,
       )
-      .option('--batch-size <n>', 'messages per request (at most 50)', positiveInteger)
+      .option('--batch-size <n>', 'messages per request (at most 50)', positiveIntegerArgument)
       .option(
         '--wait <seconds>',
         'long poll: how long each request waits for new messages (0 to 60)',

@@ -1,5 +1,5 @@
+import type { paths } from '@platform-api/spec/types/emulator';
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from './generated/emulator.js';
 import type { Fetch } from './options.js';
 
 export interface EmulatorClientOptions {

@@ -1,7 +1,7 @@
+import type { components, operations, paths } from '@platform-api/spec/types/event-streams';
 import type { Client, FetchOptions, FetchResponse } from 'openapi-fetch';
 import { ApiError, type MergedErrorBodies } from './errors.js';
 import type { EventStreamsErrorCodes } from './generated/error-codes.js';
-import type { components, operations, paths } from './generated/event-streams.js';
 import type { eventStreamsServers } from './generated/servers.js';
 import type { Logger } from './log.js';
 import { errorOf, type RequestOptions } from './options.js';

@@ -1,3 +1,4 @@
+import type { paths } from '@platform-api/spec/types/event-streams';
 import createClient from 'openapi-fetch';
 import { providerOf } from './auth.js';
 import { type ConsumeOptions, consume } from './consume.js';
@@ -10,7 +11,6 @@ import {
   type Payload,
   PUBLISH_PATH,
 } from './event-streams-api.js';
-import type { paths } from './generated/event-streams.js';
 import { eventStreamsLimits } from './generated/limits.js';
 import { eventStreamsServers } from './generated/servers.js';
 import { resilience } from './middleware.js';

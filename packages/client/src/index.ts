@@ -1,3 +1,9 @@
+/** The generated OpenAPI types of each API (`paths`, `components`, `operations`), from @platform-api/spec. */
+export type * as AuthApi from '@platform-api/spec/types/auth';
+/** The emulator's own API (`/_emulator/*`), served by `platform-api-mock` only. */
+export type * as EmulatorApi from '@platform-api/spec/types/emulator';
+export type * as EventStreamsApi from '@platform-api/spec/types/event-streams';
+export type * as ManagementApi from '@platform-api/spec/types/management';
 export type { ClientCredentialsOptions, TokenRequestFormat } from './auth.js';
 export { clientCredentials, staticToken } from './auth.js';
 export type { Checkpoint, CheckpointStore } from './checkpoint.js';
@@ -20,14 +26,8 @@ export type {
   TypedMessage,
 } from './event-streams-api.js';
 export { EventStreamsError } from './event-streams-api.js';
-export type * as AuthApi from './generated/auth.js';
-/** The emulator's own API (`/_emulator/*`), served by `platform-api-mock` only. */
-export type * as EmulatorApi from './generated/emulator.js';
 export type { EventStreamsErrorCodes } from './generated/error-codes.js';
-/** The generated OpenAPI types of each API (`paths`, `components`, `operations`). */
-export type * as EventStreamsApi from './generated/event-streams.js';
 export { eventStreamsLimits } from './generated/limits.js';
-export type * as ManagementApi from './generated/management.js';
 export { managementPagination } from './generated/pagination.js';
 export { eventStreamsServers, managementServers } from './generated/servers.js';
 export type { LogEvent, Logger } from './log.js';

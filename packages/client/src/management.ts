@@ -1,3 +1,4 @@
+import type { operations, paths } from '@platform-api/spec/types/management';
 import createClient, {
   type Client,
   type ClientPathsWithMethod,
@@ -7,7 +8,6 @@ import createClient, {
 } from 'openapi-fetch';
 import { providerOf } from './auth.js';
 import { ApiError, type MergedErrorBodies } from './errors.js';
-import type { operations, paths } from './generated/management.js';
 import { managementServers } from './generated/servers.js';
 import { resilience } from './middleware.js';
 import { baseUrlOf, type ClientOptions, DEFAULT_TIMEOUT_MS, errorOf } from './options.js';

@@ -1,5 +1,5 @@
+import type { paths } from '@platform-api/spec/types/management';
 import type { Client } from 'openapi-fetch';
-import type { paths } from './generated/management.js';
 import { managementPagination } from './generated/pagination.js';
 import { type RequestOptions, requestInit } from './options.js';
 

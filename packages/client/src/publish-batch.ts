@@ -29,6 +29,8 @@ export function serialized(payload: unknown, maxMessageBytes: number, position?:
   return { json, bytes };
 }
 
+// Not @platform-api/spec/conventions' positiveInteger, which the command lines and the emulator use:
+// the runtime entry imports openapi-fetch and its own modules only (test/runtime-entry.test.ts).
 function positiveInteger(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
   if (!Number.isInteger(value) || value < 1 || value > max) {
     throw new RangeError(`${name} must be an integer from 1 to ${max}, got ${value}`);

@@ -1,6 +1,6 @@
+import type { operations, paths } from '@platform-api/spec/types/auth';
 import createClient, { type Client } from 'openapi-fetch';
 import { ApiError, type ErrorBodies } from './errors.js';
-import type { operations, paths } from './generated/auth.js';
 import type { Fetch } from './options.js';
 
 export type TokenErrorBodies = ErrorBodies<operations['request_access_token']>;

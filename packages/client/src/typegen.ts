@@ -1,8 +1,10 @@
 // `@platform-api/client/typegen`: TypeScript types and a validator for a topic's messages, from
-// the topic's schema as the management API returns it. Used by `platform-api typegen`.
-import type { components } from './generated/management.js';
+// the topic's schema as the management API returns it. Used by `platform-api typegen`. The schema
+// format and the TypeScript type of each scalar are @platform-api/spec's conventions, which the
+// emulator's message check follows too.
+import { TOPIC_SCALARS, type TopicScalarType, type TopicSchemaField } from '@platform-api/spec/conventions';
 
-export type TopicSchemaField = components['schemas']['TopicSchemaField'];
+export type { TopicSchemaField };
 
 /** What typegen needs of a topic (the management API's Topic has these fields). */
 export interface TopicSource {
@@ -35,14 +37,6 @@ function quote(text: string): string {
 
 const key = (name: string) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : quote(name));
 
-const SCALARS: Record<string, string> = {
-  string: 'string',
-  date: 'string',
-  date_time: 'string',
-  integer: 'number',
-  number: 'number',
-  boolean: 'boolean',
-};
 const NOTES: Record<string, string> = {
   date: 'a full date, YYYY-MM-DD',
   date_time: 'an RFC 3339 date-time',
@@ -56,7 +50,7 @@ function typeOf(type: string | undefined, field: TopicSchemaField, indent: strin
     const element = typeOf(field.of, field, indent);
     return field.of === undefined ? 'unknown[]' : `${element}[]`;
   }
-  return SCALARS[type ?? ''] ?? 'unknown';
+  return Object.hasOwn(TOPIC_SCALARS, type ?? '') ? TOPIC_SCALARS[type as TopicScalarType].typescript : 'unknown';
 }
 
 function objectType(fields: readonly TopicSchemaField[], indent: string): string {

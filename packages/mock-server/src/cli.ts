@@ -1,6 +1,7 @@
 // platform-api-mock: starts the emulator on one port and prints how to use it; `snapshot` and
 // `restore` copy the database of a data dir into a file and back.
 import { readFileSync } from 'node:fs';
+import { isPositiveInteger } from '@platform-api/spec/conventions';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseState, StateError } from './engine/state.js';
 import {
@@ -22,12 +23,10 @@ const STOP_DEADLINE_MS = 4000;
 
 hideSqliteExperimentalWarning();
 
-function positiveInteger(value: string): number {
-  const number = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
-    throw new InvalidArgumentError('Expected a positive integer.');
-  }
-  return number;
+/** A count given on the command line (the rule is the conventions' isPositiveInteger; the message, commander's style). */
+function positiveIntegerArgument(value: string): number {
+  if (!isPositiveInteger(value)) throw new InvalidArgumentError('Expected a positive integer.');
+  return Number(value);
 }
 
 function wholeNumber(value: string): number {
@@ -72,7 +71,9 @@ const program = new Command('platform-api-mock')
   .addOption(setting('--port <port>', 'port to listen on (0: a free port)').argParser(port).default(4010))
   .addOption(setting('--client-id <id>', 'client ID of the bootstrap API key (generated when absent)'))
   .addOption(setting('--client-secret <secret>', 'client secret of the bootstrap API key (generated when absent)'))
-  .addOption(setting('--max-batch-size <n>', 'largest consume batch_size (default 50)').argParser(positiveInteger))
+  .addOption(
+    setting('--max-batch-size <n>', 'largest consume batch_size (default 50)').argParser(positiveIntegerArgument),
+  )
   .addOption(
     setting(
       '--journal-size <n>',
@@ -82,18 +83,22 @@ const program = new Command('platform-api-mock')
       .default(DEFAULT_JOURNAL_SIZE),
   )
   .addOption(
-    setting('--max-message-bytes <n>', 'largest message in bytes (default 1048576)').argParser(positiveInteger),
+    setting('--max-message-bytes <n>', 'largest message in bytes (default 1048576)').argParser(positiveIntegerArgument),
   )
   .addOption(
-    setting('--max-batch-messages <n>', 'most messages in one batch publish (default 100)').argParser(positiveInteger),
-  )
-  .addOption(
-    setting('--rate-limit <n>', 'requests per minute per API key on the event-streams API (default off)').argParser(
-      positiveInteger,
+    setting('--max-batch-messages <n>', 'most messages in one batch publish (default 100)').argParser(
+      positiveIntegerArgument,
     ),
   )
   .addOption(
-    setting('--token-ttl <seconds>', 'lifetime of access tokens in seconds').argParser(positiveInteger).default(3600),
+    setting('--rate-limit <n>', 'requests per minute per API key on the event-streams API (default off)').argParser(
+      positiveIntegerArgument,
+    ),
+  )
+  .addOption(
+    setting('--token-ttl <seconds>', 'lifetime of access tokens in seconds')
+      .argParser(positiveIntegerArgument)
+      .default(3600),
   )
   .addOption(setting('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'))
   .addOption(
@@ -119,7 +124,7 @@ const program = new Command('platform-api-mock')
   .addOption(setting('--redis-prefix <prefix>', 'with --redis-url: prefix of every key').default(DEFAULT_REDIS_PREFIX))
   .addOption(
     setting('--redis-reply-timeout <ms>', 'with --redis-url: answer 500 when Redis has not answered within this time')
-      .argParser(positiveInteger)
+      .argParser(positiveIntegerArgument)
       .default(DEFAULT_REDIS_REPLY_TIMEOUT_MS),
   )
   .addOption(

@@ -1,4 +1,5 @@
 // The options of startMockServer, and the limits they resolve to with the spec's defaults.
+import { positiveInteger } from '@platform-api/spec/conventions';
 import type { Limits } from './domain/limits.js';
 import { platformLimits, type Specs } from './spec/bundles.js';
 import type { MessageStore } from './store/message-store.js';
@@ -97,10 +98,4 @@ export function resolveLimits(specs: Specs, given: NonNullable<MockServerOptions
         ? undefined
         : positiveInteger('limits.rateLimitPerMinute', given.rateLimitPerMinute),
   };
-}
-
-export function positiveInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new TypeError(`${name} must be a positive integer, not ${value}`);
-  return value;
 }

@@ -3,8 +3,10 @@
 // the emulator API, the docs and the web console. It composes the layers: the specs, the storage (memory
 // or a data dir), the domain state, the handlers, the resource engine, and the dispatcher that runs
 // requests. With Redis, several emulators share one state: each follows the changes the others announce.
+
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { positiveInteger } from '@platform-api/spec/conventions';
 import { type Logger, pino } from 'pino';
 import { ControlPlane } from './control/control-plane.js';
 import { controlEndpoints } from './control/endpoints.js';
@@ -32,7 +34,6 @@ import {
   DEFAULT_REDIS_PREFIX,
   DEFAULT_REDIS_REPLY_TIMEOUT_MS,
   type MockServerOptions,
-  positiveInteger,
   resolveLimits,
 } from './options.js';
 import { deref, documentedErrorCodes, loadSpecs, type SchemaObject, type Specs, specFilePath } from './spec/bundles.js';

@@ -1,17 +1,17 @@
 // Shared by the tests: starts emulators and calls operations by operationId, checking every response
 // against the bundled spec's schema for that operation and status.
 import { createConnection } from 'node:net';
-import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
-import { afterEach, expect } from 'vitest';
-import type { operations as AuthOperations } from '../src/generated/auth.js';
+import type { operations as AuthOperations } from '@platform-api/spec/types/auth';
 import type {
   components as EventStreamsComponents,
   operations as EventStreamsOperations,
-} from '../src/generated/event-streams.js';
+} from '@platform-api/spec/types/event-streams';
 import type {
   components as ManagementComponents,
   operations as ManagementOperations,
-} from '../src/generated/management.js';
+} from '@platform-api/spec/types/management';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import { afterEach, expect } from 'vitest';
 import { type MockServer, type MockServerOptions, startMockServer } from '../src/index.js';
 import { deref, loadSpecs, type Operation, type ParameterObject } from '../src/spec/bundles.js';
 

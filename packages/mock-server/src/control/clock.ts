@@ -1,7 +1,8 @@
 // GET, PUT and DELETE /_emulator/clock: the emulator's time, set, advanced or frozen over HTTP.
+
+import { instantOf } from '@platform-api/spec/conventions';
 import type { Clock } from '../domain/clock.js';
 import { jsonReply } from '../http/replies.js';
-import { instantOf } from '../spec/date-time.js';
 import type { ControlHandler, EmulatorSchemas } from './control-plane.js';
 import { NO_CONTENT } from './replies.js';
 

@@ -2,9 +2,9 @@
 // APIs (its paths are the routes, its parameter and body schemas the validators), and answered in its
 // EmulatorError shape. The endpoints themselves are in the files beside this one.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { components, operations } from '@platform-api/spec/types/emulator';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { InvalidRequest, PayloadTooLarge } from '../errors.js';
-import type { components, operations } from '../generated/emulator.js';
 import {
   type BodyReader,
   isJsonContentType,

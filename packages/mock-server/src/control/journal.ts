@@ -5,7 +5,7 @@
 // verification or the stream. What the heap keeps past the young generation costs the garbage
 // collector at every collection, and a journal keeps every request: a request is kept as UTF-8 bytes in
 // large off-heap chunks and a few numbers in typed columns, nothing per request on the heap.
-import type { components } from '../generated/emulator.js';
+import type { components } from '@platform-api/spec/types/emulator';
 import { CONTENT_TYPES } from '../http/replies.js';
 import { DEFAULT_JOURNAL_SIZE } from '../options.js';
 import type { ApiName } from '../spec/bundles.js';

@@ -25,9 +25,7 @@ import {
   MASKED_SECRET,
   UNMODELLED_CLIENT_FIELDS,
 } from './credentials.js';
-import { MAX_TOPICS, type Topic, type Topics } from './topics.js';
-
-const DEFAULT_RETENTION_SECONDS = 604800;
+import { DEFAULT_RETENTION_SECONDS, MAX_TOPICS, type Topic, type Topics } from './topics.js';
 
 /** A validator of one of the management spec's component schemas; StateError names the entry at fault. */
 function schemaCheck(ajv: Ajv2020, schemaName: string): (where: string, value: unknown) => void {

@@ -39,7 +39,8 @@ interface TopicEntry {
 }
 
 export const MAX_TOPICS = 20;
-const DEFAULT_RETENTION_SECONDS = 604800;
+/** Seconds a topic keeps its messages when created without a retention (TopicCreateRequest's default). */
+export const DEFAULT_RETENTION_SECONDS = 604800;
 /** The resource type of topics; prefixed, so it never meets the management engine's types. */
 const TOPICS = 'emulator:topic';
 

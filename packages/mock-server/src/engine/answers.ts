@@ -1,6 +1,7 @@
 // The success answer of an operation, built from its documented 2xx schema: the item (or the page of
 // items) goes where the schema refers to the resource's schema, counts and page numbers where the
 // wrapper has them, and every other required field gets a value valid for its schema.
+import { PAGE_NUMBER_FIELDS, PAGE_SIZE_FIELDS, TOTAL_FIELDS } from '@platform-api/spec/conventions';
 import {
   deref,
   type OpenApiDocument,
@@ -32,9 +33,10 @@ export interface AnswerData {
   page?: { number: number; size: number; total: number };
 }
 
-const TOTAL_NAMES = new Set(['count', 'total', 'total_count']);
-const PAGE_NAMES = new Set(['page', 'number', 'page_number', 'current_page']);
-const SIZE_NAMES = new Set(['per_page', 'size', 'page_size']);
+// The wrapper's fields that show the page, named as the client's pagination table reads them.
+const TOTAL_NAMES = new Set(TOTAL_FIELDS);
+const PAGE_NAMES = new Set(PAGE_NUMBER_FIELDS);
+const SIZE_NAMES = new Set(PAGE_SIZE_FIELDS);
 
 export function answerShape(document: OpenApiDocument, operation: Operation, type: ResourceType): AnswerShape {
   const [status, response] = Object.entries(operation.responses).find(([code]) => code.startsWith('2')) ?? [];

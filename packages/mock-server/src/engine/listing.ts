@@ -1,16 +1,11 @@
-// List filters (`filters` of EXTENSIONS.md) and pagination, inferred from a list's query parameters:
-// `page`/`per_page` or `page[number]`/`page[size]`, with the defaults of their schemas.
+// List filters (`filters` of EXTENSIONS.md) and pagination, inferred from a list's query parameters
+// by the convention the client's pagination table follows too (@platform-api/spec/conventions):
+// `page`/`per_page`, `page[number]`/`page[size]` or a `page[after]` cursor, with their schemas' defaults.
+import { FIRST_PAGE, pagingOf } from '@platform-api/spec/conventions';
 import type { Operation } from '../spec/bundles.js';
 import type { JsonObject } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
 import type { Filter } from './vocabulary.js';
-
-const PAGING_PARAMS = [
-  ['page', 'per_page'],
-  ['page[number]', 'page[size]'],
-] as const;
-/** Cursor paging: the items after the one whose id is `page[after]`, `page[size]` of them. */
-const CURSOR_PARAMS = ['page[after]', 'page[size]'] as const;
 
 export function matchesFilters(filters: Filter[], params: Readonly<JsonObject>, value: JsonObject): boolean {
   return filters.every(
@@ -70,20 +65,22 @@ export function listPage(
   items: JsonObject[],
   idField = 'id',
 ): AnswerData {
-  const names = operation.parameters.map((p) => p.name);
-  const given = (name: string) => params[name] ?? operation.parameters.find((p) => p.name === name)?.schema?.default;
-  if (CURSOR_PARAMS.every((name) => names.includes(name))) {
-    const after = params[CURSOR_PARAMS[0]];
-    const start = after === undefined ? 0 : items.findIndex((item) => String(item[idField]) === String(after)) + 1;
-    const size = Number(given(CURSOR_PARAMS[1]) ?? items.length);
-    return { items: items.slice(start, start + size), page: { number: 1, size, total: items.length } };
-  }
-  const paging = PAGING_PARAMS.find(([page, size]) => names.includes(page) && names.includes(size));
-  if (!paging) return { items, page: { number: 1, size: items.length, total: items.length } };
-  const [pageParam, sizeParam] = paging;
+  const paging = pagingOf(operation.parameters);
+  if (!paging) return { items, page: { number: FIRST_PAGE, size: items.length, total: items.length } };
   // Both are integers: the parameters were coerced to their schemas, whose defaults are integers.
-  const pageNumber = Number(given(pageParam) ?? 1);
-  const size = Number(given(sizeParam) ?? items.length);
-  const start = (pageNumber - 1) * size;
-  return { items: items.slice(start, start + size), page: { number: pageNumber, size, total: items.length } };
+  const size = Number((paging.size === null ? undefined : params[paging.size]) ?? paging.defaultSize ?? items.length);
+  if (paging.style === 'cursor') {
+    // The items after the one whose id is the cursor.
+    const after = params[paging.page];
+    const start = after === undefined ? 0 : items.findIndex((item) => String(item[idField]) === String(after)) + 1;
+    return { items: items.slice(start, start + size), page: { number: FIRST_PAGE, size, total: items.length } };
+  }
+  const pageNumber = Number(params[paging.page] ?? paging.defaultPage);
+  return { items: pageOf(items, pageNumber, size), page: { number: pageNumber, size, total: items.length } };
+}
+
+/** The items of page `number` (counted from FIRST_PAGE) when pages hold `size` items. */
+export function pageOf<T>(items: T[], number: number, size: number): T[] {
+  const start = (number - FIRST_PAGE) * size;
+  return items.slice(start, start + size);
 }

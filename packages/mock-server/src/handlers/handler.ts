@@ -1,12 +1,12 @@
 // The contract between the core and the hand-written handlers, typed from the operation types that
-// openapi-typescript generates from the bundled specs (src/generated). A handler sees its operation's
-// parameters and JSON body as the spec types them; the core has checked both against the same spec at
-// run time, and reads the body (size limit, Content-Type, JSON) before the handler sees it.
+// openapi-typescript generates from the bundled specs (@platform-api/spec/types). A handler sees its
+// operation's parameters and JSON body as the spec types them; the core has checked both against the
+// same spec at run time, and reads the body (size limit, Content-Type, JSON) before the handler sees it.
 import type { IncomingHttpHeaders } from 'node:http';
+import type { operations as AuthOperations } from '@platform-api/spec/types/auth';
+import type { operations as EventStreamsOperations } from '@platform-api/spec/types/event-streams';
+import type { operations as ManagementOperations } from '@platform-api/spec/types/management';
 import type { Scope } from '../domain/credentials.js';
-import type { operations as AuthOperations } from '../generated/auth.js';
-import type { operations as EventStreamsOperations } from '../generated/event-streams.js';
-import type { operations as ManagementOperations } from '../generated/management.js';
 import type { Reply } from '../http/replies.js';
 
 /**

@@ -1,7 +1,8 @@
 // POST /oauth2/token: the client credentials grant in its four request formats (RFC 6749 errors).
+
+import type { components as AuthComponents } from '@platform-api/spec/types/auth';
 import type { EmulatorState } from '../domain/state.js';
 import { OAuthError } from '../errors.js';
-import type { components as AuthComponents } from '../generated/auth.js';
 import { mediaType, notUtf8, unreadableJson } from '../http/body.js';
 import { jsonReply, type Reply } from '../http/replies.js';
 import type { HandlerRequest, Handlers } from './handler.js';

@@ -7,18 +7,18 @@
 // 14 KB schema kept 85 MB; endless distinct schemas grow it without bound), and its code generation
 // ran out of stack on a schema nested 1,000 levels deep. Closures go with the last topic that uses
 // them and compile in microseconds. They cost a publish a little more than ajv's code did (BENCHMARKS.md).
+//
+// The format's types and what each scalar value is are @platform-api/spec/conventions', which the
+// client's typegen follows too; the compiling and the messages are the emulator's.
+import {
+  type TopicFieldType as FieldType,
+  MAX_FIELD_DEPTH,
+  TOPIC_SCALARS,
+  type TopicSchemaField,
+} from '@platform-api/spec/conventions';
 import { InvalidRequest } from '../errors.js';
-import { isDate, isDateTime } from './date-time.js';
 
-export interface TopicSchemaField {
-  name: string;
-  type: FieldType;
-  optional?: boolean;
-  properties?: TopicSchemaField[];
-  of?: Exclude<FieldType, 'array'>;
-}
-type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'date' | 'date_time' | 'object' | 'array';
-type LeafType = Exclude<FieldType, 'object' | 'array'>;
+export { MAX_FIELD_DEPTH, type TopicSchemaField };
 
 export interface SchemaMismatch {
   /** Dotted path of the failing field, e.g. `customer.email` or `items[2].sku`. */
@@ -29,9 +29,6 @@ export interface SchemaMismatch {
 /** Returns undefined when the message matches, else the first failing field. */
 export type MessageValidator = (message: unknown) => SchemaMismatch | undefined;
 
-/** Fields nest at most this deep (`properties` within `properties`), as the management spec documents. */
-export const MAX_FIELD_DEPTH = 32;
-
 /** InvalidRequest (naming the field) for a schema nested deeper than MAX_FIELD_DEPTH. */
 export function compileTopicSchema(fields: TopicSchemaField[]): MessageValidator {
   const accepts = objectCheck(fields, '/schema', 1);
@@ -39,16 +36,6 @@ export function compileTopicSchema(fields: TopicSchemaField[]): MessageValidator
 }
 
 type Check = (value: unknown) => boolean;
-
-const LEAF_CHECKS: Readonly<Record<LeafType, Check>> = {
-  string: (value) => typeof value === 'string',
-  integer: Number.isInteger,
-  // JSON.parse reads a number past a double's range (1e400) as Infinity: refused, as by ajv's strictNumbers.
-  number: (value) => Number.isFinite(value),
-  boolean: (value) => typeof value === 'boolean',
-  date: (value) => typeof value === 'string' && isDate(value),
-  date_time: (value) => typeof value === 'string' && isDateTime(value),
-};
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -88,7 +75,7 @@ function objectCheck(fields: TopicSchemaField[] | undefined, pointer: string, de
 
 function typeCheck(field: TopicSchemaField, type: FieldType, pointer: string, depth: number): Check {
   if (type === 'object') return objectCheck(field.properties, pointer, depth + 1);
-  if (type !== 'array') return LEAF_CHECKS[type];
+  if (type !== 'array') return TOPIC_SCALARS[type].accepts;
   // Without `of`, the elements may be anything.
   const element = field.of && typeCheck(field, field.of, pointer, depth);
   return (value) => Array.isArray(value) && (!element || value.every(element));
@@ -126,7 +113,7 @@ function objectFailure(fields: TopicSchemaField[] | undefined, value: unknown): 
 function typeFailure(field: TopicSchemaField, type: FieldType, value: unknown): Failure | undefined {
   if (type === 'object') return objectFailure(field.properties, value);
   if (type === 'array') return arrayFailure(field, value);
-  if (LEAF_CHECKS[type](value)) return undefined;
+  if (TOPIC_SCALARS[type].accepts(value)) return undefined;
   // A date that is not a string fails as not a string; a string, as not a date.
   return fail((type === 'date' || type === 'date_time') && typeof value !== 'string' ? 'string' : type);
 }

@@ -1,9 +1,10 @@
 // Request validators compiled with ajv from the operations' parameter and request-body schemas.
+
 import { createRequire } from 'node:module';
+import { isDateTime } from '@platform-api/spec/conventions';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { InvalidRequest, type Violation } from '../errors.js';
 import type { OpenApiDocument, Operation, SchemaObject, SpecName } from './bundles.js';
-import { isDateTime } from './date-time.js';
 
 const require = createRequire(import.meta.url);
 // ajv-formats is CommonJS with a `default` property; createRequire sidesteps the interop typing.

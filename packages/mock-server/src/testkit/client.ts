@@ -1,6 +1,7 @@
 // The typed client of the emulator API (/_emulator/*), generated from spec/emulator.
+
+import type { components, paths } from '@platform-api/spec/types/emulator';
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from '../generated/emulator.js';
 
 export type EmulatorApiClient = Client<paths>;
 export type JournalEntry = components['schemas']['JournalEntry'];

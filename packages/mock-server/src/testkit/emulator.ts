@@ -1,6 +1,6 @@
 // A test's handle on a running emulator: its URL and bootstrap credentials, and the emulator API
 // through the generated client: reset, the journal and its verification, the clock, faults.
-import type { operations } from '../generated/emulator.js';
+import type { operations } from '@platform-api/spec/types/emulator';
 import {
   createEmulatorApiClient,
   type EmulatorApiClient,

@@ -1,8 +1,9 @@
 // Calls the emulator's own API (/_emulator/*) by operationId and checks each answer against
 // spec/emulator, as helpers.ts does for the platform's APIs.
+
+import type { components, operations } from '@platform-api/spec/types/emulator';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
-import type { components, operations } from '../../src/generated/emulator.js';
 import type { MockServer } from '../../src/index.js';
 import { deref, loadEmulatorSpec } from '../../src/spec/bundles.js';
 import { anchorRefs, createAjv } from '../../src/spec/validators.js';

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
+import { instantOf, isDate, isDateTime } from '@platform-api/spec/conventions';
 import { describe, expect, it } from 'vitest';
-import { IsoTimeFormatter, instantOf, isDate, isDateTime } from '../../src/spec/date-time.js';
+import { IsoTimeFormatter } from '../../src/spec/date-time.js';
 import { defined } from '../defined.js';
 
 // The reference: ajv-formats' full "date-time", which isDateTime replaces for speed.

@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
+import { isDateTime } from '@platform-api/spec/conventions';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidRequest } from '../../src/errors.js';
-import { isDateTime } from '../../src/spec/date-time.js';
 import { compileTopicSchema, MAX_FIELD_DEPTH, type TopicSchemaField } from '../../src/spec/topic-schema.js';
 import { propertyRuns, propertyTimeout } from '../property/runs.js';
 import { messageOf } from '../property/topic-messages.js';
