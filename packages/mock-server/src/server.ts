@@ -16,10 +16,10 @@ import { Credentials } from './domain/credentials.js';
 import { Faults, faultProblem } from './domain/faults.js';
 import { RateLimiter } from './domain/rate-limit.js';
 import type { EmulatorState } from './domain/state.js';
-import { credentialSection, topicSection } from './domain/state-sections.js';
+import { topicSection } from './domain/state-sections.js';
 import { Topics } from './domain/topics.js';
 import { createResourceEngine } from './engine/engine.js';
-import { resourceSection, WorkspaceState } from './engine/state.js';
+import { type StateSection, stateSections, WorkspaceState } from './engine/state.js';
 import { EMITTED_ERROR_CODES } from './errors.js';
 import type { Handlers } from './handlers/handler.js';
 import { createHandlers } from './handlers/index.js';
@@ -90,17 +90,15 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     random: options.random,
     ajv: bodyAjv,
     store: scopedResources(resources, 'management:'),
+    domain: { credentials: state.credentials },
   });
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
   let bootstrap: BootstrapCredentials | undefined;
-  // The state document: the engine's resources, then the hand-written state (topics, API clients and
-  // keys). A reset also restores the rest as at start: a fresh emulator.
+  // The state document: the engine's resources, the topics, then the families whose state the domain
+  // keeps (API clients and keys). A reset also restores the rest as at start: a fresh emulator.
+  const [resourceSection, ...familySections] = stateSections(engine);
   const workspace = new WorkspaceState(
-    [
-      resourceSection(engine),
-      topicSection(state.topics, bodyAjv, clock),
-      credentialSection(state.credentials, bodyAjv),
-    ],
+    [resourceSection, topicSection(state.topics, bodyAjv, clock), ...familySections] as StateSection[],
     async () => {
       bootstrap?.restore();
       state.faults.clear();
@@ -117,7 +115,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     router: new Router(specs.operations),
     validators,
     prism,
-    engine: options.mode === 'prism' ? undefined : engine,
+    engine,
+    prismMode: options.mode === 'prism',
     control: new ControlPlane(
       controlEndpoints({
         state,

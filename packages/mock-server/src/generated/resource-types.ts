@@ -4,8 +4,10 @@
 export const RESOURCE_TYPES = {
   "activity_log": "activity_log",
   "api_access_profile": "api_access_profile",
+  "api_client": "api_client",
   "api_collection": "api_collection",
   "api_endpoint": "api_endpoint",
+  "api_key": "api_key",
   "api_portal": "api_portal",
   "connection": "connection",
   "connector": "connector",

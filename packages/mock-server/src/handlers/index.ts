@@ -1,7 +1,6 @@
 // Every hand-written handler of one emulator, keyed by operationId. Its type requires exactly one per
 // stateful operation (see handler.ts).
 import type { EmulatorState } from '../domain/state.js';
-import { apiClientHandlers } from './api-clients.js';
 import { eventStreamHandlers } from './event-streams.js';
 import type { Handlers } from './handler.js';
 import { tokenHandlers } from './token.js';
@@ -12,6 +11,5 @@ export function createHandlers(state: EmulatorState): Handlers {
     ...eventStreamHandlers(state),
     ...tokenHandlers(state),
     ...topicHandlers(state),
-    ...apiClientHandlers(state),
   };
 }
