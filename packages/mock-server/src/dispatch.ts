@@ -58,8 +58,8 @@ export interface DispatcherParts {
   /** Serves the management operations the spec annotates. */
   engine: ResourceEngine;
   /**
-   * `--mode prism`: Prism answers the engine's operations but those whose state the domain keeps (API
-   * clients and keys), which stay the engine's.
+   * `--mode prism`: Prism answers the engine's operations but those whose state the domain keeps
+   * (topics, API clients and keys), which stay the engine's.
    */
   prismMode: boolean;
   /** The emulator's own API, /_emulator/*. */
@@ -458,8 +458,9 @@ function admitKey(call: Call, key: ApiKey | undefined): Outcome {
   call.params = target.params;
   // Every event-streams operation has a topic_id, a uint32 by its spec.
   const topicId = operation.api === 'event-streams' ? (call.params.topic_id as number) : undefined;
-  // With a shared store, what another emulator just changed may not be here yet: the hand-written
-  // management and token operations catch up first, an event-streams call only on a topic not known here.
+  // With a shared store, what another emulator just changed may not be here yet: the token operation
+  // catches up first (as the management operations of the domain's families do, admitToEngine), an
+  // event-streams call only on a topic not known here.
   if (state.catchUp && (topicId === undefined || !state.topics.get(topicId))) {
     return state.catchUp().then(() => authorizeAndHandle(call, handler, key, topicId));
   }

@@ -16,10 +16,9 @@ import { Credentials } from './domain/credentials.js';
 import { Faults, faultProblem } from './domain/faults.js';
 import { RateLimiter } from './domain/rate-limit.js';
 import type { EmulatorState } from './domain/state.js';
-import { topicSection } from './domain/state-sections.js';
 import { Topics } from './domain/topics.js';
 import { createResourceEngine } from './engine/engine.js';
-import { type StateSection, stateSections, WorkspaceState } from './engine/state.js';
+import { stateSections, WorkspaceState } from './engine/state.js';
 import { EMITTED_ERROR_CODES } from './errors.js';
 import type { Handlers } from './handlers/handler.js';
 import { createHandlers } from './handlers/index.js';
@@ -90,22 +89,18 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     random: options.random,
     ajv: bodyAjv,
     store: scopedResources(resources, 'management:'),
-    domain: { credentials: state.credentials },
+    domain: { credentials: state.credentials, topics: state.topics, messages: store },
   });
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
   let bootstrap: BootstrapCredentials | undefined;
-  // The state document: the engine's resources, the topics, then the families whose state the domain
-  // keeps (API clients and keys). A reset also restores the rest as at start: a fresh emulator.
-  const [resourceSection, ...familySections] = stateSections(engine);
-  const workspace = new WorkspaceState(
-    [resourceSection, topicSection(state.topics, bodyAjv, clock), ...familySections] as StateSection[],
-    async () => {
-      bootstrap?.restore();
-      state.faults.clear();
-      journal.clear();
-      await controlledClock.reset();
-    },
-  );
+  // The state document: the engine's resources, then the families whose state the domain keeps (topics,
+  // API clients and keys). A reset also restores the rest as at start: a fresh emulator.
+  const workspace = new WorkspaceState(stateSections(engine), async () => {
+    bootstrap?.restore();
+    state.faults.clear();
+    journal.clear();
+    await controlledClock.reset();
+  });
   const validators = new RequestValidators(paramsAjv, bodyAjv, (operationId, schema) =>
     operationId === 'publish_messages_batch' ? withBatchLimit(specs, schema, limits.maxBatchMessages) : schema,
   );

@@ -11,7 +11,6 @@ import {
 import { createResourceEngine } from '../src/engine/engine.js';
 import { customHandlers } from '../src/engine/handlers.js';
 import { MATCHES, OP_KINDS } from '../src/engine/vocabulary.js';
-import { STATEFUL_MANAGEMENT_OPERATIONS } from '../src/handlers/handler.js';
 import { EMITTED_ERROR_CODES } from '../src/index.js';
 import {
   assertSchema,
@@ -216,8 +215,8 @@ describe('other management operations', () => {
         expect(answer.status, op.operationId).toBeLessThan(500);
         statuses.push(answer.status);
       }
-      // Prism answers most operations with success examples (the rest are 404s of hand-written stateful
-      // resources that do not exist); the engine answers 404 for the example ids of an empty workspace.
+      // Prism answers most operations with success examples (the rest are 404s of the stateful resources
+      // the domain keeps, which do not exist); the engine answers 404 for the example ids of an empty workspace.
       const succeeded = statuses.filter((status) => status < 300).length / statuses.length;
       if (mode === 'prism') expect(succeeded).toBeGreaterThan(0.8);
     },
@@ -234,20 +233,18 @@ describe('which operations Prism answers', () => {
     const section = extensions.split('## Operations left to Prism')[1] ?? '';
     const listed = new Set([...section.matchAll(/`([a-z_]+)`/g)].map((match) => match[1]));
     const engine = createResourceEngine(specs);
-    const handWritten = new Set<string>(STATEFUL_MANAGEMENT_OPERATIONS);
     const prism = specs.operations
-      .filter((op) => op.api === 'management' && !handWritten.has(op.operationId) && !engine.handles(op.operationId))
+      .filter((op) => op.api === 'management' && !engine.handles(op.operationId))
       .map((op) => op.operationId);
     expect(prism.filter((operationId) => !listed.has(operationId))).toEqual([]);
     const named = [...listed].filter((name) => specs.operations.some((op) => op.operationId === name));
     expect(named.sort()).toEqual([...prism].sort());
     const management = specs.operations.filter((op) => op.api === 'management').length;
     const domain = engine.operationIds.filter((operationId) => engine.domainScope(operationId) !== undefined).length;
-    expect({ management, engine: engine.operationIds.length, domain, handWritten: handWritten.size }).toEqual({
+    expect({ management, engine: engine.operationIds.length, domain }).toEqual({
       management: 242,
-      engine: 230,
-      domain: 12,
-      handWritten: 12,
+      engine: 242,
+      domain: 24,
     });
   });
 

@@ -4,10 +4,11 @@
 // keeps. The engine, handlers.ts and custom/ import it; it imports neither, so they form no import circle.
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Credentials, Scope } from '../domain/credentials.js';
+import type { Topics } from '../domain/topics.js';
 import type { operations as ManagementOperations } from '../generated/management.js';
 import type { ResourceTypeName } from '../generated/resource-types.js';
 import type { JsonBodyOf, ParametersOf } from '../handlers/handler.js';
-import type { Awaitable } from '../store/message-store.js';
+import type { Awaitable, MessageStore } from '../store/message-store.js';
 import type { JsonObject, ResourceStore, StoredItem } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
 import type { StateSection } from './sections.js';
@@ -66,6 +67,9 @@ export interface Workspace {
  */
 export interface Domain {
   credentials: Credentials;
+  topics: Topics;
+  /** The topics' messages. */
+  messages: MessageStore;
 }
 
 /** A body that is not JSON (a package's zip file), answered with its content type. */
@@ -105,7 +109,7 @@ export interface SectionContext {
 }
 
 /**
- * Handlers of the resource types whose state the domain keeps (API clients and keys): the right their
+ * Handlers of the resource types whose state the domain keeps (topics, API clients and keys): the right their
  * operations need, the checks that come before the body, and the family's part of the state document.
  * Their operations are the engine's in every mode (Prism never answers them).
  */

@@ -38,7 +38,7 @@ export interface EngineOptions {
    * own, which saves its set-up at start. Default a new one.
    */
   ajv?: Ajv2020;
-  /** The emulator's domain, which keeps the state of some families (API clients and keys); none: their operations throw. */
+  /** The emulator's domain, which keeps the state of some families (topics, API clients and keys); none: their operations throw. */
   domain?: Domain;
 }
 
@@ -68,7 +68,7 @@ export interface ResourceEngine {
   /** The types the engine's store holds: all but those whose family's state the domain keeps. */
   readonly storedTypes: ReadonlyMap<string, ResourceType>;
   /**
-   * For an operation of a family whose state the domain keeps (API clients and keys): the right the
+   * For an operation of a family whose state the domain keeps (topics, API clients and keys): the right the
    * caller's key needs. Such operations are the engine's in every mode, `--mode prism` included.
    */
   domainScope(operationId: string): Scope | undefined;

@@ -3,7 +3,7 @@
 // lookup-table rows, keyed by the column labels of a schema kept as JSON text; batch deletes; the older
 // access profiles, collaborator group members and invitations. Larger families have a file each in
 // custom/ (schema generation and file links, jobs and packages, access and account state), and so do
-// the families whose state the domain keeps (API clients and keys).
+// the families whose state the domain keeps (topics, API clients and keys).
 
 import { Refused } from '../errors.js';
 import type { JsonObject, StoredItem } from '../store/resource-store.js';
@@ -20,6 +20,7 @@ import { recipesHandlers } from './custom/recipes.js';
 import { runsHandlers } from './custom/runs.js';
 import { sdkfilesHandlers } from './custom/sdkfiles.js';
 import { type Column, columnsOf } from './custom/tables.js';
+import { topicsFamily } from './custom/topics.js';
 import { workspaceHandlers } from './custom/workspace.js';
 import { invalidFields, notFound } from './errors.js';
 import { compare, listPage } from './listing.js';
@@ -43,7 +44,7 @@ const META_FIELDS = ['$record_id', '$created_at', '$updated_at'];
 const DEFAULT_QUERY_LIMIT = 100;
 
 /** The families whose state the domain keeps; their handlers are among customHandlers. */
-export const families: readonly Family[] = [apiClientsFamily];
+export const families: readonly Family[] = [topicsFamily, apiClientsFamily];
 
 export const customHandlers: Record<string, Handler> = {
   ...Object.assign({}, ...families.map((family) => family.handlers)),

@@ -6,8 +6,9 @@
 //   counters: { <type>: <last integer id given out> }   # optional
 //
 // Each part of the emulator that keeps state contributes a section (its top-level keys, sections.ts):
-// the resource engine's store is below; the families whose state the domain keeps (API clients and
-// keys) have theirs in their family files (custom/), and the engine hands them out (stateSections).
+// the resource engine's store is below; the families whose state the domain keeps (topics with their
+// messages, API clients and keys) have theirs in their family files (custom/topics.ts,
+// custom/api-clients.ts), and the engine hands them out (stateSections).
 import { randomUUID } from 'node:crypto';
 import type { Awaitable } from '../store/message-store.js';
 import type { JsonObject, StoredItem, StoreSnapshot } from '../store/resource-store.js';

@@ -50,6 +50,7 @@ export const RESOURCE_TYPES = {
   "tag": "tag",
   "test_case": "test_case",
   "test_run_request": "test_run_request",
+  "topic": "topic",
   "user_group": "user_group",
   "workspace": "workspace"
 } as const;

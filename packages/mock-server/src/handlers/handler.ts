@@ -6,35 +6,16 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Scope } from '../domain/credentials.js';
 import type { operations as AuthOperations } from '../generated/auth.js';
 import type { operations as EventStreamsOperations } from '../generated/event-streams.js';
-import type { operations as ManagementOperations } from '../generated/management.js';
 import type { Reply } from '../http/replies.js';
 
 /**
- * The management operations answered by hand-written handlers; the resource engine answers the others
- * (in `--mode prism`, Prism answers those of the engine's store). Every event-streams and token
- * operation is answered here too. A name that is not an operationId of the spec fails tsc.
+ * The operations answered by hand-written handlers: every event-streams and token operation. The
+ * management operations are the resource engine's (Prism's in `--mode prism`, but for the families whose
+ * state the domain keeps), their handlers typed from the same generated operations (engine/contract.ts).
  */
-export const STATEFUL_MANAGEMENT_OPERATIONS = [
-  'list_topics',
-  'create_topic',
-  'get_topic',
-  'update_topic',
-  'delete_topic',
-  'purge_topic',
-  'legacy_list_topics',
-  'legacy_create_topic',
-  'legacy_get_topic',
-  'legacy_update_topic',
-  'legacy_delete_topic',
-  'legacy_purge_topic',
-] as const satisfies readonly (keyof ManagementOperations)[];
+export type StatefulOperationId = keyof EventStreamsOperations | keyof AuthOperations;
 
-export type StatefulOperationId =
-  | keyof EventStreamsOperations
-  | keyof AuthOperations
-  | (typeof STATEFUL_MANAGEMENT_OPERATIONS)[number];
-
-type Operations = EventStreamsOperations & AuthOperations & ManagementOperations;
+type Operations = EventStreamsOperations & AuthOperations;
 
 /** What the spec declares of one operation, as openapi-typescript writes it. */
 export interface OperationTypes {

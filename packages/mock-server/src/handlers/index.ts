@@ -4,12 +4,10 @@ import type { EmulatorState } from '../domain/state.js';
 import { eventStreamHandlers } from './event-streams.js';
 import type { Handlers } from './handler.js';
 import { tokenHandlers } from './token.js';
-import { topicHandlers } from './topics.js';
 
 export function createHandlers(state: EmulatorState): Handlers {
   return {
     ...eventStreamHandlers(state),
     ...tokenHandlers(state),
-    ...topicHandlers(state),
   };
 }

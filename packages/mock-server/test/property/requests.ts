@@ -4,7 +4,6 @@
 // replays from its seed and shrinks.
 import fc from 'fast-check';
 import { createResourceEngine } from '../../src/engine/engine.js';
-import { STATEFUL_MANAGEMENT_OPERATIONS } from '../../src/handlers/handler.js';
 import type { Operation } from '../../src/spec/bundles.js';
 import { specs } from '../helpers.js';
 import type { Credentials, EmulatorModel, Sent } from './model.js';
@@ -18,13 +17,12 @@ export type Draw = <T>(arbitrary: fc.Arbitrary<T>) => T;
 export const LIMITS = { maxBatchMessages: 4, maxMessageBytes: 2048, maxBatchSize: 10 };
 
 const engine = createResourceEngine(specs);
-const STATEFUL = new Set<string>(STATEFUL_MANAGEMENT_OPERATIONS);
 /**
- * Every operation of the domain's state: the event-streams and token operations, the hand-written
- * management ones, and the engine's whose family's state the domain keeps (API clients and keys).
+ * Every operation of the domain's state: the event-streams and token operations, and the management
+ * ones of the engine's families whose state the domain keeps (topics, API clients and keys).
  */
 export const OPERATIONS = specs.operations.filter(
-  (op) => op.api !== 'management' || STATEFUL.has(op.operationId) || engine.domainScope(op.operationId) !== undefined,
+  (op) => op.api !== 'management' || engine.domainScope(op.operationId) !== undefined,
 );
 
 /** What the suite sent, and what it expects whatever the emulator's state. */
