@@ -118,6 +118,23 @@ describe('topic management', () => {
     expect([updated.status, Object.keys(managementErrorOf(updated).errors ?? {})]).toEqual([400, [deepest]]);
   });
 
+  it('finds the topic, client or key the path names before reading the body: 404, not a 400 for the body', async () => {
+    const server = await start();
+    const admin = await token(server);
+    const bad = { name: 5 };
+    const answers = [
+      await call(server, 'update_topic', { token: admin, params: { topic_id: 9 }, body: bad }),
+      await call(server, 'legacy_update_topic', { token: admin, params: { topic_id: 9 }, body: bad }),
+      await call(server, 'update_api_client', { token: admin, params: { api_client_id: 9 }, body: bad }),
+      await call(server, 'create_api_key', { token: admin, params: { api_client_id: 9 }, body: bad }),
+      await call(server, 'update_api_key', { token: admin, params: { api_client_id: 1, api_key_id: 9 }, body: bad }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([404, 404, 404, 404, 404]);
+    const topicId = await createTopic(server, admin);
+    const invalid = await call(server, 'update_topic', { token: admin, params: { topic_id: topicId }, body: bad });
+    expect([invalid.status, Object.keys(managementErrorOf(invalid).errors ?? {})]).toEqual([400, ['name']]);
+  });
+
   it('checks messages against the updated schema after an update', async () => {
     const server = await start();
     const admin = await token(server);
@@ -194,6 +211,30 @@ describe('other management operations', () => {
     expect(folders.body.length).toBeGreaterThan(0);
     const unauthorized = await call(server, 'list_folders', {});
     expect(unauthorized.status).toBe(401);
+  }, 30_000);
+
+  it('leaves topics, API clients and keys stateful in --mode prism', async () => {
+    const server = await start({ mode: 'prism' });
+    const admin = await token(server);
+    const topicId = await createTopic(server, admin);
+    const published = await call(server, 'publish_message', {
+      token: admin,
+      params: { topic_id: topicId },
+      body: { order_id: 'A' },
+    });
+    expect(published.status).toBe(201);
+    const listed = await call(server, 'list_topics', { token: admin });
+    expect([listed.body.count, listed.body.data.map((topic) => topic.id)]).toEqual([1, [topicId]]);
+    const client = await call(server, 'create_api_client', { token: admin, body: { name: 'CI' } });
+    const key = await call(server, 'create_api_key', {
+      token: admin,
+      params: { api_client_id: client.body.data.id },
+      body: { name: 'ci', scopes: ['event_streams:consume'] },
+    });
+    const ci = await token(server, key.body.data.client_id, key.body.data.auth_token);
+    expect((await call(server, 'list_topics', { token: ci })).status).toBe(403);
+    const consumed = await call(server, 'consume_messages', { token: ci, params: { topic_id: topicId }, body: {} });
+    expect(consumed.body.messages.map((message) => message.payload)).toEqual([{ order_id: 'A' }]);
   }, 30_000);
 
   it.each(['engine', 'prism'] as const)(

@@ -131,6 +131,13 @@ class Engine implements ResourceEngine {
     for (const [operationId, op] of readEngineOperations(this.document, managementOperations, this.types)) {
       this.served.set(operationId, this.serve(op));
     }
+    for (const type of this.storedTypes.values()) {
+      // The store knows nothing of what the domain keeps: no parent, reference or version there.
+      const domainType = [type.parent?.type, type.versions?.type, ...type.refs.map((ref) => ref.type)].find(
+        (name) => name !== undefined && domainTypes.has(name),
+      );
+      if (domainType) throw new Error(`resource type '${type.name}' names '${domainType}', which the domain keeps`);
+    }
     for (const type of this.types.values()) {
       if (type.parent) this.children.set(type.parent.type, [...(this.children.get(type.parent.type) ?? []), type]);
       for (const ref of type.refs) {
@@ -538,6 +545,10 @@ class Engine implements ResourceEngine {
     const custom = op.handler === undefined ? undefined : customHandlers[op.handler];
     if (op.op === 'custom' && !custom) throw new Error(`${where}: no handler '${op.handler}'`);
     const family = families.find((each) => op.handler !== undefined && op.handler in each.handlers);
+    // A type the domain keeps is served by its family's handlers only: the engine's store does not hold it.
+    const keeper = families.find((each) => each.types.includes(op.type.name));
+    if (keeper !== family)
+      throw new Error(`${where}: the domain keeps the ${op.type.name}s; only their family's handlers serve them`);
     return { op, shape, custom, family };
   }
 

@@ -54,6 +54,7 @@ export const topicsFamily: Family = {
   },
   section: ({ topics }, { ajv, clock }) => topicSection(topics, ajv, clock),
 };
+
 /** The topic's message validator; StateError for a schema the emulator refuses (too deep). */
 function compiled(where: string, schema: TopicSchemaField[]): MessageValidator {
   try {
