@@ -1,6 +1,6 @@
 // startMockServer: one node:http server for the event-streams API, the token endpoint, the stateful
-// management operations (hand-written, and the resource engine's; Prism's examples in --mode prism),
-// the emulator API, the docs and the web console. It composes the layers: the specs, the storage (memory
+// management operations (the resource engine's; Prism's examples in --mode prism, but for topics, API
+// clients and keys, whose state the domain keeps), the emulator API, the docs and the web console. It composes the layers: the specs, the storage (memory
 // or a data dir), the domain state, the handlers, the resource engine, and the dispatcher that runs
 // requests. With Redis, several emulators share one state: each follows the changes the others announce.
 import { createServer } from 'node:http';
