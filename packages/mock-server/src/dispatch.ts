@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ControlPlane } from './control/control-plane.js';
 import type { Journal } from './control/journal.js';
-import type { ApiKey } from './domain/credentials.js';
+import type { ApiKey, Scope } from './domain/credentials.js';
 import { faultError } from './domain/faults.js';
 import type { EmulatorState } from './domain/state.js';
 import { PACKAGE_LIMITS } from './engine/custom/packages.js';
@@ -55,8 +55,13 @@ export interface DispatcherParts {
   router: Router;
   validators: RequestValidators;
   prism: PrismBackend;
-  /** Serves the management operations the spec annotates; none in `--mode prism`. */
-  engine: ResourceEngine | undefined;
+  /** Serves the management operations the spec annotates. */
+  engine: ResourceEngine;
+  /**
+   * `--mode prism`: Prism answers the engine's operations but those whose state the domain keeps
+   * (topics, API clients and keys), which stay the engine's.
+   */
+  prismMode: boolean;
   /** The emulator's own API, /_emulator/*. */
   control: ControlPlane;
   /** Where answered requests of the platform's APIs go; off with size 0. */
@@ -447,15 +452,15 @@ function admitKey(call: Call, key: ApiKey | undefined): Outcome {
   const fault = state.faults.takeFault(operation.operationId);
   if (fault) throw faultError(operation, fault, state.limits);
   const handler = dispatcher.handlerOf(operation);
-  if (!handler && !dispatcher.parts.engine?.handles(operation.operationId)) return toPrism(call);
+  if (!handler) return admitToEngine(call, key);
   const { target } = call;
   target.params ??= validators.checkParams(operation, call.route.params, call.query);
   call.params = target.params;
-  if (!handler) return fromEngine(call);
   // Every event-streams operation has a topic_id, a uint32 by its spec.
   const topicId = operation.api === 'event-streams' ? (call.params.topic_id as number) : undefined;
-  // With a shared store, what another emulator just changed may not be here yet: the hand-written
-  // management and token operations catch up first, an event-streams call only on a topic not known here.
+  // With a shared store, what another emulator just changed may not be here yet: the token operation
+  // catches up first (as the management operations of the domain's families do, admitToEngine), an
+  // event-streams call only on a topic not known here.
   if (state.catchUp && (topicId === undefined || !state.topics.get(topicId))) {
     return state.catchUp().then(() => authorizeAndHandle(call, handler, key, topicId));
   }
@@ -470,6 +475,31 @@ function authorizeAndHandle(
 ): Outcome {
   if (key && handler.scope) call.dispatcher.parts.state.credentials.authorize(key, handler.scope, topicId);
   return handler.handle(call);
+}
+
+/**
+ * A management operation without a hand-written handler: the engine's (Prism's in `--mode prism`, but
+ * for the families whose state the domain keeps). Those families' operations are admitted as the
+ * hand-written ones were: caught up with a shared store, then the key's right, then what their family
+ * checks before the body.
+ */
+function admitToEngine(call: Call, key: ApiKey | undefined): Outcome {
+  const { dispatcher, operation, target } = call;
+  const { engine, prismMode, state, validators } = dispatcher.parts;
+  const scope = engine.domainScope(operation.operationId);
+  if (scope === undefined && (prismMode || !engine.handles(operation.operationId))) return toPrism(call);
+  target.params ??= validators.checkParams(operation, call.route.params, call.query);
+  call.params = target.params;
+  if (scope === undefined) return fromEngine(call);
+  if (state.catchUp) return state.catchUp().then(() => fromDomainFamily(call, key, scope));
+  return fromDomainFamily(call, key, scope);
+}
+
+function fromDomainFamily(call: Call, key: ApiKey | undefined, scope: Scope): Outcome {
+  const { engine, state } = call.dispatcher.parts;
+  if (key) state.credentials.authorize(key, scope);
+  const checked = engine.precheck(call.operation.operationId, call.params);
+  return checked ? checked.then(() => fromEngine(call)) : fromEngine(call);
 }
 
 /** The resource engine's answer to a management operation; its body, if it takes one, is read first. */
@@ -487,9 +517,12 @@ function fromEngine(call: Call): Outcome {
 
 async function engineAnswer(call: Call, body: unknown, bytes: Uint8Array | undefined): Promise<Reply> {
   const { dispatcher, operation, params, req } = call;
-  const engine = dispatcher.parts.engine;
-  if (!engine) throw new Error(`No resource engine for ${operation.operationId}`);
-  const answer = await engine.handle(operation.operationId, { params, body, bytes, host: req.headers.host });
+  const answer = await dispatcher.parts.engine.handle(operation.operationId, {
+    params,
+    body,
+    bytes,
+    host: req.headers.host,
+  });
   if (answer.file) return { status: answer.status, json: '', file: answer.file };
   return answer.body === undefined ? { status: answer.status, json: '' } : jsonReply(answer.status, answer.body);
 }

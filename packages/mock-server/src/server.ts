@@ -1,6 +1,6 @@
 // startMockServer: one node:http server for the event-streams API, the token endpoint, the stateful
-// management operations (hand-written, and the resource engine's; Prism's examples in --mode prism),
-// the emulator API, the docs and the web console. It composes the layers: the specs, the storage (memory
+// management operations (the resource engine's; Prism's examples in --mode prism, but for topics, API
+// clients and keys, whose state the domain keeps), the emulator API, the docs and the web console. It composes the layers: the specs, the storage (memory
 // or a data dir), the domain state, the handlers, the resource engine, and the dispatcher that runs
 // requests. With Redis, several emulators share one state: each follows the changes the others announce.
 
@@ -18,10 +18,9 @@ import { Credentials } from './domain/credentials.js';
 import { Faults, faultProblem } from './domain/faults.js';
 import { RateLimiter } from './domain/rate-limit.js';
 import type { EmulatorState } from './domain/state.js';
-import { credentialSection, topicSection } from './domain/state-sections.js';
 import { Topics } from './domain/topics.js';
 import { createResourceEngine } from './engine/engine.js';
-import { resourceSection, WorkspaceState } from './engine/state.js';
+import { stateSections, WorkspaceState } from './engine/state.js';
 import { EMITTED_ERROR_CODES } from './errors.js';
 import type { Handlers } from './handlers/handler.js';
 import { createHandlers } from './handlers/index.js';
@@ -91,24 +90,18 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     random: options.random,
     ajv: bodyAjv,
     store: scopedResources(resources, 'management:'),
+    domain: { credentials: state.credentials, topics: state.topics, messages: store },
   });
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
   let bootstrap: BootstrapCredentials | undefined;
-  // The state document: the engine's resources, then the hand-written state (topics, API clients and
-  // keys). A reset also restores the rest as at start: a fresh emulator.
-  const workspace = new WorkspaceState(
-    [
-      resourceSection(engine),
-      topicSection(state.topics, bodyAjv, clock),
-      credentialSection(state.credentials, bodyAjv),
-    ],
-    async () => {
-      bootstrap?.restore();
-      state.faults.clear();
-      journal.clear();
-      await controlledClock.reset();
-    },
-  );
+  // The state document: the engine's resources, then the families whose state the domain keeps (topics,
+  // API clients and keys). A reset also restores the rest as at start: a fresh emulator.
+  const workspace = new WorkspaceState(stateSections(engine), async () => {
+    bootstrap?.restore();
+    state.faults.clear();
+    journal.clear();
+    await controlledClock.reset();
+  });
   const validators = new RequestValidators(paramsAjv, bodyAjv, (operationId, schema) =>
     operationId === 'publish_messages_batch' ? withBatchLimit(specs, schema, limits.maxBatchMessages) : schema,
   );
@@ -118,7 +111,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     router: new Router(specs.operations),
     validators,
     prism,
-    engine: options.mode === 'prism' ? undefined : engine,
+    engine,
+    prismMode: options.mode === 'prism',
     control: new ControlPlane(
       controlEndpoints({
         state,

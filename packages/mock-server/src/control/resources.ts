@@ -130,10 +130,14 @@ async function refusedAsInvalid<T>(answer: Promise<T>): Promise<T> {
   }
 }
 
-/** Each type with the create and delete operations that this API can run: no path parameter but the item's and its parent's. */
+/**
+ * Each type of the engine's store (not the topics, API clients and keys the domain keeps; topics have a
+ * view of their own) with the create and delete operations that this API can run: no path parameter but
+ * the item's and its parent's.
+ */
 function readFamilies(engine: ResourceEngine, document: OpenApiDocument): Map<string, Family> {
   const families = new Map<string, Family>(
-    [...engine.types.values()].sort((a, b) => a.name.localeCompare(b.name)).map((type) => [type.name, { type }]),
+    [...engine.storedTypes.values()].sort((a, b) => a.name.localeCompare(b.name)).map((type) => [type.name, { type }]),
   );
   for (const op of engine.operations) {
     const family = families.get(op.type.name);

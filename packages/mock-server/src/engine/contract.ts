@@ -1,9 +1,18 @@
-// The contract between the resource engine and its hand-written handlers (`op: custom`), types only:
-// the request a handler is given, what it may use of the engine (Workspace), and what it answers. The
-// engine, handlers.ts and custom/ import it; it imports neither, so they form no import circle.
+// The contract between the resource engine and its hand-written handlers (`op: custom`), types only
+// (and `typed`, which only types): the request a handler is given, what it may use of the engine
+// (Workspace) and of the domain, what it answers, and the families of handlers whose state the domain
+// keeps. The engine, handlers.ts and custom/ import it; it imports neither, so they form no import circle.
+
+import type { operations as ManagementOperations } from '@platform-api/spec/types/management';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Credentials, Scope } from '../domain/credentials.js';
+import type { Topics } from '../domain/topics.js';
 import type { ResourceTypeName } from '../generated/resource-types.js';
+import type { JsonBodyOf, ParametersOf } from '../handlers/handler.js';
+import type { Awaitable, MessageStore } from '../store/message-store.js';
 import type { JsonObject, ResourceStore, StoredItem } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
+import type { StateSection } from './sections.js';
 import type { ValueContext } from './values.js';
 import type { EngineOperation, ResourceType, SpecTypeName } from './vocabulary.js';
 
@@ -49,6 +58,19 @@ export interface Workspace {
   update(op: EngineOperation, item: StoredItem, fields: JsonObject): Promise<JsonObject>;
   /** Deletes the item with its sub-collections and what `on_delete` ties to it (`force`: also what `restrict`s). */
   delete(op: EngineOperation, item: StoredItem, force?: boolean): Promise<void>;
+  /** The emulator's domain, for the families whose state it keeps; an engine started without one throws. */
+  readonly domain: Domain;
+}
+
+/**
+ * What the engine's families reach of the emulator's domain, which keeps their state in indexes of its
+ * own (the token endpoint and every bearer token check read the API keys; publish and consume the topics).
+ */
+export interface Domain {
+  credentials: Credentials;
+  topics: Topics;
+  /** The topics' messages. */
+  messages: MessageStore;
 }
 
 /** A body that is not JSON (a package's zip file), answered with its content type. */
@@ -59,3 +81,46 @@ export interface FileBody {
 
 export type HandlerResult = AnswerData | { body: unknown } | { file: FileBody };
 export type Handler = (workspace: Workspace, op: EngineOperation, request: CheckedRequest) => Promise<HandlerResult>;
+
+/** A request to one management operation, its parameters and body typed from the generated operation types. */
+export interface OperationRequest<Id extends keyof ManagementOperations> {
+  params: ParametersOf<ManagementOperations[Id]>;
+  body: JsonBodyOf<ManagementOperations[Id]>;
+  host?: string;
+}
+
+/**
+ * A handler of the operations `Id` (an operationId the spec does not have fails tsc), seeing their
+ * parameters and body as the spec types them: the pipeline checked both against the same spec.
+ */
+export function typed<Id extends keyof ManagementOperations>(
+  handle: (workspace: Workspace, op: EngineOperation, request: OperationRequest<Id>) => Promise<HandlerResult>,
+): Handler {
+  return handle as unknown as Handler;
+}
+
+/** A check of a request before its body is read (the item its path names exists: 404 before a 400 for the body). */
+export type Precheck = (workspace: Workspace, op: EngineOperation, params: Readonly<JsonObject>) => Awaitable<void>;
+
+/** What a family's state section is made with. */
+export interface SectionContext {
+  /** The engine's ajv, which knows the management spec's component schemas. */
+  ajv: Ajv2020;
+  clock: () => number;
+}
+
+/**
+ * Handlers of the resource types whose state the domain keeps (topics, API clients and keys): the right their
+ * operations need, the checks that come before the body, and the family's part of the state document.
+ * Their operations are the engine's in every mode (Prism never answers them).
+ */
+export interface Family {
+  /** The types the family keeps: not in the engine's store, nor under `resources` in the state document. */
+  types: readonly TypeName[];
+  /** The right the caller's API key needs for every operation of the family (ApiKey.scopes). */
+  scope: Scope;
+  handlers: Record<string, Handler>;
+  /** By handler name. */
+  prechecks: Record<string, Precheck>;
+  section(domain: Domain, context: SectionContext): StateSection;
+}

@@ -2,18 +2,20 @@
 // (spec/management/EXTENSIONS.md) from its own store, with generic code for list, find, create, get,
 // update, delete and actions, and the few hand-written handlers the vocabulary names.
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import type { Scope } from '../domain/credentials.js';
 import { InvalidRequest, NotFound } from '../errors.js';
 import type { OpenApiDocument, Specs } from '../spec/bundles.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
 import { createAjv, violations } from '../spec/validators.js';
 import { type JsonObject, MemoryResourceStore, type ResourceStore, type StoredItem } from '../store/resource-store.js';
 import { type AnswerShape, answerShape, buildAnswer } from './answers.js';
-import type { CheckedRequest, FileBody, Handler, HandlerResult, Workspace } from './contract.js';
+import type { CheckedRequest, Domain, Family, FileBody, Handler, HandlerResult, Workspace } from './contract.js';
 import { referenceDefaults } from './custom/projects.js';
 import { conflict, missingReference, notFound } from './errors.js';
-import { customHandlers } from './handlers.js';
+import { customHandlers, families } from './handlers.js';
 import { listPage, matchesFilters } from './listing.js';
 import { isObject, propertiesOf, resolve, type SchemaNode } from './schema.js';
+import type { StateSection } from './sections.js';
 import { coerce, complete, uuidFrom, type ValueContext } from './values.js';
 import {
   countedId,
@@ -36,6 +38,8 @@ export interface EngineOptions {
    * own, which saves its set-up at start. Default a new one.
    */
   ajv?: Ajv2020;
+  /** The emulator's domain, which keeps the state of some families (topics, API clients and keys); none: their operations throw. */
+  domain?: Domain;
 }
 
 export interface EngineAnswer {
@@ -61,6 +65,20 @@ export interface ResourceEngine {
   readonly operations: readonly EngineOperation[];
   readonly store: ResourceStore;
   readonly types: ReadonlyMap<string, ResourceType>;
+  /** The types the engine's store holds: all but those whose family's state the domain keeps. */
+  readonly storedTypes: ReadonlyMap<string, ResourceType>;
+  /**
+   * For an operation of a family whose state the domain keeps (topics, API clients and keys): the right the
+   * caller's key needs. Such operations are the engine's in every mode, `--mode prism` included.
+   */
+  domainScope(operationId: string): Scope | undefined;
+  /**
+   * What is checked of the request before its body is read (the item its path names exists), for the
+   * operations whose family says so; undefined for the others.
+   */
+  precheck(operationId: string, params: Readonly<JsonObject>): Promise<void> | undefined;
+  /** The state document's sections of the families whose state the domain keeps (needs the domain). */
+  familySections(): StateSection[];
   /** A complete item of the type from the given fields (defaults, timestamps, its parent's id), as a create makes it. */
   completeItem(typeName: string, fields: JsonObject, id: string | number, parent?: string): JsonObject;
   /** Why an item does not match its schema, or undefined when it does. */
@@ -75,6 +93,8 @@ interface Served {
   op: EngineOperation;
   shape: AnswerShape;
   custom?: Handler;
+  /** The family of the custom handler, when the domain keeps its state. */
+  family?: Family;
 }
 
 interface Referrer {
@@ -85,7 +105,9 @@ interface Referrer {
 
 class Engine implements ResourceEngine {
   readonly types: Map<string, ResourceType>;
+  readonly storedTypes: Map<string, ResourceType>;
   readonly store: ResourceStore;
+  private readonly domain: Domain | undefined;
   private readonly document: OpenApiDocument;
   private readonly served = new Map<string, Served>();
   private readonly children = new Map<string, ResourceType[]>();
@@ -101,10 +123,20 @@ class Engine implements ResourceEngine {
     this.clock = options.clock ?? Date.now;
     this.random = options.random ?? Math.random;
     this.store = options.store ?? new MemoryResourceStore();
+    this.domain = options.domain;
     this.types = readResourceTypes(this.document);
+    const domainTypes = new Set<string>(families.flatMap((family) => family.types));
+    this.storedTypes = new Map([...this.types].filter(([name]) => !domainTypes.has(name)));
     const managementOperations = specs.operations.filter((op) => op.api === 'management');
     for (const [operationId, op] of readEngineOperations(this.document, managementOperations, this.types)) {
       this.served.set(operationId, this.serve(op));
+    }
+    for (const type of this.storedTypes.values()) {
+      // The store knows nothing of what the domain keeps: no parent, reference or version there.
+      const domainType = [type.parent?.type, type.versions?.type, ...type.refs.map((ref) => ref.type)].find(
+        (name) => name !== undefined && domainTypes.has(name),
+      );
+      if (domainType) throw new Error(`resource type '${type.name}' names '${domainType}', which the domain keeps`);
     }
     for (const type of this.types.values()) {
       if (type.parent) this.children.set(type.parent.type, [...(this.children.get(type.parent.type) ?? []), type]);
@@ -126,6 +158,27 @@ class Engine implements ResourceEngine {
 
   handles(operationId: string): boolean {
     return this.served.has(operationId);
+  }
+
+  domainScope(operationId: string): Scope | undefined {
+    return this.served.get(operationId)?.family?.scope;
+  }
+
+  precheck(operationId: string, params: Readonly<JsonObject>): Promise<void> | undefined {
+    const served = this.served.get(operationId);
+    const check = served?.op.handler === undefined ? undefined : served.family?.prechecks[served.op.handler];
+    if (!served || !check) return undefined;
+    return Promise.resolve(check(this.workspace(this.valueContext()), served.op, params));
+  }
+
+  familySections(): StateSection[] {
+    const domain = this.requireDomain();
+    return families.map((family) => family.section(domain, { ajv: this.itemAjv, clock: this.clock }));
+  }
+
+  private requireDomain(): Domain {
+    if (!this.domain) throw new Error('The resource engine was started without the domain that keeps this state');
+    return this.domain;
   }
 
   async handle(operationId: string, request: CheckedRequest): Promise<EngineAnswer> {
@@ -210,7 +263,11 @@ class Engine implements ResourceEngine {
   }
 
   private workspace(values: ValueContext): Workspace {
+    const domain = () => this.requireDomain();
     return {
+      get domain() {
+        return domain();
+      },
       store: this.store,
       values,
       types: this.types,
@@ -487,7 +544,12 @@ class Engine implements ResourceEngine {
     if (op.clear && !this.types.has(op.clear)) throw new Error(`${where}: unknown type to clear '${op.clear}'`);
     const custom = op.handler === undefined ? undefined : customHandlers[op.handler];
     if (op.op === 'custom' && !custom) throw new Error(`${where}: no handler '${op.handler}'`);
-    return { op, shape, custom };
+    const family = families.find((each) => op.handler !== undefined && op.handler in each.handlers);
+    // A type the domain keeps is served by its family's handlers only: the engine's store does not hold it.
+    const keeper = families.find((each) => each.types.includes(op.type.name));
+    if (keeper !== family)
+      throw new Error(`${where}: the domain keeps the ${op.type.name}s; only their family's handlers serve them`);
+    return { op, shape, custom, family };
   }
 
   private typeNamed(name: string): ResourceType {

@@ -2,12 +2,14 @@
 // column name or `$<field_id>` and checked against the table's columns, and the record query language;
 // lookup-table rows, keyed by the column labels of a schema kept as JSON text; batch deletes; the older
 // access profiles, collaborator group members and invitations. Larger families have a file each in
-// custom/ (schema generation and file links, jobs and packages, access and account state).
+// custom/ (schema generation and file links, jobs and packages, access and account state), and so do
+// the families whose state the domain keeps (topics, API clients and keys).
 
 import { Refused } from '../errors.js';
 import type { JsonObject, StoredItem } from '../store/resource-store.js';
-import type { CheckedRequest, Handler, HandlerResult, Workspace } from './contract.js';
+import type { CheckedRequest, Family, Handler, HandlerResult, Workspace } from './contract.js';
 import { accessHandlers } from './custom/access.js';
+import { apiClientsFamily } from './custom/api-clients.js';
 import { collectionsHandlers } from './custom/collections.js';
 import { connectionsHandlers } from './custom/connections.js';
 import { connectorsHandlers } from './custom/connectors.js';
@@ -18,6 +20,7 @@ import { recipesHandlers } from './custom/recipes.js';
 import { runsHandlers } from './custom/runs.js';
 import { sdkfilesHandlers } from './custom/sdkfiles.js';
 import { type Column, columnsOf } from './custom/tables.js';
+import { topicsFamily } from './custom/topics.js';
 import { workspaceHandlers } from './custom/workspace.js';
 import { invalidFields, notFound } from './errors.js';
 import { compare, listPage } from './listing.js';
@@ -40,7 +43,11 @@ interface FieldValue {
 const META_FIELDS = ['$record_id', '$created_at', '$updated_at'];
 const DEFAULT_QUERY_LIMIT = 100;
 
+/** The families whose state the domain keeps; their handlers are among customHandlers. */
+export const families: readonly Family[] = [topicsFamily, apiClientsFamily];
+
 export const customHandlers: Record<string, Handler> = {
+  ...Object.assign({}, ...families.map((family) => family.handlers)),
   ...sdkfilesHandlers,
   ...runsHandlers,
   ...accessHandlers,

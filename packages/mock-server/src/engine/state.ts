@@ -5,34 +5,24 @@
 //   resources: { <type>: [ <item>, ... ] }   # a sub-collection item names its parent in `$parent`
 //   counters: { <type>: <last integer id given out> }   # optional
 //
-// Each part of the emulator that keeps state contributes a section (its top-level keys). The resource
-// engine's section is below; the hand-written state's (`topics`, `api_clients`, `api_keys`) is in
-// domain/state-sections.ts.
+// Each part of the emulator that keeps state contributes a section (its top-level keys, sections.ts):
+// the resource engine's store is below; the families whose state the domain keeps (topics with their
+// messages, API clients and keys) have theirs in their family files (custom/topics.ts,
+// custom/api-clients.ts), and the engine hands them out (stateSections).
 import { randomUUID } from 'node:crypto';
 import type { Awaitable } from '../store/message-store.js';
 import type { JsonObject, StoredItem, StoreSnapshot } from '../store/resource-store.js';
 import type { ResourceEngine } from './engine.js';
 import { isObject } from './schema.js';
+import { StateError, type StateSection } from './sections.js';
 import { countedId } from './vocabulary.js';
+
+export { StateError, type StateSection } from './sections.js';
 
 export const STATE_FORMAT = 'platform-api-emulator-state';
 export const STATE_VERSION = 1;
 
 export type StateDocument = JsonObject;
-
-/** A refused state document: the message names the entry at fault. */
-export class StateError extends Error {}
-
-export interface StateSection {
-  /** The document's top-level keys this section owns. */
-  readonly keys: readonly string[];
-  export(): Awaitable<JsonObject>;
-  /**
-   * Checks the section's part of a document (its keys; absent ones mean empty) and returns what
-   * applies it, so that a document is applied only once every section accepted it.
-   */
-  prepare(part: JsonObject): Awaitable<() => Awaitable<void>>;
-}
 
 export class WorkspaceState {
   constructor(
@@ -89,8 +79,13 @@ export async function stringifyState(document: StateDocument, format: 'json' | '
   return stringify(document);
 }
 
-/** The resource engine's section: `resources` and `counters`. */
-export function resourceSection(engine: ResourceEngine): StateSection {
+/** Every section of the engine's state: its store's, then its families' (in the order of their keys). */
+export function stateSections(engine: ResourceEngine): StateSection[] {
+  return [resourceSection(engine), ...engine.familySections()];
+}
+
+/** The resource engine's section: `resources` and `counters` (the types its store holds). */
+function resourceSection(engine: ResourceEngine): StateSection {
   return {
     keys: ['resources', 'counters'],
     async export() {
@@ -117,10 +112,10 @@ function snapshotFrom(engine: ResourceEngine, resources: unknown, counters: unkn
   if (!isObject(counters)) throw new StateError('counters must map resource types to integers');
   const snapshot: StoreSnapshot = { items: {}, counters: {} };
   for (const [typeName, entries] of Object.entries(resources)) {
-    const type = engine.types.get(typeName);
+    const type = engine.storedTypes.get(typeName);
     if (!type)
       throw new StateError(
-        `resources.${typeName}: no such resource type (known: ${[...engine.types.keys()].join(', ')})`,
+        `resources.${typeName}: no such resource type (known: ${[...engine.storedTypes.keys()].join(', ')})`,
       );
     if (!Array.isArray(entries)) throw new StateError(`resources.${typeName} must be a list of items`);
     snapshot.items[typeName] = entries.map((entry, index) => {

@@ -4,8 +4,10 @@
 export const RESOURCE_TYPES = {
   "activity_log": "activity_log",
   "api_access_profile": "api_access_profile",
+  "api_client": "api_client",
   "api_collection": "api_collection",
   "api_endpoint": "api_endpoint",
+  "api_key": "api_key",
   "api_portal": "api_portal",
   "connection": "connection",
   "connector": "connector",
@@ -48,6 +50,7 @@ export const RESOURCE_TYPES = {
   "tag": "tag",
   "test_case": "test_case",
   "test_run_request": "test_run_request",
+  "topic": "topic",
   "user_group": "user_group",
   "workspace": "workspace"
 } as const;

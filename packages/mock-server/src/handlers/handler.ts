@@ -5,51 +5,20 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { operations as AuthOperations } from '@platform-api/spec/types/auth';
 import type { operations as EventStreamsOperations } from '@platform-api/spec/types/event-streams';
-import type { operations as ManagementOperations } from '@platform-api/spec/types/management';
 import type { Scope } from '../domain/credentials.js';
 import type { Reply } from '../http/replies.js';
 
 /**
- * The management operations answered by hand-written handlers; the resource engine answers the others
- * (Prism does, in `--mode prism`). Every event-streams and token operation is answered here too. A name
- * that is not an operationId of the spec fails tsc.
+ * The operations answered by hand-written handlers: every event-streams and token operation. The
+ * management operations are the resource engine's (Prism's in `--mode prism`, but for the families whose
+ * state the domain keeps), their handlers typed from the same generated operations (engine/contract.ts).
  */
-export const STATEFUL_MANAGEMENT_OPERATIONS = [
-  'list_topics',
-  'create_topic',
-  'get_topic',
-  'update_topic',
-  'delete_topic',
-  'purge_topic',
-  'legacy_list_topics',
-  'legacy_create_topic',
-  'legacy_get_topic',
-  'legacy_update_topic',
-  'legacy_delete_topic',
-  'legacy_purge_topic',
-  'list_api_clients',
-  'create_api_client',
-  'get_api_client',
-  'update_api_client',
-  'delete_api_client',
-  'list_api_keys',
-  'create_api_key',
-  'update_api_key',
-  'delete_api_key',
-  'enable_api_key',
-  'disable_api_key',
-  'refresh_api_key_secret',
-] as const satisfies readonly (keyof ManagementOperations)[];
+export type StatefulOperationId = keyof EventStreamsOperations | keyof AuthOperations;
 
-export type StatefulOperationId =
-  | keyof EventStreamsOperations
-  | keyof AuthOperations
-  | (typeof STATEFUL_MANAGEMENT_OPERATIONS)[number];
-
-type Operations = EventStreamsOperations & AuthOperations & ManagementOperations;
+type Operations = EventStreamsOperations & AuthOperations;
 
 /** What the spec declares of one operation, as openapi-typescript writes it. */
-interface OperationTypes {
+export interface OperationTypes {
   parameters: { path?: unknown; query?: unknown };
   requestBody?: { content: object };
 }
@@ -60,10 +29,10 @@ type QueryParameters<Op extends OperationTypes> = [NonNullable<Op['parameters'][
   : NonNullable<Op['parameters']['query']>;
 
 /** Path and query parameters of the operation, validated and coerced to their schema types. */
-type ParametersOf<Op extends OperationTypes> = Readonly<PathParameters<Op> & QueryParameters<Op>>;
+export type ParametersOf<Op extends OperationTypes> = Readonly<PathParameters<Op> & QueryParameters<Op>>;
 
 /** The operation's JSON request body (under any `application/json...` media type); never when it takes none. */
-type JsonBodyOf<Op extends OperationTypes> = Op['requestBody'] extends { content: infer Content }
+export type JsonBodyOf<Op extends OperationTypes> = Op['requestBody'] extends { content: infer Content }
   ? { [Media in keyof Content]: Media extends `application/json${string}` ? Content[Media] : never }[keyof Content]
   : never;
 

@@ -1,17 +1,13 @@
 // Every hand-written handler of one emulator, keyed by operationId. Its type requires exactly one per
 // stateful operation (see handler.ts).
 import type { EmulatorState } from '../domain/state.js';
-import { apiClientHandlers } from './api-clients.js';
 import { eventStreamHandlers } from './event-streams.js';
 import type { Handlers } from './handler.js';
 import { tokenHandlers } from './token.js';
-import { topicHandlers } from './topics.js';
 
 export function createHandlers(state: EmulatorState): Handlers {
   return {
     ...eventStreamHandlers(state),
     ...tokenHandlers(state),
-    ...topicHandlers(state),
-    ...apiClientHandlers(state),
   };
 }

@@ -43,12 +43,18 @@ function annotation(operationId: string): Annotation {
   return found;
 }
 
-/** The operations of each type, from the spec's x-resource annotations. */
+/**
+ * The operations of each type the engine's store holds, from the spec's x-resource annotations. The
+ * types whose state the domain keeps (API clients and keys) are driven through the whole emulator by
+ * the API's property suite (test/property).
+ */
 function families(): Family[] {
+  const { storedTypes } = createResourceEngine(specs);
   const byType = new Map<string, (Annotation & { operationId: string })[]>();
   for (const op of specs.operations.filter((o) => o.api === 'management')) {
     const found = annotationOf(op.operationId);
-    if (found) byType.set(found.type, [...(byType.get(found.type) ?? []), { ...found, operationId: op.operationId }]);
+    if (found && storedTypes.has(found.type))
+      byType.set(found.type, [...(byType.get(found.type) ?? []), { ...found, operationId: op.operationId }]);
   }
   return [...byType]
     .map(([type, ops]) => {

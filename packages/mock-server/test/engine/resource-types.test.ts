@@ -9,3 +9,18 @@ it('RESOURCE_TYPES names exactly the types the engine reads from the spec', () =
   const read = [...createResourceEngine(specs).types.keys()].sort();
   expect(Object.keys(RESOURCE_TYPES)).toEqual(read);
 });
+
+it('serves the types the domain keeps (topics, API clients and keys) by their families only, outside its store', () => {
+  const engine = createResourceEngine(specs);
+  const kept = ['api_client', 'api_key', 'topic'];
+  expect([...engine.types.keys()].filter((name) => !engine.storedTypes.has(name)).sort()).toEqual(kept);
+  // An annotation that would have the engine's store serve one of them stops the start, naming the operation.
+  const management = structuredClone(specs.documents.management);
+  const topics = management.paths['/api/event_streams/topics'] as Record<string, Record<string, unknown>>;
+  const listTopics = topics.get as Record<string, unknown>;
+  listTopics['x-resource'] = { type: 'topic', op: 'list' };
+  const edited = { ...specs, documents: { ...specs.documents, management } };
+  expect(() => createResourceEngine(edited)).toThrow(
+    'operation list_topics: the domain keeps the topics; only their family',
+  );
+});

@@ -3,7 +3,7 @@
 // Content-Type, Authorization). Drawn inside a property through fast-check's `gen`, so a failure
 // replays from its seed and shrinks.
 import fc from 'fast-check';
-import { STATEFUL_MANAGEMENT_OPERATIONS } from '../../src/handlers/handler.js';
+import { createResourceEngine } from '../../src/engine/engine.js';
 import type { Operation } from '../../src/spec/bundles.js';
 import { specs } from '../helpers.js';
 import type { Credentials, EmulatorModel, Sent } from './model.js';
@@ -16,9 +16,14 @@ export type Draw = <T>(arbitrary: fc.Arbitrary<T>) => T;
 /** The limits the suite starts emulators with: small, so sizes past them are cheap to send. */
 export const LIMITS = { maxBatchMessages: 4, maxMessageBytes: 2048, maxBatchSize: 10 };
 
-const STATEFUL = new Set<string>(STATEFUL_MANAGEMENT_OPERATIONS);
-/** Every stateful operation: the event-streams and token operations, and the hand-written management ones. */
-export const OPERATIONS = specs.operations.filter((op) => op.api !== 'management' || STATEFUL.has(op.operationId));
+const engine = createResourceEngine(specs);
+/**
+ * Every operation of the domain's state: the event-streams and token operations, and the management
+ * ones of the engine's families whose state the domain keeps (topics, API clients and keys).
+ */
+export const OPERATIONS = specs.operations.filter(
+  (op) => op.api !== 'management' || engine.domainScope(op.operationId) !== undefined,
+);
 
 /** What the suite sent, and what it expects whatever the emulator's state. */
 export interface Planned extends Sent {
