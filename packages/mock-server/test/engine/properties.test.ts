@@ -1,7 +1,8 @@
 // Property-based suite generated from the spec: for every resource family the engine can create,
 // fast-check runs random sequences of create, get, list, update, delete and the family's actions, and
 // compares each answer with a simple model (which items exist, and the x-states field of each). Every
-// answer is also checked against the spec's schema for its operation and status. Seeded and bounded.
+// answer is also checked against the spec's schema for its operation and status. Seeded and bounded:
+// `npm test` runs a few sequences per family and store, `npm run fuzz` a tenth of FUZZ_RUNS from a new seed.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createResourceEngine, type ResourceEngine } from '../../src/engine/engine.js';
@@ -10,12 +11,14 @@ import { errorReply, InvalidRequest } from '../../src/errors.js';
 import { createAjv, RequestValidators } from '../../src/spec/validators.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
 import { assertConforms, exampleBody, type OperationId, operation as specOperation, specs } from '../helpers.js';
+import { propertyRuns, propertyTimeout } from '../property/runs.js';
 import { describeEngines, resourceStoreEngines } from '../store/engines.js';
 
 const document = specs.documents.management;
 /** The pipeline's checks of parameters and bodies (dispatch.ts), which the engine's requests have passed. */
 const validators = new RequestValidators(createAjv(specs, { coerceTypes: true }), createAjv(specs));
-const RUNS = 30;
+const RUNS = 10;
+const FUZZ_SHARE = 0.1;
 const MAX_COMMANDS = 16;
 
 interface Family {
@@ -345,7 +348,9 @@ describe('every resource family against its model', () => {
 // The same properties on each resource store engine the emulator can keep its state in.
 describeEngines(resourceStoreEngines, ({ open }) => {
   for (const family of families()) {
-    it(`${family.type}: create, get, list, update, delete and actions agree with the model`, async () => {
+    it(`${family.type}: create, get, list, update, delete and actions agree with the model`, {
+      timeout: propertyTimeout(RUNS, 1000, FUZZ_SHARE),
+    }, async () => {
       let tick = Date.UTC(2026, 0, 1);
       const engine = createResourceEngine(specs, {
         clock: () => (tick += 1000),
@@ -354,7 +359,7 @@ describeEngines(resourceStoreEngines, ({ open }) => {
       });
       await fc.assert(
         fc.asyncProperty(commands(family), (sequence) => runSequence(engine, family, sequence)),
-        { seed: 20261123, numRuns: RUNS },
+        propertyRuns(RUNS, FUZZ_SHARE),
       );
     });
   }
