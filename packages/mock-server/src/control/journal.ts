@@ -5,7 +5,7 @@
 // verification or the stream. What the heap keeps past the young generation costs the garbage
 // collector at every collection, and a journal keeps every request: a request is kept as UTF-8 bytes in
 // large off-heap chunks and a few numbers in typed columns, nothing per request on the heap.
-import type { components } from '@platform-api/spec/types/emulator';
+import type { components, operations } from '@platform-api/spec/types/emulator';
 import { CONTENT_TYPES } from '../http/replies.js';
 import { DEFAULT_JOURNAL_SIZE } from '../options.js';
 import type { ApiName } from '../spec/bundles.js';
@@ -39,16 +39,8 @@ export interface AnsweredRequest {
 /** At most this much of each body is kept (a longer one is cut, and kept as text). */
 export const KEPT_BODY_BYTES = 64 * 1024;
 
-export interface JournalFilter {
-  operation?: string;
-  method?: string;
-  /** Exact, or a prefix ending in `*`. */
-  path?: string;
-  status?: number;
-  client_id?: string;
-  /** Entries after this id only. */
-  after?: number;
-}
+/** The filters of `GET /_emulator/requests` (its parameters but the page's `limit`). */
+export type JournalFilter = Omit<NonNullable<operations['list_requests']['parameters']['query']>, 'limit'>;
 
 /**
  * Separates the strings of a kept request: its method, target, operationId, API, client ID, raw
