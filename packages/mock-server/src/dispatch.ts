@@ -319,9 +319,8 @@ class Call implements AnyHandlerRequest, BodyReceiver {
   params: Readonly<Record<string, unknown>> = NO_PARAMS;
   private jsonRule: BodyRule = NO_RULE;
   private continuation: (body: never, received: ReceivedBody) => Outcome = NO_CONTINUATION;
-  /** The body once read (undefined while not), for the handler; for the journal, its text once decoded. */
+  /** The body once read (undefined while not), for the handler and the journal. */
   private body: Buffer | undefined;
-  private bodyText: string | undefined;
   /** The API key whose bearer token admitted the call. */
   key: ApiKey | undefined;
   /** When the call arrived, on the emulator's clock, and performance.now() then; -1 with the journal off. */
@@ -344,8 +343,7 @@ class Call implements AnyHandlerRequest, BodyReceiver {
 
   /** Records the answered call in the journal. */
   journal(reply: Reply | { status: number }): void {
-    const { operation } = this;
-    const body = this.bodyText ?? this.body;
+    const { operation, body } = this;
     this.dispatcher.journal(this.req, operation, operation.api, body, this.key, reply, this.receivedAt, this.began);
   }
 
@@ -405,7 +403,6 @@ class Call implements AnyHandlerRequest, BodyReceiver {
     if (this.jsonRule.optional) {
       const sent = bytes.toString('utf8');
       if (sent.trim() === '') {
-        this.bodyText = sent;
         return this.continuation(undefined as never, { text: sent, bytes });
       }
       this.checkJsonHeaders();
@@ -413,7 +410,6 @@ class Call implements AnyHandlerRequest, BodyReceiver {
     const notText = notUtf8(bytes);
     if (notText) throw new InvalidRequest('INVALID_JSON', notText);
     const text = bytes.toString('utf8');
-    this.bodyText = text;
     const value = parseJson(text);
     this.jsonRule.precheck?.(value);
     this.dispatcher.parts.validators.checkBody(this.operation, value);

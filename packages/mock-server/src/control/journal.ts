@@ -43,13 +43,13 @@ export const KEPT_BODY_BYTES = 64 * 1024;
 export type JournalFilter = Omit<NonNullable<operations['list_requests']['parameters']['query']>, 'limit'>;
 
 /**
- * Separates the strings of a kept request: its method, target, operationId, API, client ID, raw
- * headers and the reply's headers, then its body and reply, which are told apart by the body's length.
- * Node's parser refuses a NUL in a request target or a header, so none of those holds one; a body
- * may, and is not split.
+ * Separates the strings of a kept request. A request is kept as: its method, target and raw headers
+ * as node's parser read them (one character per byte: written and read back as latin1, a copy); a NUL;
+ * its operationId, API, client ID and the reply's headers (as UTF-8); a NUL; then its body and reply,
+ * which are told apart by the body's length. Node's parser refuses a NUL in a request target or a
+ * header, so none of those holds one; a body may, and is not split.
  */
 const SEPARATOR = '\u0000';
-const FIXED_FIELDS = 5;
 /** Requests are written into chunks of this size (a longer one gets a chunk of its own). */
 const CHUNK_BYTES = 4 * 1024 * 1024;
 /**
@@ -86,8 +86,8 @@ export class Journal {
   private readonly chunkOf: (Chunk | undefined)[];
   private readonly offsets: Int32Array;
   private readonly byteLengths: Int32Array;
-  private readonly headerCounts: Int32Array;
-  private readonly replyHeaderCounts: Int32Array;
+  /** The bytes of the method, target and raw headers. */
+  private readonly requestLengths: Int32Array;
   private readonly bodyLengths: Int32Array;
   /** -1: no reply body was seen (Prism wrote it). */
   private readonly replyLengths: Int32Array;
@@ -101,6 +101,8 @@ export class Journal {
   private firstId = 1;
   /** What the chunks hold together. */
   private chunkBytes = 0;
+  /** The last chunk dropped, for the next one. */
+  private spare: Buffer | undefined;
   private readonly listeners = new Set<(entry: JournalEntry) => void>();
   private readonly times = new IsoTimeFormatter();
 
@@ -113,8 +115,7 @@ export class Journal {
     this.built = new Array(size).fill(undefined);
     this.offsets = new Int32Array(size);
     this.byteLengths = new Int32Array(size);
-    this.headerCounts = new Int32Array(size);
-    this.replyHeaderCounts = new Int32Array(size);
+    this.requestLengths = new Int32Array(size);
     this.bodyLengths = new Int32Array(size);
     this.replyLengths = new Int32Array(size);
     this.statuses = new Int32Array(size);
@@ -130,32 +131,34 @@ export class Journal {
   record(answered: AnsweredRequest): void {
     const id = this.nextId++;
     const slot = (id - 1) % this.size;
-    // The strings are concatenated (no array, no join) and each part written straight into the chunk:
-    // a body read as bytes is copied as bytes, not decoded and encoded again.
-    let head = `${answered.method}${SEPARATOR}${answered.url}${SEPARATOR}${answered.operationId ?? ''}${SEPARATOR}${answered.api ?? ''}${SEPARATOR}${answered.clientId ?? ''}`;
+    // Each part is written straight into the chunk: the request's strings joined by the array's own
+    // join (one flat string, no concatenation), a body read as bytes copied as bytes.
     const { rawHeaders, replyHeaders, body, replyJson } = answered;
-    for (let i = 0; i < rawHeaders.length; i++) head += SEPARATOR + rawHeaders[i];
-    let replyHeaderCount = 0;
-    if (replyHeaders) {
-      for (const name in replyHeaders) {
-        head += `${SEPARATOR}${name}${SEPARATOR}${replyHeaders[name]}`;
-        replyHeaderCount += 2;
-      }
-    }
-    const chunk = this.chunkFor(id, head.length * 3 + keptBytesAtMost(body) + keptBytesAtMost(replyJson) + 1);
+    const request = rawHeaders.length > 0 ? rawHeaders.join(SEPARATOR) : '';
+    let own = `${answered.operationId ?? ''}${SEPARATOR}${answered.api ?? ''}${SEPARATOR}${answered.clientId ?? ''}`;
+    if (replyHeaders) for (const name in replyHeaders) own += `${SEPARATOR}${name}${SEPARATOR}${replyHeaders[name]}`;
+    const line = `${answered.method}${SEPARATOR}${answered.url}`;
+    const most = line.length + request.length + own.length * 3 + keptBytesAtMost(body) + keptBytesAtMost(replyJson) + 3;
+    const chunk = this.chunkFor(id, most);
+    const { bytes } = chunk;
     const start = chunk.used;
-    let at = start + chunk.bytes.write(head, start, 'utf8');
-    chunk.bytes[at++] = 0;
-    const bodyBytes = writeKept(chunk.bytes, at, body);
+    let at = start + bytes.write(line, start, 'latin1');
+    if (request.length > 0) {
+      bytes[at++] = 0;
+      at += bytes.write(request, at, 'latin1');
+    }
+    this.requestLengths[slot] = at - start;
+    bytes[at++] = 0;
+    at += bytes.write(own, at, 'utf8');
+    bytes[at++] = 0;
+    const bodyBytes = writeKept(bytes, at, body);
     at += bodyBytes;
-    const replyBytes = replyJson === undefined ? -1 : writeKept(chunk.bytes, at, replyJson);
+    const replyBytes = replyJson === undefined ? -1 : writeKept(bytes, at, replyJson);
     if (replyBytes > 0) at += replyBytes;
     chunk.used = at;
     this.chunkOf[slot] = chunk;
     this.offsets[slot] = start;
     this.byteLengths[slot] = at - start;
-    this.headerCounts[slot] = rawHeaders.length;
-    this.replyHeaderCounts[slot] = replyHeaderCount;
     this.bodyLengths[slot] = bodyBytes;
     this.replyLengths[slot] = replyBytes;
     this.statuses[slot] = answered.status;
@@ -226,7 +229,10 @@ export class Journal {
   private chunkFor(id: number, most: number): Chunk {
     let chunk = this.chunks.at(-1);
     if (!chunk || chunk.used + most > chunk.bytes.length) {
-      chunk = { bytes: Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most)), used: 0, lastId: id };
+      // A dropped chunk's memory is written again rather than fresh memory taken (and faulted in) from the system.
+      const bytes = most <= CHUNK_BYTES && this.spare ? this.spare : Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most));
+      if (bytes === this.spare) this.spare = undefined;
+      chunk = { bytes, used: 0, lastId: id };
       this.chunks.push(chunk);
       this.chunkBytes += chunk.bytes.length;
     }
@@ -240,6 +246,8 @@ export class Journal {
   private dropOldestChunk(): Chunk {
     const dropped = this.chunks.shift() as Chunk;
     this.chunkBytes -= dropped.bytes.length;
+    // No request kept is in it: nothing reads it again.
+    if (dropped.bytes.length === CHUNK_BYTES) this.spare = dropped.bytes;
     return dropped;
   }
 
@@ -258,21 +266,23 @@ export class Journal {
     if (!bytes) return { ...NOTHING_KEPT };
     const offset = this.offsets[slot] as number;
     const end = offset + (this.byteLengths[slot] as number);
+    const requestEnd = offset + (this.requestLengths[slot] as number);
     const bodyLength = this.bodyLengths[slot] as number;
     const replyLength = this.replyLengths[slot] as number;
     const bodyStart = end - bodyLength - Math.max(replyLength, 0);
-    // The strings before the body end with a NUL byte, which UTF-8 uses for U+0000 only.
-    const strings = bytes.toString('utf8', offset, bodyStart - 1).split(SEPARATOR);
-    const headerCount = this.headerCounts[slot] as number;
-    const [method = '', url = '', operationId = '', api = '', clientId = ''] = strings;
+    const [method = '', url = '', ...rawHeaders] = bytes.toString('latin1', offset, requestEnd).split(SEPARATOR);
+    // The emulator's own strings end with a NUL byte, which UTF-8 uses for U+0000 only.
+    const [operationId = '', api = '', clientId = '', ...replyHeaders] = bytes
+      .toString('utf8', requestEnd + 1, bodyStart - 1)
+      .split(SEPARATOR);
     return {
       method,
       url,
       operationId,
       api,
       clientId,
-      rawHeaders: strings.slice(FIXED_FIELDS, FIXED_FIELDS + headerCount),
-      replyHeaders: strings.slice(FIXED_FIELDS + headerCount),
+      rawHeaders,
+      replyHeaders,
       body: bytes.toString('utf8', bodyStart, bodyStart + bodyLength),
       reply: replyLength < 0 ? undefined : bytes.toString('utf8', bodyStart + bodyLength, end),
     };
