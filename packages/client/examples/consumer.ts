@@ -21,8 +21,7 @@ const subscription = events.subscribe(
   },
 );
 
-// Ctrl-C (or RUN_FOR_MS): finish the current message, save the checkpoint, stop.
+// Ctrl-C: finish the current message, save the checkpoint, stop.
 process.once('SIGINT', () => void subscription.stop());
-if (process.env.RUN_FOR_MS) setTimeout(() => void subscription.stop(), Number(process.env.RUN_FOR_MS));
 await subscription.done;
 console.log(`stopped after ${subscription.checkpoint?.messageId ?? 'no message'}`);
