@@ -15,7 +15,10 @@ afterEach(() => {
 });
 
 function run(command: string, args: string[]) {
-  const child = spawn(command, args, { cwd: repo, detached: true, env: { ...process.env, FORCE_COLOR: '0' } });
+  // Without TURBO_FORCE (npm run test:loaded sets it): npm start's build finds what npm test built, and
+  // does not write the specs and packages again while the other suites read them.
+  const { TURBO_FORCE: _forced, ...env } = process.env;
+  const child = spawn(command, args, { cwd: repo, detached: true, env: { ...env, FORCE_COLOR: '0' } });
   started.push(child);
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
