@@ -1,21 +1,31 @@
 // The live loop's linter and bundler: Redocly's own library (the engine of `redocly lint` and `redocly
 // bundle`, with the same redocly.yaml, rules and plugins) run in the loop's process, so a save pays for
-// a CLI start, nor reading again the files the save did not touch (what was read is kept, and a save
+// neither a CLI start nor reading again the files it did not touch (what was read is kept, and a save
 // forgets only the files it changed).
 import { join, relative, sep } from 'node:path';
-import { BaseResolver, bundle, getLineColLocation, lint, loadConfig } from '@redocly/openapi-core';
+import { BaseResolver, bundle, clearPluginsCache, getLineColLocation, lint, loadConfig } from '@redocly/openapi-core';
 
 /** Opens the spec folder (its redocly.yaml): `build` lints and bundles an API, `changed` forgets edited files. */
 export async function openSpecs(specDir) {
   const configPath = join(specDir, 'redocly.yaml');
+  const pluginsDir = join(specDir, 'plugins') + sep;
   let config = await loadConfig({ configPath });
   let resolver = new BaseResolver(config.resolve);
+  /** Why the config saved last cannot be read (the last good one stays). */
+  let configError;
 
   return {
-    /** The files were saved: read them again at the next build (the whole config when it is one of them). */
+    /** The files were saved: read them again at the next build (the config and its plugins when one of them is). */
     async changed(files) {
-      if (files.some((file) => file === configPath || file.startsWith(join(specDir, 'plugins') + sep))) {
-        config = await loadConfig({ configPath });
+      if (files.some((file) => file === configPath || file.startsWith(pluginsDir))) {
+        // Redocly keeps the plugins it imported; this makes the next load import them again.
+        clearPluginsCache();
+        try {
+          config = await loadConfig({ configPath });
+          configError = undefined;
+        } catch (error) {
+          configError = `${relative(specDir, configPath)}: ${error.message}`;
+        }
         resolver = new BaseResolver(config.resolve);
         return;
       }
@@ -27,6 +37,7 @@ export async function openSpecs(specDir) {
      * problems that fail it, one per line with file, line and column, as `redocly lint` reports them.
      */
     async build(api) {
+      if (configError) return { error: configError };
       const apiConfig = config.forAlias(api.id);
       const options = { ref: api.root, config: apiConfig };
       const [lintProblems, bundled] = await Promise.all([
