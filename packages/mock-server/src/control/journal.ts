@@ -101,8 +101,6 @@ export class Journal {
   private firstId = 1;
   /** What the chunks hold together. */
   private chunkBytes = 0;
-  /** The last chunk dropped, for the next one. */
-  private spare: Buffer | undefined;
   private readonly listeners = new Set<(entry: JournalEntry) => void>();
   private readonly times = new IsoTimeFormatter();
 
@@ -229,10 +227,7 @@ export class Journal {
   private chunkFor(id: number, most: number): Chunk {
     let chunk = this.chunks.at(-1);
     if (!chunk || chunk.used + most > chunk.bytes.length) {
-      // A dropped chunk's memory is written again rather than fresh memory taken (and faulted in) from the system.
-      const bytes = most <= CHUNK_BYTES && this.spare ? this.spare : Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most));
-      if (bytes === this.spare) this.spare = undefined;
-      chunk = { bytes, used: 0, lastId: id };
+      chunk = { bytes: Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most)), used: 0, lastId: id };
       this.chunks.push(chunk);
       this.chunkBytes += chunk.bytes.length;
     }
@@ -246,8 +241,6 @@ export class Journal {
   private dropOldestChunk(): Chunk {
     const dropped = this.chunks.shift() as Chunk;
     this.chunkBytes -= dropped.bytes.length;
-    // No request kept is in it: nothing reads it again.
-    if (dropped.bytes.length === CHUNK_BYTES) this.spare = dropped.bytes;
     return dropped;
   }
 
