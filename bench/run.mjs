@@ -34,8 +34,8 @@ const BATCH_MESSAGES = 100;
 const DRAIN_MESSAGES = 1_000_000;
 const CONSUME_BATCH = 50;
 const WRK_CONNECTIONS = 10;
-/** Publish rounds, alternating emulator and bare node:http on fresh servers: the machine's speed drifts. */
-const PUBLISH_ROUNDS = 3;
+/** Publish rounds of every server, each on a fresh server: the machine's speed drifts, and varies. */
+const PUBLISH_ROUNDS = 5;
 const MANAGEMENT_SECONDS = 5;
 /** Long-poll wake-ups across two emulators on Redis: each is a publish and a consume, both through Redis. */
 const CROSS_WAKE_SAMPLES = 1000;
@@ -206,27 +206,39 @@ async function clusterMeasure(files, dir) {
 
 /**
  * Each server's round with the median requests/s (its latencies and CPU are that run's), and every
- * round's requests/s. The emulator with a data dir (full durability) gets a fresh data dir each round.
+ * round's requests/s; and the ratios the targets name, each the median of its rounds' ratios. The
+ * order of the servers turns by one each round, so that none always runs first or always after the
+ * data dir's disk writes; a ratio of two runs of one round, minutes apart at most, is not moved by
+ * the machine's drift between rounds. The emulator with a data dir (full durability) gets a fresh data
+ * dir each round.
  */
 async function publishRounds(files, dir) {
-  const rounds = { emulator: [], bare: [], durable: [], journalOff: [] };
-  for (let round = 1; round <= PUBLISH_ROUNDS; round++) {
-    rounds.emulator.push(await publishOn('emulator', 'emulator.mjs', files));
-    rounds.journalOff.push(
-      await publishOn('emulator, request journal off', 'emulator.mjs', files, ['--journal-size', '0']),
-    );
-    rounds.bare.push(await publishOn('bare node:http', 'bare.mjs', files));
-    const dataDir = ['--data-dir', join(dir, `publish-${round}`)];
-    rounds.durable.push(await publishOn('emulator with a data dir', 'emulator.mjs', files, dataDir));
+  const servers = {
+    emulator: () => publishOn('emulator', 'emulator.mjs', files),
+    journalOff: () => publishOn('emulator, request journal off', 'emulator.mjs', files, ['--journal-size', '0']),
+    bare: () => publishOn('bare node:http', 'bare.mjs', files),
+    durable: (round) =>
+      publishOn('emulator with a data dir', 'emulator.mjs', files, ['--data-dir', join(dir, `publish-${round}`)]),
+  };
+  const names = Object.keys(servers);
+  const rounds = Object.fromEntries(names.map((name) => [name, []]));
+  for (let round = 0; round < PUBLISH_ROUNDS; round++) {
+    const order = [...names.slice(round % names.length), ...names.slice(0, round % names.length)];
+    for (const name of order) rounds[name][round] = await servers[name](round);
   }
-  const median = (results) =>
-    [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[(results.length - 1) >> 1];
-  const summary = (results) => ({ ...median(results), rounds: results.map((r) => r.requestsPerSecond) });
+  const medianOf = (values) => [...values].sort((a, b) => a - b)[(values.length - 1) >> 1];
+  const summary = (results) => {
+    const rps = results.map((r) => r.requestsPerSecond);
+    return { ...results[rps.indexOf(medianOf(rps))], rounds: rps };
+  };
+  const ratio = (a, b) => medianOf(rounds[a].map((run, i) => run.requestsPerSecond / rounds[b][i].requestsPerSecond));
   return {
-    emulator: summary(rounds.emulator),
-    bare: summary(rounds.bare),
-    durable: summary(rounds.durable),
-    journalOff: summary(rounds.journalOff),
+    ...Object.fromEntries(names.map((name) => [name, summary(rounds[name])])),
+    ratios: {
+      emulatorToBare: ratio('emulator', 'bare'),
+      journalOnToOff: ratio('emulator', 'journalOff'),
+      durableToEmulator: ratio('durable', 'emulator'),
+    },
   };
 }
 
@@ -393,7 +405,7 @@ async function main() {
   writeFileSync(files.message, PAYLOAD_TEXT);
   writeFileSync(files.batch, batchText(BATCH_MESSAGES));
   try {
-    const { emulator: publish, bare, durable, journalOff } = await publishRounds(files, dir);
+    const { emulator: publish, bare, durable, journalOff, ratios } = await publishRounds(files, dir);
     const relaxed = await relaxedPublish(files, dir);
     const emulator = await emulatorMeasures(files);
     const prism = await prismMeasure(files);
@@ -430,12 +442,7 @@ async function main() {
         durable,
         relaxed,
         journalOff,
-        ratios: {
-          emulatorToBare: publish.requestsPerSecond / bare.requestsPerSecond,
-          journalOnToOff: publish.requestsPerSecond / journalOff.requestsPerSecond,
-          emulatorToPrism: publish.requestsPerSecond / prism.requestsPerSecond,
-          durableToEmulator: durable.requestsPerSecond / publish.requestsPerSecond,
-        },
+        ratios: { ...ratios, emulatorToPrism: publish.requestsPerSecond / prism.requestsPerSecond },
       },
       batchPublish: {
         ...emulator.batch,
