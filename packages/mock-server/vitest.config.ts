@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,6 +7,9 @@ export default defineConfig({
     // while another process holds a core (npm run test:loaded), and must still pass.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // The files mostly wait on the emulators, data dirs and Redis servers they start: vitest's default,
+    // a worker fewer than the cores, runs them one at a time on two cores and leaves one idle meanwhile.
+    maxWorkers: Math.max(2, availableParallelism()),
     projects: [
       { extends: true, test: { name: 'emulator', include: ['test/**/*.test.ts'] } },
       {
