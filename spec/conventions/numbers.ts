@@ -1,6 +1,5 @@
 // Whole numbers from 1 (limits, sizes, timeouts, counts given on a command line): the one check of
-// them for the emulator's options and the command lines of the emulator and the client. (The client's
-// runtime keeps its own: its entry imports openapi-fetch only.)
+// them for the emulator's options, the client's batch limits and the command lines of both.
 
 /**
  * Whether `value` is a whole number from 1 up to Number.MAX_SAFE_INTEGER. Text (a command-line
@@ -11,8 +10,11 @@ export function isPositiveInteger(value: number | string): boolean {
   return Number.isSafeInteger(number) && number >= 1;
 }
 
-/** `value` when it is a positive integer, else a TypeError that names the setting. */
-export function positiveInteger(name: string, value: number): number {
-  if (!isPositiveInteger(value)) throw new TypeError(`${name} must be a positive integer, not ${value}`);
+/** `value` when it is a whole number from 1 to `max`, else a RangeError that names the setting. */
+export function positiveInteger(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!isPositiveInteger(value) || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? 'a positive integer' : `an integer from 1 to ${max}`;
+    throw new RangeError(`${name} must be ${range}, got ${value}`);
+  }
   return value;
 }

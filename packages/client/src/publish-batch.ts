@@ -1,3 +1,4 @@
+import { positiveInteger } from '@platform-api/spec/conventions';
 import { type BatchFailure, PayloadTooLargeError, PublishBatchError } from './errors.js';
 import { BATCH_PUBLISH_PATH, eventStreamsError, type Helpers, type Payload } from './event-streams-api.js';
 import { type RequestOptions, requestInit } from './options.js';
@@ -27,15 +28,6 @@ export function serialized(payload: unknown, maxMessageBytes: number, position?:
   const bytes = encoder.encode(json).byteLength;
   if (bytes > maxMessageBytes) throw new PayloadTooLargeError(bytes, maxMessageBytes, position);
   return { json, bytes };
-}
-
-// Not @platform-api/spec/conventions' positiveInteger, which the command lines and the emulator use:
-// the runtime entry imports openapi-fetch and its own modules only (test/runtime-entry.test.ts).
-function positiveInteger(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!Number.isInteger(value) || value < 1 || value > max) {
-    throw new RangeError(`${name} must be an integer from 1 to ${max}, got ${value}`);
-  }
-  return value;
 }
 
 /**

@@ -16,9 +16,13 @@ async function runtimeImports(file: string, seen = new Set<string>()): Promise<S
 }
 
 describe('the runtime entry (@platform-api/client)', () => {
-  it('imports openapi-fetch and its own modules only: no Node.js module, no CLI, no typegen', async () => {
+  it('imports openapi-fetch, the conventions and its own modules only: no Node.js module, no CLI, no typegen', async () => {
     const modules = [...(await runtimeImports('index.ts'))];
-    expect(modules.filter((m) => !m.endsWith('.ts'))).toEqual(['openapi-fetch']);
+    // The conventions are plain ES2022 (no Node.js API), as the runtime is.
+    expect(modules.filter((m) => !m.endsWith('.ts')).sort()).toEqual([
+      '@platform-api/spec/conventions',
+      'openapi-fetch',
+    ]);
     expect(modules).not.toContain('cli-program.ts');
     expect(modules).not.toContain('node.ts');
     expect(modules).not.toContain('typegen.ts');
