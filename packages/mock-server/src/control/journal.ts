@@ -43,11 +43,12 @@ export const KEPT_BODY_BYTES = 64 * 1024;
 export type JournalFilter = Omit<NonNullable<operations['list_requests']['parameters']['query']>, 'limit'>;
 
 /**
- * Separates the strings of a kept request. A request is kept as: its method, target and raw headers
- * as node's parser read them (one character per byte: written and read back as latin1, a copy); a NUL;
- * its operationId, API, client ID and the reply's headers (as UTF-8); a NUL; then its body and reply,
- * which are told apart by the body's length. Node's parser refuses a NUL in a request target or a
- * header, so none of those holds one; a body may, and is not split.
+ * Separates the strings of a kept request. A request is kept as: its strings (method, target, the
+ * operationId, API and client ID, the reply's header names and values, then the raw request headers as
+ * node's parser read them) joined by NULs, as UTF-8, in one write; then its body and reply, told apart
+ * by the body's length. Node's parser refuses a NUL in a request target or a header, and node's
+ * replies one in a header, so none of the strings holds one; a body may, and is not split. (UTF-8 keeps
+ * every string exactly: node reads a header byte as the character of that code, written back as it.)
  */
 const SEPARATOR = '\u0000';
 /** Requests are written into chunks of this size (a longer one gets a chunk of its own). */
@@ -86,8 +87,10 @@ export class Journal {
   private readonly chunkOf: (Chunk | undefined)[];
   private readonly offsets: Int32Array;
   private readonly byteLengths: Int32Array;
-  /** The bytes of the method, target and raw headers. */
-  private readonly requestLengths: Int32Array;
+  /** The bytes of the strings. */
+  private readonly textLengths: Int32Array;
+  /** How many of the strings are the reply's header names and values. */
+  private readonly replyHeaderItems: Int32Array;
   private readonly bodyLengths: Int32Array;
   /** -1: no reply body was seen (Prism wrote it). */
   private readonly replyLengths: Int32Array;
@@ -113,7 +116,8 @@ export class Journal {
     this.built = new Array(size).fill(undefined);
     this.offsets = new Int32Array(size);
     this.byteLengths = new Int32Array(size);
-    this.requestLengths = new Int32Array(size);
+    this.textLengths = new Int32Array(size);
+    this.replyHeaderItems = new Int32Array(size);
     this.bodyLengths = new Int32Array(size);
     this.replyLengths = new Int32Array(size);
     this.statuses = new Int32Array(size);
@@ -129,26 +133,22 @@ export class Journal {
   record(answered: AnsweredRequest): void {
     const id = this.nextId++;
     const slot = (id - 1) % this.size;
-    // Each part is written straight into the chunk: the request's strings joined by the array's own
-    // join (one flat string, no concatenation), a body read as bytes copied as bytes.
+    // The strings go into the chunk in one write (one string, flattened by the write), the body read
+    // as bytes is copied as bytes, and the reply written: three calls into node, whatever the headers.
     const { rawHeaders, replyHeaders, body, replyJson } = answered;
-    const request = rawHeaders.length > 0 ? rawHeaders.join(SEPARATOR) : '';
-    let own = `${answered.operationId ?? ''}${SEPARATOR}${answered.api ?? ''}${SEPARATOR}${answered.clientId ?? ''}`;
-    if (replyHeaders) for (const name in replyHeaders) own += `${SEPARATOR}${name}${SEPARATOR}${replyHeaders[name]}`;
-    const line = `${answered.method}${SEPARATOR}${answered.url}`;
-    const most = line.length + request.length + own.length * 3 + keptBytesAtMost(body) + keptBytesAtMost(replyJson) + 3;
-    const chunk = this.chunkFor(id, most);
+    let text = `${answered.method}${SEPARATOR}${answered.url}${SEPARATOR}${answered.operationId ?? ''}${SEPARATOR}${answered.api ?? ''}${SEPARATOR}${answered.clientId ?? ''}`;
+    let replyHeaderItems = 0;
+    for (const name in replyHeaders) {
+      text += `${SEPARATOR}${name}${SEPARATOR}${replyHeaders[name]}`;
+      replyHeaderItems += 2;
+    }
+    if (rawHeaders.length > 0) text += SEPARATOR + rawHeaders.join(SEPARATOR);
+    const chunk = this.chunkFor(id, text.length * 3 + keptBytesAtMost(body) + keptBytesAtMost(replyJson));
     const { bytes } = chunk;
     const start = chunk.used;
-    let at = start + bytes.write(line, start, 'latin1');
-    if (request.length > 0) {
-      bytes[at++] = 0;
-      at += bytes.write(request, at, 'latin1');
-    }
-    this.requestLengths[slot] = at - start;
-    bytes[at++] = 0;
-    at += bytes.write(own, at, 'utf8');
-    bytes[at++] = 0;
+    let at = start + bytes.write(text, start, 'utf8');
+    this.textLengths[slot] = at - start;
+    this.replyHeaderItems[slot] = replyHeaderItems;
     const bodyBytes = writeKept(bytes, at, body);
     at += bodyBytes;
     const replyBytes = replyJson === undefined ? -1 : writeKept(bytes, at, replyJson);
@@ -259,23 +259,21 @@ export class Journal {
     if (!bytes) return { ...NOTHING_KEPT };
     const offset = this.offsets[slot] as number;
     const end = offset + (this.byteLengths[slot] as number);
-    const requestEnd = offset + (this.requestLengths[slot] as number);
+    const bodyStart = offset + (this.textLengths[slot] as number);
     const bodyLength = this.bodyLengths[slot] as number;
     const replyLength = this.replyLengths[slot] as number;
-    const bodyStart = end - bodyLength - Math.max(replyLength, 0);
-    const [method = '', url = '', ...rawHeaders] = bytes.toString('latin1', offset, requestEnd).split(SEPARATOR);
-    // The emulator's own strings end with a NUL byte, which UTF-8 uses for U+0000 only.
-    const [operationId = '', api = '', clientId = '', ...replyHeaders] = bytes
-      .toString('utf8', requestEnd + 1, bodyStart - 1)
+    const [method = '', url = '', operationId = '', api = '', clientId = '', ...headers] = bytes
+      .toString('utf8', offset, bodyStart)
       .split(SEPARATOR);
+    const replyHeaderItems = this.replyHeaderItems[slot] as number;
     return {
       method,
       url,
       operationId,
       api,
       clientId,
-      rawHeaders,
-      replyHeaders,
+      rawHeaders: headers.slice(replyHeaderItems),
+      replyHeaders: headers.slice(0, replyHeaderItems),
       body: bytes.toString('utf8', bodyStart, bodyStart + bodyLength),
       reply: replyLength < 0 ? undefined : bytes.toString('utf8', bodyStart + bodyLength, end),
     };
@@ -308,7 +306,11 @@ function keptBytesAtMost(body: string | Buffer | undefined): number {
 /** Writes what is kept of a body at `at`; returns the bytes written. */
 function writeKept(into: Buffer, at: number, body: string | Buffer | undefined): number {
   if (body === undefined) return 0;
-  if (typeof body !== 'string') return body.copy(into, at, 0, Math.min(body.length, KEPT_BODY_BYTES + 1));
+  if (typeof body !== 'string') {
+    if (body.length > KEPT_BODY_BYTES) return body.copy(into, at, 0, KEPT_BODY_BYTES + 1);
+    into.set(body, at);
+    return body.length;
+  }
   const text = body.length > KEPT_BODY_BYTES ? body.slice(0, KEPT_BODY_BYTES + 1) : body;
   return into.write(text, at, Math.min(text.length * 3, KEPT_BODY_BYTES + 4), 'utf8');
 }

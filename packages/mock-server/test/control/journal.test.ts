@@ -330,6 +330,30 @@ describe("the journal's memory", () => {
     durationMs: 1,
   });
 
+  it("keeps the request's headers as node read them (a byte past ASCII is its character) and the reply's own", () => {
+    const journal = new Journal(10);
+    journal.record({
+      ...request(1, Buffer.from('{"a":1}')),
+      rawHeaders: ['Content-Type', 'application/json', 'X-Name', 'caf\u00e9 \u00ff', 'x-name', 'second'],
+      status: 429,
+      replyHeaders: { 'Retry-After': '7', Allow: 'GET, POST' },
+    });
+    journal.record({ ...request(2, Buffer.alloc(0)), rawHeaders: [], replyJson: '' });
+    const [first, second] = journal.list({}, 10).requests;
+    expect(first?.request.headers).toEqual({
+      'content-type': 'application/json',
+      'x-name': 'caf\u00e9 \u00ff, second',
+    });
+    expect(first?.response).toMatchObject({
+      status: 429,
+      headers: { 'content-type': expect.any(String), 'retry-after': '7', allow: 'GET, POST' },
+      body: { message_ids: [] },
+    });
+    expect(first).toMatchObject({ method: 'POST', path: '/api/v1/batch/topics/1/publish', client_id: 'ci' });
+    expect(second?.request).toEqual({ headers: {}, body: null });
+    expect(second?.response).toEqual({ status: 201, headers: {}, body: null });
+  });
+
   it('drops the oldest requests once its chunks hold more than its bytes, however few it holds', () => {
     const journal = new Journal(10_000, 16 * 1024 * 1024);
     const body = Buffer.from(JSON.stringify({ messages: ['x'.repeat(60_000)] }));
