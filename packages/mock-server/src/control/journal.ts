@@ -87,8 +87,6 @@ export class Journal {
   private readonly chunkOf: (Chunk | undefined)[];
   private readonly offsets: Int32Array;
   private readonly byteLengths: Int32Array;
-  /** The bytes of the strings. */
-  private readonly textLengths: Int32Array;
   /** How many of the strings are the reply's header names and values. */
   private readonly replyHeaderItems: Int32Array;
   private readonly bodyLengths: Int32Array;
@@ -121,7 +119,6 @@ export class Journal {
     this.built = new Array(size).fill(undefined);
     this.offsets = new Int32Array(size);
     this.byteLengths = new Int32Array(size);
-    this.textLengths = new Int32Array(size);
     this.replyHeaderItems = new Int32Array(size);
     this.bodyLengths = new Int32Array(size);
     this.replyLengths = new Int32Array(size);
@@ -152,7 +149,6 @@ export class Journal {
     const { bytes } = chunk;
     const start = chunk.used;
     let at = start + bytes.write(text, start, 'utf8');
-    this.textLengths[slot] = at - start;
     this.replyHeaderItems[slot] = replyHeaderItems;
     const bodyBytes = writeKept(bytes, at, body);
     at += bodyBytes;
@@ -268,9 +264,9 @@ export class Journal {
     if (!bytes) return { ...NOTHING_KEPT };
     const offset = this.offsets[slot] as number;
     const end = offset + (this.byteLengths[slot] as number);
-    const bodyStart = offset + (this.textLengths[slot] as number);
     const bodyLength = this.bodyLengths[slot] as number;
     const replyLength = this.replyLengths[slot] as number;
+    const bodyStart = end - bodyLength - Math.max(replyLength, 0);
     const [method = '', url = '', operationId = '', api = '', clientId = '', ...headers] = bytes
       .toString('utf8', offset, bodyStart)
       .split(SEPARATOR);
@@ -315,11 +311,7 @@ function keptBytesAtMost(body: string | Buffer | undefined): number {
 /** Writes what is kept of a body at `at`; returns the bytes written. */
 function writeKept(into: Buffer, at: number, body: string | Buffer | undefined): number {
   if (body === undefined) return 0;
-  if (typeof body !== 'string') {
-    if (body.length > KEPT_BODY_BYTES) return body.copy(into, at, 0, KEPT_BODY_BYTES + 1);
-    into.set(body, at);
-    return body.length;
-  }
+  if (typeof body !== 'string') return body.copy(into, at, 0, Math.min(body.length, KEPT_BODY_BYTES + 1));
   const text = body.length > KEPT_BODY_BYTES ? body.slice(0, KEPT_BODY_BYTES + 1) : body;
   return into.write(text, at, Math.min(text.length * 3, KEPT_BODY_BYTES + 4), 'utf8');
 }
