@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, stripVTControlCharacters } from 'node:util';
 import { parse, parseDocument } from 'yaml';
@@ -38,19 +38,29 @@ async function opticDiff(before, releasedVersion, current) {
   try {
     const file = join(dir, 'current.yaml');
     writeFileSync(file, String(current));
-    return await runOptic(before, file);
+    return await runOptic(before, file, dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-function runOptic(before, after) {
-  return new Promise((resolve) => {
+/**
+ * Runs in `cwd`, a directory of its own: under CI, Optic writes its whole report (megabytes) to
+ * ci-run-details.json in the working directory. In the spec's folder that file would be a new input
+ * of the spec's build, so a build started afterwards (npm start's, beside the suites) would miss
+ * turbo's cache and rebuild every package while the suites read them.
+ */
+function runOptic(before, after, cwd) {
+  return new Promise((settle) => {
     execFile(
       opticBin,
-      ['diff', before, after, '--check', '--standard', join(specDir, 'optic.yml')],
-      { env: { ...process.env, OPTIC_TELEMETRY_LEVEL: 'off', NO_COLOR: '1', FORCE_COLOR: '0' }, maxBuffer: 64 << 20 },
-      (error, stdout, stderr) => resolve({ failed: Boolean(error), output: `${stdout}${stderr}` }),
+      ['diff', resolve(before), after, '--check', '--standard', join(specDir, 'optic.yml')],
+      {
+        cwd,
+        env: { ...process.env, OPTIC_TELEMETRY_LEVEL: 'off', NO_COLOR: '1', FORCE_COLOR: '0' },
+        maxBuffer: 64 << 20,
+      },
+      (error, stdout, stderr) => settle({ failed: Boolean(error), output: `${stdout}${stderr}` }),
     );
   });
 }
