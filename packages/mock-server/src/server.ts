@@ -132,6 +132,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     commit: storage.commit,
   });
   const server = createServer(dispatcher.listener);
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.on('clientError', answerUnparsable);
   // An Expect other than 100-continue: node would answer a bare 417; RFC 9110 10.1.1 lets a server
   // ignore an expectation it does not know, so the request is served as if it had none.
@@ -210,6 +211,15 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     await storage.close();
   }
 }
+
+/**
+ * How long an idle connection stays open. Clients drop their idle pooled connections sooner (node's
+ * agent after 5 s, or a second before the server's Keep-Alive hint; undici after 4 s), so the client
+ * always closes first. A server that closes first can close a connection as a request is sent on it
+ * (ECONNRESET), which node's default of 5 s does whenever the process running the emulator and its
+ * client stalls for a few seconds: a busy CI runner, a debugger.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /** Redis, a data dir's database, or memory (the given message store, or a new MemoryStore). */
 function openStorage(options: MockServerOptions, clock: () => number, logger: Logger): Promise<Storage> | Storage {

@@ -105,7 +105,9 @@ const DRAIN_LIMIT = 64 * 1024;
 export function discardUnreadBody(req: IncomingMessage, res: ServerResponse): void {
   if (req.complete) return;
   req.resume();
-  const declared = req.headers['content-length'];
+  // A request without Content-Length or Transfer-Encoding has no body (RFC 9112 6.3); answered as its
+  // headers arrive, before node has marked it complete, it leaves nothing to discard.
+  const declared = req.headers['content-length'] ?? (req.headers['transfer-encoding'] === undefined ? '0' : undefined);
   if (declared !== undefined && Number(declared) <= DRAIN_LIMIT && req.listenerCount('data') === 0) return;
   res.shouldKeepAlive = false;
   res.once('finish', () => {
