@@ -36,6 +36,8 @@ const CONSUME_BATCH = 50;
 const WRK_CONNECTIONS = 10;
 /** Publish rounds of every server, each on a fresh server: the machine's speed drifts, and varies. */
 const PUBLISH_ROUNDS = 5;
+/** Slices of a server's PUBLISH_SECONDS in a round, the servers taking turns (publishRounds); whole seconds each, for wrk. */
+const PUBLISH_SLICES = 5;
 const MANAGEMENT_SECONDS = 5;
 /** Long-poll wake-ups across two emulators on Redis: each is a publish and a consume, both through Redis. */
 const CROSS_WAKE_SAMPLES = 1000;
@@ -83,12 +85,16 @@ async function loadTogether(targets, redisPids) {
     result.serverCpuMicrosPerRequest =
       before === undefined ? null : (cpuMicros(targets[i].pid) - before) / result.requests;
     if (redisMicros !== undefined) result.redisCpuMicrosPerRequest = redisMicros / requests;
-    if (result.failed > 0 || result.socketErrors) {
-      const { url, path } = targets[i].options;
-      throw new Error(`${url}${path}: ${result.failed} failed answers, socket errors ${result.socketErrors}`);
-    }
+    requireAnswered(result, targets[i].options);
   }
   return results;
+}
+
+/** Throws when a wrk run had failed answers or socket errors: its figures would not be of publishes. */
+function requireAnswered(result, { url, path }) {
+  if (result.failed > 0 || result.socketErrors) {
+    throw new Error(`${url}${path}: ${result.failed} failed answers, socket errors ${result.socketErrors}`);
+  }
 }
 
 /** Publish figures of a fresh server from bench/servers (the bare one takes no token and any topic id). */
@@ -205,26 +211,29 @@ async function clusterMeasure(files, dir) {
 }
 
 /**
- * Each server's round with the median requests/s (its latencies and CPU are that run's), and every
- * round's requests/s; and the ratios the targets name, each the median of its rounds' ratios. The
- * order of the servers turns by one each round, so that none always runs first or always after the
- * data dir's disk writes; a ratio of two runs of one round, minutes apart at most, is not moved by
- * the machine's drift between rounds. The emulator with a data dir (full durability) gets a fresh data
- * dir each round.
+ * Each server's round with the median requests/s (its latencies and CPU are that round's), and every
+ * round's requests/s; and the ratios the targets name, each the median of its rounds' ratios. A round
+ * starts the four servers (the emulator with a data dir on a fresh one), warms each up, then loads
+ * them in PUBLISH_SLICES slices each, in the round's order and back (A B C D D C B A A B C D ...): this
+ * machine's speed changes by a fifth within seconds, and so it weighs on every server of a round
+ * alike. The order turns by one each round.
  */
 async function publishRounds(files, dir) {
   const servers = {
-    emulator: () => publishOn('emulator', 'emulator.mjs', files),
-    journalOff: () => publishOn('emulator, request journal off', 'emulator.mjs', files, ['--journal-size', '0']),
-    bare: () => publishOn('bare node:http', 'bare.mjs', files),
-    durable: (round) =>
-      publishOn('emulator with a data dir', 'emulator.mjs', files, ['--data-dir', join(dir, `publish-${round}`)]),
+    emulator: () => ['emulator', 'emulator.mjs'],
+    journalOff: () => ['emulator, request journal off', 'emulator.mjs', '--journal-size', '0'],
+    bare: () => ['bare node:http', 'bare.mjs'],
+    durable: (round) => ['emulator with a data dir', 'emulator.mjs', '--data-dir', join(dir, `publish-${round}`)],
   };
   const names = Object.keys(servers);
   const rounds = Object.fromEntries(names.map((name) => [name, []]));
   for (let round = 0; round < PUBLISH_ROUNDS; round++) {
     const order = [...names.slice(round % names.length), ...names.slice(0, round % names.length)];
-    for (const name of order) rounds[name][round] = await servers[name](round);
+    const measured = await publishRound(
+      order.map((name) => [name, ...servers[name](round)]),
+      files,
+    );
+    for (const name of names) rounds[name][round] = measured[name];
   }
   const medianOf = (values) => [...values].sort((a, b) => a - b)[(values.length - 1) >> 1];
   const summary = (results) => {
@@ -239,6 +248,45 @@ async function publishRounds(files, dir) {
       journalOnToOff: ratio('emulator', 'journalOff'),
       durableToEmulator: ratio('durable', 'emulator'),
     },
+  };
+}
+
+/** One round of publishRounds: `servers` lists [key, name, script, ...args] in the round's order. */
+async function publishRound(servers, files) {
+  const started = [];
+  try {
+    for (const [key, name, script, ...args] of servers) {
+      const { child, info } = await startChild(process.execPath, [at(`bench/servers/${script}`), ...args]);
+      started.push({ key, name, child, load: { ...publishLoad(info, files), connections: WRK_CONNECTIONS } });
+    }
+    for (const { load } of started) await wrkPost({ ...load, seconds: WARMUP_SECONDS });
+    const slices = Object.fromEntries(started.map(({ key }) => [key, []]));
+    for (let slice = 0; slice < PUBLISH_SLICES; slice++) {
+      for (const { key, name, child, load } of slice % 2 ? [...started].reverse() : started) {
+        log(`publish, ${name} ${load.url} (slice ${slice + 1} of ${PUBLISH_SLICES})`);
+        const before = cpuMicros(child.pid);
+        const result = await wrkPost({ ...load, seconds: PUBLISH_SECONDS / PUBLISH_SLICES });
+        requireAnswered(result, load);
+        slices[key].push({ ...result, serverCpuMicros: cpuMicros(child.pid) - before });
+      }
+    }
+    return Object.fromEntries(Object.entries(slices).map(([key, runs]) => [key, asOneRun(runs)]));
+  } finally {
+    for (const { child } of started) await stopChild(child);
+  }
+}
+
+/** Slices of equal length as one run; its p50 is the mean of theirs, its p99 the highest. */
+function asOneRun(slices) {
+  const sum = (field) => slices.reduce((total, slice) => total + slice[field], 0);
+  return {
+    requestsPerSecond: sum('requestsPerSecond') / slices.length,
+    requests: sum('requests'),
+    failed: 0,
+    socketErrors: null,
+    p50Ms: sum('p50Ms') / slices.length,
+    p99Ms: Math.max(...slices.map((slice) => slice.p99Ms)),
+    serverCpuMicrosPerRequest: sum('serverCpuMicros') / sum('requests'),
   };
 }
 
@@ -436,6 +484,7 @@ async function main() {
         seconds: PUBLISH_SECONDS,
         connections: WRK_CONNECTIONS,
         rounds: PUBLISH_ROUNDS,
+        slices: PUBLISH_SLICES,
         emulator: publish,
         prism,
         bare,

@@ -189,9 +189,10 @@ export function renderMarkdown(r) {
     line(['---', '---', '---', '---']),
     ...r.targets.map((t) => line([t.measure, t.figure, t.target, t.met ? 'met' : '**not met**'])),
     '',
-    `Publish, one ~${r.payloadBytes} B message per request, wrk -t1 -c${r.publish.connections} -d${r.publish.seconds}s; ` +
-      `${r.publish.rounds} rounds of the emulator with the journal on and off, bare node:http and the emulator with a data dir, each on a fresh server (and data dir), ` +
-      `their order turned by one each round; each server's median round, and each ratio the median of its rounds' ratios:`,
+    `Publish, one ~${r.payloadBytes} B message per request, wrk -t1 -c${r.publish.connections}, ${r.publish.seconds} s per server and round; ` +
+      `${r.publish.rounds} rounds of the emulator with the journal on and off, bare node:http and the emulator with a data dir, fresh servers (and data dir) each round, ` +
+      `taking turns in ${r.publish.slices} slices each, in the round's order and back (A B C D D C B A ...), the order turned by one each round; ` +
+      `each server's median round (its p50 the mean of its slices', its p99 the highest), and each ratio the median of its rounds' ratios:`,
     '',
     line(['Server', 'Requests/s', 'p50', 'p99', 'server CPU per request']),
     line(['---', '---:', '---:', '---:', '---:']),
