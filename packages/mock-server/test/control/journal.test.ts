@@ -354,6 +354,30 @@ describe("the journal's memory", () => {
     expect(second?.response).toEqual({ status: 201, headers: {}, body: null });
   });
 
+  it("shows each slot's newest request once the ring has come round, even where the older one was read", () => {
+    const journal = new Journal(3);
+    const record = (id: number) => journal.record(request(id, Buffer.from(`{"n":${id}}`)));
+    const listed = () => journal.list({}, 10).requests.map((entry) => [entry.id, entry.query.n, entry.request.body]);
+    for (let id = 1; id <= 3; id++) record(id);
+    expect(listed()).toEqual([
+      [1, '1', { n: 1 }],
+      [2, '2', { n: 2 }],
+      [3, '3', { n: 3 }],
+    ]);
+    record(4);
+    record(5);
+    expect(journal.get(1)).toBeUndefined();
+    expect(listed()).toEqual([
+      [3, '3', { n: 3 }],
+      [4, '4', { n: 4 }],
+      [5, '5', { n: 5 }],
+    ]);
+    journal.clear();
+    expect(journal.list({}, 10)).toEqual({ requests: [], total: 0 });
+    record(6);
+    expect(listed()).toEqual([[6, '6', { n: 6 }]]);
+  });
+
   it('drops the oldest requests once its chunks hold more than its bytes, however few it holds', () => {
     const journal = new Journal(10_000, 16 * 1024 * 1024);
     const body = Buffer.from(JSON.stringify({ messages: ['x'.repeat(60_000)] }));
