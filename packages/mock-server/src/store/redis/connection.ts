@@ -98,6 +98,10 @@ function links(url: string, connected: () => boolean): Links {
   const socket = {
     reconnectStrategy: (retries: number, cause: Error) => (connected() ? reconnectDelay(retries) : cause),
   };
+  // No per-command timeout of node-redis's: it bounds only the wait to be sent (with no offline queue, a
+  // command is sent or refused at once), and costs each command an AbortSignal whose timer fires
+  // later anyway; the wait for the reply is bounded by `answered`.
+  const commandOptions = { timeout: 0 };
   const cluster = clusterUrl(url);
   if (cluster) {
     const { nodes, ...credentials } = cluster;
@@ -106,6 +110,7 @@ function links(url: string, connected: () => boolean): Links {
     const client = createCluster({
       rootNodes: nodes.map((node) => ({ url: node })),
       defaults: { ...credentials, disableOfflineQueue: true, socket: tls ? { ...socket, tls } : socket },
+      commandOptions,
       scripts: SCRIPTS,
     });
     return {
@@ -116,7 +121,7 @@ function links(url: string, connected: () => boolean): Links {
       backEvent: 'node-ready',
     };
   }
-  const client = createClient({ url, disableOfflineQueue: true, socket, scripts: SCRIPTS });
+  const client = createClient({ url, disableOfflineQueue: true, socket, commandOptions, scripts: SCRIPTS });
   return {
     commands: client as unknown as Link,
     subscriptions: client.duplicate() as unknown as Link,
