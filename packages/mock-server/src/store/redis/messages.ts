@@ -3,10 +3,10 @@
 // sequences of an append atomically: ids are given once, in one order, whichever emulator asks.
 //
 // The appends of one event-loop turn go together: those to one topic in one script (one round trip,
-// one announcement), sent once the turn's requests are read (or, while appends are on their way, once
-// they are answered), and before any other command (so this emulator's writes reach Redis in the
-// order it made them). Each request's answer waits for the
-// script that stored its messages, as before: acknowledged means stored.
+// one announcement), sent once the turn's requests are read, and before any other command (so this
+// emulator's writes reach Redis in the order it made them). Scripts are not held back while others are
+// on their way: Redis runs those that reach it while it syncs its file in its next turn, under one
+// sync. Each request's answer waits for the script that stored its messages: acknowledged means stored.
 import { NotFound } from '../../errors.js';
 import { IdFormatter, sequenceOf } from '../message-ids.js';
 import type { MessageStore, ReadResult, StoredMessage } from '../message-store.js';
@@ -27,8 +27,6 @@ interface HeldAppends {
 export class RedisMessageStore implements MessageStore {
   /** By topic id, in the order of their first append this turn. */
   private held = new Map<number, HeldAppends>();
-  /** Append scripts sent and not answered yet. */
-  private sending = 0;
   private scheduled = false;
 
   constructor(
@@ -86,12 +84,9 @@ export class RedisMessageStore implements MessageStore {
     });
   }
 
-  /**
-   * Sends the held appends once the turn's requests are read, or, while appends are on their way, once
-   * they are answered: those that come meanwhile (while Redis writes and syncs its file) go together.
-   */
+  /** Sends the held appends once the turn's requests are read. */
   private schedule(): void {
-    if (this.scheduled || this.sending > 0) return;
+    if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -106,7 +101,6 @@ export class RedisMessageStore implements MessageStore {
     this.held = new Map();
     for (const [topicId, { timedPayloads, requests, deadline }] of held) {
       const keys = [...this.keys(topicId), this.redis.keys.appended(topicId)];
-      this.sending++;
       this.onTopic(topicId, this.redis.run('append', keys, [this.redis.origin, ...timedPayloads]))
         .then(
           (first) => {
@@ -120,16 +114,13 @@ export class RedisMessageStore implements MessageStore {
             for (const request of requests) request.reject(error);
           },
         )
-        .finally(() => {
-          clearTimeout(deadline);
-          if (--this.sending === 0 && this.held.size > 0) this.schedule();
-        });
+        .finally(() => clearTimeout(deadline));
     }
   }
 
   /**
-   * Appends that waited the reply timeout fail, whether still held (behind a script Redis has not
-   * answered) or sent; sent, they may still be stored once Redis answers (as after any 500).
+   * Appends that waited the reply timeout fail, whether still held (in a turn that outlasted it) or
+   * sent; sent, they may still be stored once Redis answers (as after any 500).
    */
   private late(topicId: number, held: HeldAppends): void {
     if (this.held.get(topicId) === held) this.held.delete(topicId);
