@@ -149,7 +149,7 @@ export class RedisConnection {
     private readonly links: Links,
     readonly keys: RedisKeys,
     /** How long a request waits for Redis's answer before it fails (StoreUnavailable). */
-    readonly replyTimeoutMs: number,
+    private readonly replyTimeoutMs: number,
   ) {}
 
   /** Connects; refuses (RedisStorageError) when Redis cannot be reached or holds another layout. */
@@ -258,14 +258,12 @@ export class RedisConnection {
   private answered<T>(reply: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(this.notAnswered()), this.replyTimeoutMs);
+      timer = setTimeout(
+        () => reject(new StoreUnavailable(`Redis did not answer within ${this.replyTimeoutMs} ms`)),
+        this.replyTimeoutMs,
+      );
     });
     return Promise.race([reply, late]).finally(() => clearTimeout(timer));
-  }
-
-  /** The failure of a request that waited replyTimeoutMs for Redis. */
-  notAnswered(): StoreUnavailable {
-    return new StoreUnavailable(`Redis did not answer within ${this.replyTimeoutMs} ms`);
   }
 
   /** `first` runs before every command sent from now on. */

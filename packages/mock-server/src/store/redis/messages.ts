@@ -2,9 +2,10 @@
 // here, so any number of emulators append to and read one sequence per topic. A script assigns the
 // sequences of an append atomically: ids are given once, in one order, whichever emulator asks.
 //
-// The appends of one event-loop turn go together: those to one topic in one script (one round trip,
-// one announcement), sent once the turn's requests are read, and before any other command (so this
-// emulator's writes reach Redis in the order it made them). Scripts are not held back while others are
+// The appends made together go together: those to one topic in one script (one round trip, one
+// announcement), sent as soon as the code that made them returns (the emulator takes a turn's request
+// bodies in one go, http/body.ts, so that is all the turn's publishes), and before any other command (so
+// this emulator's writes reach Redis in the order it made them). Scripts are not held back while others are
 // on their way: Redis runs those that reach it while it syncs its file in its next turn, under one
 // sync. Each request's answer waits for the script that stored its messages: acknowledged means stored.
 import { NotFound } from '../../errors.js';
@@ -15,17 +16,15 @@ import { isNoTopic, type RedisConnection } from './connection.js';
 /** An XRANGE entry as the READ script returns it: `<sequence>-0` and its fields t (time) and p (payload). */
 type Entry = [string, [string, string, string, string]];
 
-/** The appends to one topic held for the rest of the turn, and the requests waiting for their ids. */
+/** The appends to one topic held until the code that made them returns, and the requests waiting for their ids. */
 interface HeldAppends {
   /** Each message's time, then its payload. */
   timedPayloads: (string | Buffer)[];
   requests: { count: number; resolve: (first: number) => void; reject: (error: unknown) => void }[];
-  /** Fails the requests once they have waited the reply timeout, held or sent (as any command would). */
-  deadline: NodeJS.Timeout;
 }
 
 export class RedisMessageStore implements MessageStore {
-  /** By topic id, in the order of their first append this turn. */
+  /** By topic id, in the order of their first append. */
   private held = new Map<number, HeldAppends>();
   private scheduled = false;
 
@@ -59,16 +58,11 @@ export class RedisMessageStore implements MessageStore {
     return id as string;
   }
 
-  /** Held for the rest of the turn with the others to the topic; its messages take consecutive ids. */
+  /** Held with the others made together to the topic; its messages take consecutive ids. */
   appendBatch(topicId: number, payloads: (string | Buffer)[]): Promise<string[]> {
     let held = this.held.get(topicId);
     if (!held) {
-      const made: HeldAppends = {
-        timedPayloads: [],
-        requests: [],
-        deadline: setTimeout(() => this.late(topicId, made), this.redis.replyTimeoutMs),
-      };
-      held = made;
+      held = { timedPayloads: [], requests: [] };
       this.held.set(topicId, held);
     }
     // Stamped now, as received: the script keeps each message's time.
@@ -84,48 +78,43 @@ export class RedisMessageStore implements MessageStore {
     });
   }
 
-  /** Sends the held appends once the turn's requests are read. */
+  /**
+   * Sends the held appends once the code that made them returns: not a turn later (setImmediate), as
+   * node-redis writes a command another turn after it is given.
+   */
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => {
+    queueMicrotask(() => {
       this.scheduled = false;
       this.sendHeld();
     });
   }
 
-  /** One script per topic for the appends held, each request then given its share of the ids. */
+  /**
+   * One script per topic for the appends held, each request then given its share of the ids (or the
+   * script's failure: after the reply timeout, `run`'s, the messages may still be stored once Redis
+   * answers, as after any 500).
+   */
   private sendHeld(): void {
     if (this.held.size === 0) return;
     const held = this.held;
     this.held = new Map();
-    for (const [topicId, { timedPayloads, requests, deadline }] of held) {
+    for (const [topicId, { timedPayloads, requests }] of held) {
       const keys = [...this.keys(topicId), this.redis.keys.appended(topicId)];
-      this.onTopic(topicId, this.redis.run('append', keys, [this.redis.origin, ...timedPayloads]))
-        .then(
-          (first) => {
-            let next = Number(first);
-            for (const request of requests) {
-              request.resolve(next);
-              next += request.count;
-            }
-          },
-          (error: unknown) => {
-            for (const request of requests) request.reject(error);
-          },
-        )
-        .finally(() => clearTimeout(deadline));
+      this.onTopic(topicId, this.redis.run('append', keys, [this.redis.origin, ...timedPayloads])).then(
+        (first) => {
+          let next = Number(first);
+          for (const request of requests) {
+            request.resolve(next);
+            next += request.count;
+          }
+        },
+        (error: unknown) => {
+          for (const request of requests) request.reject(error);
+        },
+      );
     }
-  }
-
-  /**
-   * Appends that waited the reply timeout fail, whether still held (in a turn that outlasted it) or
-   * sent; sent, they may still be stored once Redis answers (as after any 500).
-   */
-  private late(topicId: number, held: HeldAppends): void {
-    if (this.held.get(topicId) === held) this.held.delete(topicId);
-    const error = this.redis.notAnswered();
-    for (const request of held.requests) request.reject(error);
   }
 
   readOldest(topicId: number, limit: number): Promise<ReadResult> {
