@@ -41,6 +41,8 @@ const PUBLISH_SLICES = 5;
 const MANAGEMENT_SECONDS = 5;
 /** Long-poll wake-ups across two emulators on Redis: each is a publish and a consume, both through Redis. */
 const CROSS_WAKE_SAMPLES = 1000;
+/** Rounds of the publishes on Redis (redisPublishRounds), each with fresh emulators. */
+const REDIS_ROUNDS = 3;
 /** Messages drained from Redis: fewer than from memory, as Redis holds them in its memory and its file too. */
 const REDIS_DRAIN_MESSAGES = 200_000;
 
@@ -70,24 +72,37 @@ async function loadTest(pid, options, redisPids) {
  * in `redisPids`, the nodes of a cluster) counts every server's requests.
  */
 async function loadTogether(targets, redisPids) {
+  await loadSlice(targets, WARMUP_SECONDS);
+  const { results, redisMicros } = await loadSlice(targets, PUBLISH_SECONDS, redisPids);
+  return withRedisCpu(
+    results.map((result) => asOneRun([result])),
+    redisMicros,
+  );
+}
+
+/**
+ * wrk on each target at once for `seconds`: each one's result with its server's CPU time
+ * (`serverCpuMicros`), and that of the Redis processes in `redisPids` (undefined without).
+ */
+async function loadSlice(targets, seconds, redisPids) {
   const redisCpu = () => redisPids?.reduce((sum, pid) => sum + cpuMicros(pid), 0);
-  const wrkOptions = (options) => ({ ...options, connections: WRK_CONNECTIONS });
-  await Promise.all(targets.map(({ options }) => wrkPost({ ...wrkOptions(options), seconds: WARMUP_SECONDS })));
   const cpuBefore = targets.map(({ pid }) => cpuMicros(pid));
   const redisBefore = redisCpu();
   const results = await Promise.all(
-    targets.map(({ options }) => wrkPost({ ...wrkOptions(options), seconds: PUBLISH_SECONDS })),
+    targets.map(({ options }) => wrkPost({ ...options, connections: WRK_CONNECTIONS, seconds })),
   );
-  const requests = results.reduce((sum, result) => sum + result.requests, 0);
-  const redisMicros = redisBefore === undefined ? undefined : redisCpu() - redisBefore;
   for (const [i, result] of results.entries()) {
-    const before = cpuBefore[i];
-    result.serverCpuMicrosPerRequest =
-      before === undefined ? null : (cpuMicros(targets[i].pid) - before) / result.requests;
-    if (redisMicros !== undefined) result.redisCpuMicrosPerRequest = redisMicros / requests;
     requireAnswered(result, targets[i].options);
+    result.serverCpuMicros = cpuBefore[i] === undefined ? undefined : cpuMicros(targets[i].pid) - cpuBefore[i];
   }
-  return results;
+  return { results, redisMicros: redisBefore === undefined ? undefined : redisCpu() - redisBefore };
+}
+
+/** Redis's CPU time per request of the servers that shared it, on each server's run. */
+function withRedisCpu(runs, redisMicros) {
+  if (redisMicros === undefined) return runs;
+  const requests = runs.reduce((sum, run) => sum + run.requests, 0);
+  return runs.map((run) => ({ ...run, redisCpuMicrosPerRequest: redisMicros / requests }));
 }
 
 /** Throws when a wrk run had failed answers or socket errors: its figures would not be of publishes. */
@@ -116,9 +131,10 @@ const publishLoad = (info, files) => ({
 });
 
 /**
- * Emulators on one Redis (fsync always): publish through one, then through two at once (one wrk
- * each), with the CPU per publish of each emulator and of Redis; then a drain of messages stored by
- * batch publish. Each measure on its own key prefix.
+ * Emulators on one Redis (fsync always): publish through one, and through two at once (one wrk each),
+ * in rounds (redisPublishRounds), with the CPU per publish of each emulator and of Redis, and the
+ * long-poll wake-up across two; then a drain of messages stored by batch publish. Each measure on its
+ * own key prefix.
  */
 async function redisMeasures(files, dir) {
   const redis = await startRedisServer(join(dir, 'redis'));
@@ -128,34 +144,7 @@ async function redisMeasures(files, dir) {
       ...['--redis-url', redis.url, '--redis-prefix', prefix],
     ]);
   try {
-    const single = await emulator('bench-one:');
-    let one;
-    try {
-      log(`publish, one emulator on Redis ${single.info.url}`);
-      one = await loadTest(single.child.pid, publishLoad(single.info, files), [redis.child.pid]);
-    } finally {
-      await stopChild(single.child);
-    }
-    const first = await emulator('bench-two:');
-    const second = await emulator('bench-two:');
-    let two;
-    try {
-      log(`publish, two emulators on one Redis ${first.info.url} ${second.info.url}`);
-      const [a, b] = await loadTogether(
-        [first, second].map(({ child, info }) => ({ pid: child.pid, options: publishLoad(info, files) })),
-        [redis.child.pid],
-      );
-      two = { emulators: [a, b], requestsPerSecond: a.requestsPerSecond + b.requestsPerSecond };
-      log('long-poll wake-up across emulators: consumer on one, publisher on the other');
-      two.wake = await longPollWake({
-        ...second.info,
-        publishUrl: first.info.url,
-        payloadText: PAYLOAD_TEXT,
-        samples: CROSS_WAKE_SAMPLES,
-      });
-    } finally {
-      await Promise.all([stopChild(first.child), stopChild(second.child)]);
-    }
+    const { one, two } = await redisPublishRounds(emulator, files, redis.child.pid);
     const drained = await emulator('bench-drain:');
     try {
       const offsetsFile = join(dir, 'redis-offsets.txt');
@@ -188,6 +177,64 @@ async function redisMeasures(files, dir) {
   } finally {
     await stopChild(redis.child);
   }
+}
+
+/**
+ * REDIS_ROUNDS rounds, each with fresh emulators: one alone and a pair on a prefix of their own, all
+ * started together and warmed up, then the one and the pair loaded in PUBLISH_SLICES slices each,
+ * taking turns (one, pair, pair, one, ...; the pair first in every other round), as publishRound does
+ * and for the same reason. Reported: the round whose pair-to-one ratio is the median, with the requests/s
+ * of every round, and the long-poll wake-up across the last round's pair.
+ */
+async function redisPublishRounds(emulator, files, redisPid) {
+  const rounds = [];
+  let wake;
+  for (let round = 0; round < REDIS_ROUNDS; round++) {
+    const setups = { one: [], two: [] };
+    try {
+      setups.one.push(await emulator(`bench-one-${round}:`));
+      for (let i = 0; i < 2; i++) setups.two.push(await emulator(`bench-two-${round}:`));
+      const targets = (key) =>
+        setups[key].map(({ child, info }) => ({ pid: child.pid, options: publishLoad(info, files) }));
+      const slices = { one: [], two: [] };
+      for (const key of ['one', 'two']) await loadSlice(targets(key), WARMUP_SECONDS);
+      for (let slice = 0; slice < PUBLISH_SLICES; slice++) {
+        for (const key of (slice + round) % 2 ? ['two', 'one'] : ['one', 'two']) {
+          log(
+            `publish on Redis, ${key === 'one' ? 'one emulator' : 'two emulators together'} (round ${round + 1}, slice ${slice + 1} of ${PUBLISH_SLICES})`,
+          );
+          slices[key].push(await loadSlice(targets(key), PUBLISH_SECONDS / PUBLISH_SLICES, [redisPid]));
+        }
+      }
+      const combined = (key) =>
+        withRedisCpu(
+          setups[key].map((_, i) => asOneRun(slices[key].map(({ results }) => results[i]))),
+          slices[key].reduce((sum, { redisMicros }) => sum + redisMicros, 0),
+        );
+      const [one] = combined('one');
+      const emulators = combined('two');
+      const requestsPerSecond = emulators.reduce((sum, run) => sum + run.requestsPerSecond, 0);
+      rounds.push({ one, two: { emulators, requestsPerSecond } });
+      if (round === REDIS_ROUNDS - 1) {
+        log('long-poll wake-up across emulators: consumer on one, publisher on the other');
+        const [first, second] = setups.two;
+        wake = await longPollWake({
+          ...second.info,
+          publishUrl: first.info.url,
+          payloadText: PAYLOAD_TEXT,
+          samples: CROSS_WAKE_SAMPLES,
+        });
+      }
+    } finally {
+      await Promise.all([...setups.one, ...setups.two].map(({ child }) => stopChild(child)));
+    }
+  }
+  const pairToOne = rounds.map(({ one, two }) => two.requestsPerSecond / one.requestsPerSecond);
+  const median = rounds[pairToOne.indexOf([...pairToOne].sort((a, b) => a - b)[(pairToOne.length - 1) >> 1])];
+  return {
+    one: { ...median.one, rounds: rounds.map(({ one }) => one.requestsPerSecond) },
+    two: { ...median.two, rounds: rounds.map(({ two }) => two.requestsPerSecond), wake },
+  };
 }
 
 /** One emulator on a Redis Cluster of three masters (one topic: one shard), Redis's CPU summed over the nodes. */
@@ -257,17 +304,15 @@ async function publishRound(servers, files) {
   try {
     for (const [key, name, script, ...args] of servers) {
       const { child, info } = await startChild(process.execPath, [at(`bench/servers/${script}`), ...args]);
-      started.push({ key, name, child, load: { ...publishLoad(info, files), connections: WRK_CONNECTIONS } });
+      started.push({ key, name, child, target: { pid: child.pid, options: publishLoad(info, files) } });
     }
-    for (const { load } of started) await wrkPost({ ...load, seconds: WARMUP_SECONDS });
+    for (const { target } of started) await loadSlice([target], WARMUP_SECONDS);
     const slices = Object.fromEntries(started.map(({ key }) => [key, []]));
     for (let slice = 0; slice < PUBLISH_SLICES; slice++) {
-      for (const { key, name, child, load } of slice % 2 ? [...started].reverse() : started) {
-        log(`publish, ${name} ${load.url} (slice ${slice + 1} of ${PUBLISH_SLICES})`);
-        const before = cpuMicros(child.pid);
-        const result = await wrkPost({ ...load, seconds: PUBLISH_SECONDS / PUBLISH_SLICES });
-        requireAnswered(result, load);
-        slices[key].push({ ...result, serverCpuMicros: cpuMicros(child.pid) - before });
+      for (const { key, name, target } of slice % 2 ? [...started].reverse() : started) {
+        log(`publish, ${name} ${target.options.url} (slice ${slice + 1} of ${PUBLISH_SLICES})`);
+        const { results } = await loadSlice([target], PUBLISH_SECONDS / PUBLISH_SLICES);
+        slices[key].push(results[0]);
       }
     }
     return Object.fromEntries(Object.entries(slices).map(([key, runs]) => [key, asOneRun(runs)]));
@@ -286,7 +331,8 @@ function asOneRun(slices) {
     socketErrors: null,
     p50Ms: sum('p50Ms') / slices.length,
     p99Ms: Math.max(...slices.map((slice) => slice.p99Ms)),
-    serverCpuMicrosPerRequest: sum('serverCpuMicros') / sum('requests'),
+    serverCpuMicrosPerRequest:
+      slices[0].serverCpuMicros === undefined ? null : sum('serverCpuMicros') / sum('requests'),
   };
 }
 
