@@ -120,11 +120,31 @@ describe('bodies too large', () => {
   });
 });
 
+/**
+ * A MemoryStore that counts each topic's reads from its oldest message. A consume without an offset
+ * reads once and then waits, so the count shows when a consumer is waiting, however busy the machine.
+ */
+function countingReads() {
+  const store = new MemoryStore();
+  const reads = new Map<number, number>();
+  const readOldest = store.readOldest.bind(store);
+  store.readOldest = (topicId, limit) => {
+    reads.set(topicId, (reads.get(topicId) ?? 0) + 1);
+    return readOldest(topicId, limit);
+  };
+  const readsOf = (topicId: number) => reads.get(topicId) ?? 0;
+  /** Settles once the topic has been read `count` times. */
+  const readTimes = (topicId: number, count = 1) =>
+    expect.poll(() => readsOf(topicId), { timeout: 30_000 }).toBe(count);
+  return { store, readsOf, readTimes };
+}
+
 describe('long polling', () => {
   it('answers when a message is published, not at its timeout', async () => {
-    const { publish, consume } = await withTopic();
+    const { store, readTimes } = countingReads();
+    const { topicId, publish, consume } = await withTopic({ store });
     const waiting = consume({ timeout_secs: 30 }).then((answer) => ({ answer, at: performance.now() }));
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await readTimes(topicId);
     const published = await publish({ order_id: 'late' });
     const publishedAt = performance.now();
     const { answer, at } = await waiting;
@@ -134,23 +154,14 @@ describe('long polling', () => {
   });
 
   it('keeps waiting through a batch publish that stored nothing', async () => {
-    // The store tells when the consumer has read and found nothing, so it waits from then on.
-    const store = new MemoryStore();
-    const readOldest = store.readOldest.bind(store);
-    let firstRead: () => void = () => {};
-    const waiting = new Promise<void>((resolve) => {
-      firstRead = resolve;
-    });
-    store.readOldest = (topicId, limit) => {
-      firstRead();
-      return readOldest(topicId, limit);
-    };
+    // Once the consumer has read and found nothing, it waits.
+    const { store, readTimes } = countingReads();
     const server = await start({ store });
     const accessToken = await token(server);
     const topicId = await createTopic(server, accessToken);
     const params = { topic_id: topicId };
     const consumed = call(server, 'consume_messages', { token: accessToken, params, body: { timeout_secs: 30 } });
-    await waiting;
+    await readTimes(topicId);
     server.faults.failBatchPositions([0, 1]);
     const failed = await call(server, 'publish_messages_batch', {
       token: accessToken,
@@ -172,14 +183,8 @@ describe('long polling', () => {
   });
 
   it('frees the waiter of a client that disconnects', async () => {
-    // A store that counts reads shows whether a publish still wakes the departed consumer.
-    const store = new MemoryStore();
-    let reads = 0;
-    const readOldest = store.readOldest.bind(store);
-    store.readOldest = (topicId, limit) => {
-      reads += 1;
-      return readOldest(topicId, limit);
-    };
+    // The reads show whether a publish still wakes the departed consumer.
+    const { store, readsOf, readTimes } = countingReads();
     const server = await start({ store });
     const accessToken = await token(server);
     const topicId = await createTopic(server, accessToken);
@@ -190,7 +195,7 @@ describe('long polling', () => {
       body: JSON.stringify({ timeout_secs: 2 }),
       signal: aborted.signal,
     });
-    await expect.poll(() => reads, { timeout: 30_000 }).toBe(1);
+    await readTimes(topicId);
     aborted.abort();
     await expect(request).rejects.toThrow();
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -199,13 +204,14 @@ describe('long polling', () => {
       params: { topic_id: topicId },
       body: { order_id: 'A' },
     });
-    expect(reads).toBe(1);
+    expect(readsOf(topicId)).toBe(1);
   });
 
   it('answers a waiting consumer 404 when its topic is deleted, and an empty batch when the server closes', async () => {
-    const { server, accessToken, topicId, consume } = await withTopic();
+    const { store, readTimes } = countingReads();
+    const { server, accessToken, topicId, consume } = await withTopic({ store });
     const waiting = consume({ timeout_secs: 30 });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await readTimes(topicId);
     await call(server, 'delete_topic', { token: accessToken, params: { topic_id: topicId } });
     const deleted = await waiting;
     expect([deleted.status, errorOf(deleted).details.code]).toEqual([404, 'TOPIC_NOT_FOUND']);
@@ -216,7 +222,7 @@ describe('long polling', () => {
       params: { topic_id: other },
       body: { timeout_secs: 30 },
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await readTimes(other);
     const began = performance.now();
     await server.close();
     expect((await pending).body).toEqual({ messages: [], has_more: false });
