@@ -105,6 +105,9 @@ function withRedisCpu(runs, redisMicros) {
   return runs.map((run) => ({ ...run, redisCpuMicrosPerRequest: redisMicros / requests }));
 }
 
+/** The middle value (of an even count, the lower of the two middle ones). */
+const medianOf = (values) => [...values].sort((a, b) => a - b)[(values.length - 1) >> 1];
+
 /** Throws when a wrk run had failed answers or socket errors: its figures would not be of publishes. */
 function requireAnswered(result, { url, path }) {
   if (result.failed > 0 || result.socketErrors) {
@@ -181,9 +184,8 @@ async function redisMeasures(files, dir) {
 
 /**
  * REDIS_ROUNDS rounds, each with fresh emulators: one alone and a pair on a prefix of their own, all
- * started together and warmed up, then the one and the pair loaded in PUBLISH_SLICES slices each,
- * taking turns (one, pair, pair, one, ...; the pair first in every other round), as publishRound does
- * and for the same reason. Reported: the round whose pair-to-one ratio is the median, with the requests/s
+ * started together, then the one and the pair taking turns (takeTurns; the pair first in every other
+ * round). Reported: the round whose pair-to-one ratio is the median, with the requests/s
  * of every round, and the long-poll wake-up across the last round's pair.
  */
 async function redisPublishRounds(emulator, files, redisPid) {
@@ -194,25 +196,18 @@ async function redisPublishRounds(emulator, files, redisPid) {
     try {
       setups.one.push(await emulator(`bench-one-${round}:`));
       for (let i = 0; i < 2; i++) setups.two.push(await emulator(`bench-two-${round}:`));
-      const targets = (key) =>
-        setups[key].map(({ child, info }) => ({ pid: child.pid, options: publishLoad(info, files) }));
-      const slices = { one: [], two: [] };
-      for (const key of ['one', 'two']) await loadSlice(targets(key), WARMUP_SECONDS);
-      for (let slice = 0; slice < PUBLISH_SLICES; slice++) {
-        for (const key of (slice + round) % 2 ? ['two', 'one'] : ['one', 'two']) {
-          log(
-            `publish on Redis, ${key === 'one' ? 'one emulator' : 'two emulators together'} (round ${round + 1}, slice ${slice + 1} of ${PUBLISH_SLICES})`,
-          );
-          slices[key].push(await loadSlice(targets(key), PUBLISH_SECONDS / PUBLISH_SLICES, [redisPid]));
-        }
-      }
-      const combined = (key) =>
-        withRedisCpu(
-          setups[key].map((_, i) => asOneRun(slices[key].map(({ results }) => results[i]))),
-          slices[key].reduce((sum, { redisMicros }) => sum + redisMicros, 0),
-        );
-      const [one] = combined('one');
-      const emulators = combined('two');
+      const names = { one: 'one emulator on Redis', two: 'two emulators on one Redis together' };
+      const order = round % 2 ? ['two', 'one'] : ['one', 'two'];
+      const measured = await takeTurns(
+        order.map((key) => ({
+          key,
+          name: `${names[key]} (round ${round + 1})`,
+          targets: setups[key].map(({ child, info }) => ({ pid: child.pid, options: publishLoad(info, files) })),
+        })),
+        [redisPid],
+      );
+      const [one] = measured.one;
+      const emulators = measured.two;
       const requestsPerSecond = emulators.reduce((sum, run) => sum + run.requestsPerSecond, 0);
       rounds.push({ one, two: { emulators, requestsPerSecond } });
       if (round === REDIS_ROUNDS - 1) {
@@ -230,7 +225,7 @@ async function redisPublishRounds(emulator, files, redisPid) {
     }
   }
   const pairToOne = rounds.map(({ one, two }) => two.requestsPerSecond / one.requestsPerSecond);
-  const median = rounds[pairToOne.indexOf([...pairToOne].sort((a, b) => a - b)[(pairToOne.length - 1) >> 1])];
+  const median = rounds[pairToOne.indexOf(medianOf(pairToOne))];
   return {
     one: { ...median.one, rounds: rounds.map(({ one }) => one.requestsPerSecond) },
     two: { ...median.two, rounds: rounds.map(({ two }) => two.requestsPerSecond), wake },
@@ -282,7 +277,6 @@ async function publishRounds(files, dir) {
     );
     for (const name of names) rounds[name][round] = measured[name];
   }
-  const medianOf = (values) => [...values].sort((a, b) => a - b)[(values.length - 1) >> 1];
   const summary = (results) => {
     const rps = results.map((r) => r.requestsPerSecond);
     return { ...results[rps.indexOf(medianOf(rps))], rounds: rps };
@@ -304,21 +298,41 @@ async function publishRound(servers, files) {
   try {
     for (const [key, name, script, ...args] of servers) {
       const { child, info } = await startChild(process.execPath, [at(`bench/servers/${script}`), ...args]);
-      started.push({ key, name, child, target: { pid: child.pid, options: publishLoad(info, files) } });
+      started.push({
+        key,
+        name: `${name} ${info.url}`,
+        child,
+        targets: [{ pid: child.pid, options: publishLoad(info, files) }],
+      });
     }
-    for (const { target } of started) await loadSlice([target], WARMUP_SECONDS);
-    const slices = Object.fromEntries(started.map(({ key }) => [key, []]));
-    for (let slice = 0; slice < PUBLISH_SLICES; slice++) {
-      for (const { key, name, target } of slice % 2 ? [...started].reverse() : started) {
-        log(`publish, ${name} ${target.options.url} (slice ${slice + 1} of ${PUBLISH_SLICES})`);
-        const { results } = await loadSlice([target], PUBLISH_SECONDS / PUBLISH_SLICES);
-        slices[key].push(results[0]);
-      }
-    }
-    return Object.fromEntries(Object.entries(slices).map(([key, runs]) => [key, asOneRun(runs)]));
+    const measured = await takeTurns(started);
+    return Object.fromEntries(started.map(({ key }) => [key, measured[key][0]]));
   } finally {
     for (const { child } of started) await stopChild(child);
   }
+}
+
+/**
+ * Warms up each setup (`targets` loaded together), then loads them in PUBLISH_SLICES slices each, in
+ * the given order and back (A B C C B A A B C ...): this machine's speed changes by a fifth within
+ * seconds, and so it weighs on every setup alike. By setup key, each target's slices as one run, with
+ * the CPU per request of the Redis processes in `redisPids` when given.
+ */
+async function takeTurns(setups, redisPids) {
+  for (const { targets } of setups) await loadSlice(targets, WARMUP_SECONDS);
+  const slices = Object.fromEntries(setups.map(({ key }) => [key, []]));
+  for (let slice = 0; slice < PUBLISH_SLICES; slice++) {
+    for (const { key, name, targets } of slice % 2 ? [...setups].reverse() : setups) {
+      log(`publish, ${name} (slice ${slice + 1} of ${PUBLISH_SLICES})`);
+      slices[key].push(await loadSlice(targets, PUBLISH_SECONDS / PUBLISH_SLICES, redisPids));
+    }
+  }
+  const measured = ({ key, targets }) =>
+    withRedisCpu(
+      targets.map((_, i) => asOneRun(slices[key].map(({ results }) => results[i]))),
+      redisPids && slices[key].reduce((sum, { redisMicros }) => sum + redisMicros, 0),
+    );
+  return Object.fromEntries(setups.map((setup) => [setup.key, measured(setup)]));
 }
 
 /** Slices of equal length as one run; its p50 is the mean of theirs, its p99 the highest. */
