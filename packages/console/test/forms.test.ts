@@ -18,6 +18,7 @@ const topic: Topic = {
   retention: 3600,
   created_at: '2030-01-01T00:00:00.000Z',
   updated_at: '2030-01-01T00:00:00.000Z',
+  waiting_consumers: 0,
 };
 
 describe('message and create forms', () => {

@@ -1,7 +1,15 @@
 // The test kit's helpers beyond the example suite (examples/testkit): the handle from the environment,
 // the clock helpers, and the errors a refused call of the emulator API becomes.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGlobalSetup, EmulatorApiError, ENVIRONMENT, emulator, startEmulator } from '../src/testkit/index.js';
+import {
+  createGlobalSetup,
+  Emulator,
+  EmulatorApiError,
+  ENVIRONMENT,
+  emulator,
+  startEmulator,
+} from '../src/testkit/index.js';
+import { withTopic } from './helpers.js';
 
 const closing: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -50,5 +58,17 @@ describe('the test kit', () => {
     await expect(refused).rejects.toBeInstanceOf(EmulatorApiError);
     await expect(refused).rejects.toThrow(/declares no 418/);
     await expect(platform.clock.advance(-1)).rejects.toThrow(/advance_seconds must be >= 0/);
+  });
+
+  it('counts the consumers waiting on a topic, so that a test publishes once its consumer waits', async () => {
+    const { server, topicId, publish, consume } = await withTopic();
+    const platform = new Emulator(server);
+    expect(await platform.waitingConsumers(topicId)).toBe(0);
+    const waiting = consume({ timeout_secs: 30 });
+    await expect.poll(() => platform.waitingConsumers(topicId), { timeout: 30_000 }).toBe(1);
+    expect(await platform.waitingConsumers(topicId + 1)).toBe(0);
+    await publish({ order_id: 'A' });
+    expect((await waiting).body.messages.map((m) => m.payload.order_id)).toEqual(['A']);
+    expect(await platform.waitingConsumers(topicId)).toBe(0);
   });
 });

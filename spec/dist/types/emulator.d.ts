@@ -595,6 +595,11 @@ export interface components {
                 created_at: string;
                 /** Format: date-time */
                 updated_at: string;
+                /**
+                 * @description Consumers long-polling the topic on this emulator now: a test can wait for its consumer to be
+                 *     waiting before it publishes. Emulators sharing state on Redis each count their own.
+                 */
+                waiting_consumers: number;
             }[];
         };
         /** @description One stored message of a topic, as `consume_messages` answers it. */

@@ -25,7 +25,8 @@ export function topicEndpoints(state: EmulatorState): Handlers {
   return {
     async inspect_topics() {
       await state.catchUp?.();
-      return jsonReply(200, { topics: topics.list().sort((a, b) => a.id - b.id) });
+      const listed = topics.list().map((topic) => ({ ...topic, waiting_consumers: topics.waitingConsumers(topic.id) }));
+      return jsonReply(200, { topics: listed.sort((a, b) => a.id - b.id) });
     },
     async inspect_messages({ params }) {
       await state.catchUp?.();

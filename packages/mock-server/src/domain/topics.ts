@@ -94,9 +94,9 @@ export class Topics {
     return this.watchShared?.(entry.topic.id);
   }
 
-  /** Whether consumers wait on the topic now. */
-  waiting(topicId: number): boolean {
-    return (this.entries.get(topicId)?.waiters.size ?? 0) > 0;
+  /** How many consumers wait on the topic now. */
+  waitingConsumers(topicId: number): number {
+    return this.entries.get(topicId)?.waiters.size ?? 0;
   }
 
   list(): Topic[] {

@@ -111,6 +111,17 @@ export class Emulator {
     return (await this.verify(match, options)).requests;
   }
 
+  /**
+   * How many consumers long-poll the topic on this emulator now (0 for a topic it does not have;
+   * emulators sharing state on Redis each count their own). A test whose consumer must be woken by a
+   * publish waits for this to reach 1 before it publishes.
+   */
+  async waitingConsumers(topicId: number): Promise<number> {
+    const { data, error, response } = await this.api.GET('/_emulator/topics');
+    if (!data) throw new EmulatorApiError(response.status, error);
+    return data.topics.find((topic) => topic.id === topicId)?.waiting_consumers ?? 0;
+  }
+
   /** The emulator's clock: what token expiry, message times, retention and rate limits follow. */
   readonly clock = {
     now: async (): Promise<{ now: Date; frozen: boolean }> => {

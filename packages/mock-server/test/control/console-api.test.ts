@@ -75,7 +75,11 @@ describe('the topics', () => {
     for (const order_id of ['A-1', 'A-2', 'A-3']) await publish({ order_id });
     const { body } = await control(server, 'inspect_topics');
     expect(body?.topics).toEqual([
-      expect.objectContaining({ id: topicId, schema: expect.arrayContaining([{ name: 'order_id', type: 'string' }]) }),
+      expect.objectContaining({
+        id: topicId,
+        schema: expect.arrayContaining([{ name: 'order_id', type: 'string' }]),
+        waiting_consumers: 0,
+      }),
     ]);
     const last = await control(server, 'inspect_messages', { params: { topic_id: topicId }, query: { limit: 2 } });
     expect(last.body?.messages.map((m) => m.payload)).toEqual([{ order_id: 'A-2' }, { order_id: 'A-3' }]);
