@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../src/index.js';
+import { consumersWaiting } from './control/emulator-api.js';
 import { call, createTopic, errorOf, managementErrorOf, oauthErrorOf, start, token, withTopic } from './helpers.js';
 
 describe('consume offsets', () => {
@@ -20,7 +20,7 @@ describe('consume offsets', () => {
 
   it('since_time is inclusive, and a time in the future means now', async () => {
     let now = Date.parse('2026-11-22T09:00:00.000Z');
-    const { publish, consume } = await withTopic({ clock: () => now });
+    const { server, topicId, publish, consume } = await withTopic({ clock: () => now });
     await publish({ order_id: 'A' });
     now += 1000;
     await publish({ order_id: 'B' });
@@ -35,7 +35,7 @@ describe('consume offsets', () => {
     const future = await consume({ since_time: '2030-01-01T00:00:00Z' });
     expect(future.body).toEqual({ messages: [], has_more: false });
     const waiting = consume({ since_time: '2030-01-01T00:00:00Z', timeout_secs: 30 });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await consumersWaiting(server, topicId);
     await publish({ order_id: 'D' });
     expect((await waiting).body.messages.map((m) => m.payload.order_id)).toEqual(['D']);
   });
@@ -120,31 +120,11 @@ describe('bodies too large', () => {
   });
 });
 
-/**
- * A MemoryStore that counts each topic's reads from its oldest message. A consume without an offset
- * reads once and then waits, so the count shows when a consumer is waiting, however busy the machine.
- */
-function countingReads() {
-  const store = new MemoryStore();
-  const reads = new Map<number, number>();
-  const readOldest = store.readOldest.bind(store);
-  store.readOldest = (topicId, limit) => {
-    reads.set(topicId, (reads.get(topicId) ?? 0) + 1);
-    return readOldest(topicId, limit);
-  };
-  const readsOf = (topicId: number) => reads.get(topicId) ?? 0;
-  /** Settles once the topic has been read `count` times. */
-  const readTimes = (topicId: number, count = 1) =>
-    expect.poll(() => readsOf(topicId), { timeout: 30_000 }).toBe(count);
-  return { store, readsOf, readTimes };
-}
-
 describe('long polling', () => {
   it('answers when a message is published, not at its timeout', async () => {
-    const { store, readTimes } = countingReads();
-    const { topicId, publish, consume } = await withTopic({ store });
+    const { server, topicId, publish, consume } = await withTopic();
     const waiting = consume({ timeout_secs: 30 }).then((answer) => ({ answer, at: performance.now() }));
-    await readTimes(topicId);
+    await consumersWaiting(server, topicId);
     const published = await publish({ order_id: 'late' });
     const publishedAt = performance.now();
     const { answer, at } = await waiting;
@@ -154,14 +134,12 @@ describe('long polling', () => {
   });
 
   it('keeps waiting through a batch publish that stored nothing', async () => {
-    // Once the consumer has read and found nothing, it waits.
-    const { store, readTimes } = countingReads();
-    const server = await start({ store });
+    const server = await start();
     const accessToken = await token(server);
     const topicId = await createTopic(server, accessToken);
     const params = { topic_id: topicId };
     const consumed = call(server, 'consume_messages', { token: accessToken, params, body: { timeout_secs: 30 } });
-    await readTimes(topicId);
+    await consumersWaiting(server, topicId);
     server.faults.failBatchPositions([0, 1]);
     const failed = await call(server, 'publish_messages_batch', {
       token: accessToken,
@@ -183,35 +161,27 @@ describe('long polling', () => {
   });
 
   it('frees the waiter of a client that disconnects', async () => {
-    // The reads show whether a publish still wakes the departed consumer.
-    const { store, readsOf, readTimes } = countingReads();
-    const server = await start({ store });
+    const server = await start();
     const accessToken = await token(server);
     const topicId = await createTopic(server, accessToken);
     const aborted = new AbortController();
     const request = fetch(`${server.url}/api/v1/topics/${topicId}/consume`, {
       method: 'POST',
       headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ timeout_secs: 2 }),
+      // Longer than consumersWaiting waits: only the disconnection can free it in time.
+      body: JSON.stringify({ timeout_secs: 60 }),
       signal: aborted.signal,
     });
-    await readTimes(topicId);
+    await consumersWaiting(server, topicId);
     aborted.abort();
     await expect(request).rejects.toThrow();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await call(server, 'publish_message', {
-      token: accessToken,
-      params: { topic_id: topicId },
-      body: { order_id: 'A' },
-    });
-    expect(readsOf(topicId)).toBe(1);
+    await consumersWaiting(server, topicId, 0);
   });
 
   it('answers a waiting consumer 404 when its topic is deleted, and an empty batch when the server closes', async () => {
-    const { store, readTimes } = countingReads();
-    const { server, accessToken, topicId, consume } = await withTopic({ store });
+    const { server, accessToken, topicId, consume } = await withTopic();
     const waiting = consume({ timeout_secs: 30 });
-    await readTimes(topicId);
+    await consumersWaiting(server, topicId);
     await call(server, 'delete_topic', { token: accessToken, params: { topic_id: topicId } });
     const deleted = await waiting;
     expect([deleted.status, errorOf(deleted).details.code]).toEqual([404, 'TOPIC_NOT_FOUND']);
@@ -222,7 +192,7 @@ describe('long polling', () => {
       params: { topic_id: other },
       body: { timeout_secs: 30 },
     });
-    await readTimes(other);
+    await consumersWaiting(server, other);
     const began = performance.now();
     await server.close();
     expect((await pending).body).toEqual({ messages: [], has_more: false });

@@ -53,3 +53,14 @@ export async function control<Id extends EmulatorOperationId>(
   }
   return answer;
 }
+
+/** How many consumers wait on the topic now, as `GET /_emulator/topics` says. */
+export async function waitingConsumers(server: MockServer, topicId: number): Promise<number> {
+  const { body } = await control(server, 'inspect_topics');
+  return body?.topics.find((topic) => topic.id === topicId)?.waiting_consumers ?? 0;
+}
+
+/** Settles once `count` consumers wait on the topic: a consumer has read it, found nothing, and waits. */
+export function consumersWaiting(server: MockServer, topicId: number, count = 1): Promise<void> {
+  return expect.poll(() => waitingConsumers(server, topicId), { timeout: 30_000 }).toBe(count);
+}

@@ -5,6 +5,7 @@
 // purged meanwhile gets 400 UNKNOWN_MESSAGE_ID when it wakes. `call` checks every answer against the spec.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { consumersWaiting } from '../control/emulator-api.js';
 import { type Answer, call, createTopic, errorOf, start, token } from '../helpers.js';
 import { propertyRuns, propertyTimeout } from './runs.js';
 
@@ -74,7 +75,7 @@ describe('a waiting consumer', () => {
           }).finally(() => {
             answeredAt = performance.now();
           });
-          await new Promise((resolve) => setTimeout(resolve, 50));
+          await consumersWaiting(server, topicId);
 
           let purged = false;
           let firstStored: { stored: string[]; purgedBefore: boolean } | undefined;

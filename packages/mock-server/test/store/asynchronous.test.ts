@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, type MessageStore } from '../../src/index.js';
+import { consumersWaiting } from '../control/emulator-api.js';
 import { defined } from '../defined.js';
 import { call, errorOf, withTopic } from '../helpers.js';
 
@@ -40,8 +41,8 @@ describe('an asynchronous store', () => {
     expect((await consume({ after_message_id: first })).body.messages).toHaveLength(2);
     expect(errorOf(await consume({ after_message_id: 'zzzzzzzzzzz' })).details.code).toBe('UNKNOWN_MESSAGE_ID');
 
-    const waiting = consume({ after_message_id: defined(all.at(-1)).message_id, timeout_secs: 2 });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const waiting = consume({ after_message_id: defined(all.at(-1)).message_id, timeout_secs: 30 });
+    await consumersWaiting(server, topicId);
     await publish({ order_id: 'D' });
     expect((await waiting).body.messages.map((m) => m.payload.order_id)).toEqual(['D']);
 
