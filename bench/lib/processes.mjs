@@ -77,7 +77,8 @@ export async function run(command, args, { cwd, env } = {}) {
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const [code] = await once(child, 'exit');
+  // 'close', not 'exit': a child may exit before its output has all been read.
+  const [code] = await once(child, 'close');
   if (code !== 0) throw new Error(`${command} ${args.join(' ')} failed (${code}): ${stderr || stdout}`);
   return { stdout };
 }
