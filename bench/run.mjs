@@ -19,7 +19,7 @@ import { describeMachine } from './lib/machine.mjs';
 import { roundTrips } from './lib/management.mjs';
 import { batchPublishPath, batchText, PAYLOAD_TEXT, publishPath } from './lib/payload.mjs';
 import { freePort, startChild, startProbed, stopAllChildren, stopChild } from './lib/processes.mjs';
-import { startRedisCluster, startRedisServer } from './lib/redis.mjs';
+import { redisAlone, startRedisCluster, startRedisServer } from './lib/redis.mjs';
 import { evaluateTargets, redisTargets, renderMarkdown, replaceGenerated } from './lib/report.mjs';
 import { resetTimes } from './lib/reset.mjs';
 import { bareStartupTimes, startupTimes } from './lib/startup.mjs';
@@ -43,6 +43,8 @@ const MANAGEMENT_SECONDS = 5;
 const CROSS_WAKE_SAMPLES = 1000;
 /** Rounds of the publishes on Redis (redisPublishRounds), each with fresh emulators. */
 const REDIS_ROUNDS = 3;
+/** SETs of Redis alone per round (redisAlone): about five seconds here. */
+const REDIS_ALONE_REQUESTS = 100_000;
 /** Messages drained from Redis: fewer than from memory, as Redis holds them in its memory and its file too. */
 const REDIS_DRAIN_MESSAGES = 200_000;
 
@@ -147,7 +149,7 @@ async function redisMeasures(files, dir) {
       ...['--redis-url', redis.url, '--redis-prefix', prefix],
     ]);
   try {
-    const { one, two } = await redisPublishRounds(emulator, files, redis.child.pid);
+    const { one, two, alone } = await redisPublishRounds(emulator, files, redis);
     const drained = await emulator('bench-drain:');
     try {
       const offsetsFile = join(dir, 'redis-offsets.txt');
@@ -173,7 +175,7 @@ async function redisMeasures(files, dir) {
       consume.batchSize = CONSUME_BATCH;
       consume.serverCpuMicrosPerBatch = (cpuMicros(drained.child.pid) - cpuBefore[0]) / batchesRead;
       consume.redisCpuMicrosPerBatch = (cpuMicros(redis.child.pid) - cpuBefore[1]) / batchesRead;
-      return { one, two, prefill, consume };
+      return { one, two, alone, prefill, consume };
     } finally {
       await stopChild(drained.child);
     }
@@ -185,10 +187,11 @@ async function redisMeasures(files, dir) {
 /**
  * REDIS_ROUNDS rounds, each with fresh emulators: one alone and a pair on a prefix of their own, all
  * started together, then the one and the pair taking turns (takeTurns; the pair first in every other
- * round). Reported: the round whose pair-to-one ratio is the median, with the requests/s
- * of every round, and the long-poll wake-up across the last round's pair.
+ * round), then Redis alone under the same number of connections (redisAlone). Reported: the round
+ * whose pair-to-one ratio is the median, with the requests/s of every round, the long-poll wake-up
+ * across the last round's pair, and Redis alone's median round.
  */
-async function redisPublishRounds(emulator, files, redisPid) {
+async function redisPublishRounds(emulator, files, redis) {
   const rounds = [];
   let wake;
   for (let round = 0; round < REDIS_ROUNDS; round++) {
@@ -204,12 +207,18 @@ async function redisPublishRounds(emulator, files, redisPid) {
           name: `${names[key]} (round ${round + 1})`,
           targets: setups[key].map(({ child, info }) => ({ pid: child.pid, options: publishLoad(info, files) })),
         })),
-        [redisPid],
+        [redis.child.pid],
       );
       const [one] = measured.one;
       const emulators = measured.two;
       const requestsPerSecond = emulators.reduce((sum, run) => sum + run.requestsPerSecond, 0);
-      rounds.push({ one, two: { emulators, requestsPerSecond } });
+      log(`Redis alone: ${REDIS_ALONE_REQUESTS} SETs from ${WRK_CONNECTIONS} connections (round ${round + 1})`);
+      const alone = await redisAlone(redis, {
+        clients: WRK_CONNECTIONS,
+        requests: REDIS_ALONE_REQUESTS,
+        bytes: Buffer.byteLength(PAYLOAD_TEXT),
+      });
+      rounds.push({ one, two: { emulators, requestsPerSecond }, alone });
       if (round === REDIS_ROUNDS - 1) {
         log('long-poll wake-up across emulators: consumer on one, publisher on the other');
         const [first, second] = setups.two;
@@ -226,9 +235,12 @@ async function redisPublishRounds(emulator, files, redisPid) {
   }
   const pairToOne = rounds.map(({ one, two }) => two.requestsPerSecond / one.requestsPerSecond);
   const median = rounds[pairToOne.indexOf(medianOf(pairToOne))];
+  const aloneRates = rounds.map(({ alone }) => alone.requestsPerSecond);
+  const alone = rounds[aloneRates.indexOf(medianOf(aloneRates))].alone;
   return {
     one: { ...median.one, rounds: rounds.map(({ one }) => one.requestsPerSecond) },
     two: { ...median.two, rounds: rounds.map(({ two }) => two.requestsPerSecond), wake },
+    alone: { ...alone, connections: WRK_CONNECTIONS, bytes: Buffer.byteLength(PAYLOAD_TEXT), rounds: aloneRates },
   };
 }
 
