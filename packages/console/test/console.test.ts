@@ -135,8 +135,18 @@ describe.skipIf(noChromium)(
 
     it('Topics: a publish through the API appears in the tail within a second; the form publishes, refusals inline', async () => {
       const topicId = await createTopic(platform, 'orders');
+      // A consumer long-polling the topic, which the list shows; the first publish answers it.
+      const polling = platform.send('POST', `/api/v1/topics/${topicId}/consume`, { timeout_secs: 60 });
+      const waitingConsumers = async () => {
+        const listed = (await (await fetch(`${platform.server.url}/_emulator/topics`)).json()) as {
+          topics: { id: number; waiting_consumers: number }[];
+        };
+        return listed.topics.find((topic) => topic.id === topicId)?.waiting_consumers;
+      };
+      await expect.poll(waitingConsumers, SETTLED).toBe(1);
       const visited = await open('Topics');
       const { page } = visited;
+      await page.getByText(`id ${topicId} · 1 consumer waiting`).waitFor(SETTLED);
       await page.getByRole('button', { name: 'orders', exact: true }).click();
       const tail = page.getByRole('log', { name: 'Messages of orders' });
       await tail.waitFor(SETTLED);
@@ -156,6 +166,10 @@ describe.skipIf(noChromium)(
       expect(published.status).toBe(201);
       const { message_id: messageId } = (await published.json()) as { message_id: string };
       await tail.getByText('{"order_id":"T-1"}').waitFor(SETTLED);
+      const woken = (await (await polling).json()) as { messages: { message_id: string }[] };
+      expect(woken.messages.map((m) => m.message_id)).toEqual([messageId]);
+      await page.getByRole('button', { name: 'Refresh topics' }).click();
+      await expect.poll(() => page.getByText('consumer waiting').count(), SETTLED).toBe(0);
       const stored = (await (await fetch(`${platform.server.url}/_emulator/topics/${topicId}/messages`)).json()) as {
         messages: { message_id: string; time: string }[];
       };

@@ -148,7 +148,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
           controlledClock.applyChange(type, id, item);
         },
         appended: (topicId) => state.topics.appended(topicId),
-        waiting: (topicId) => state.topics.waitingConsumers(topicId) > 0,
+        waiting: (topicId) => state.topics.waiting(topicId),
         reload: loadDomain,
       });
     } else {

@@ -40,7 +40,11 @@ export function TopicsView() {
             <button type="button" aria-pressed={topic.id === openId} onClick={() => setOpenId(topic.id)}>
               {topic.name}
             </button>{' '}
-            <span class="hint">id {topic.id}</span>
+            <span class="hint">
+              id {topic.id}
+              {topic.waiting_consumers > 0 &&
+                ` · ${topic.waiting_consumers} ${topic.waiting_consumers === 1 ? 'consumer' : 'consumers'} waiting`}
+            </span>
           </li>
         ))}
       </ul>

@@ -29,8 +29,10 @@ export interface TopicInput {
 interface TopicEntry {
   topic: Topic;
   validate: MessageValidator;
-  /** Called (and forgotten) on the next append: long-polling consumers. */
+  /** Called (and forgotten) on the next append: long-polling consumers, and the emulator API's message streams. */
   waiters: Set<() => void>;
+  /** How many of the waiters are consumers of the platform's API (`consume_messages`). */
+  consumers: number;
   /**
    * Counts the wake-ups. A consumer whose read found nothing compares it with the count before its
    * read: with a shared store, another emulator's append can be announced while the read is on its way.
@@ -94,9 +96,14 @@ export class Topics {
     return this.watchShared?.(entry.topic.id);
   }
 
-  /** How many consumers wait on the topic now. */
+  /** Whether anything waits on the topic's next append now (a consumer, a message stream). */
+  waiting(topicId: number): boolean {
+    return (this.entries.get(topicId)?.waiters.size ?? 0) > 0;
+  }
+
+  /** How many consumers of the platform's API long-poll the topic now. */
   waitingConsumers(topicId: number): number {
-    return this.entries.get(topicId)?.waiters.size ?? 0;
+    return this.entries.get(topicId)?.consumers ?? 0;
   }
 
   list(): Topic[] {
@@ -131,7 +138,7 @@ export class Topics {
         updated_at: now,
       };
       return after(this.store.addTopic(topic.id, topic.retention * 1000), () => {
-        this.entries.set(topic.id, { topic, validate, waiters: new Set(), wakes: 0 });
+        this.entries.set(topic.id, newEntry(topic, validate));
         this.save(topic);
         return topic;
       });
@@ -183,7 +190,7 @@ export class Topics {
     await this.resources.restore({ items: { [TOPICS]: items }, counters: { [TOPICS]: last } }, TOPICS);
     for (const { topic, validate, messages } of topics) {
       await this.store.addTopic(topic.id, topic.retention * 1000);
-      this.entries.set(topic.id, { topic, validate, waiters: new Set(), wakes: 0 });
+      this.entries.set(topic.id, newEntry(topic, validate));
       await appendAll(this.store, topic.id, messages);
     }
   }
@@ -206,12 +213,7 @@ export class Topics {
   private put(topic: Topic): void {
     const entry = this.entries.get(topic.id);
     if (!entry) {
-      this.entries.set(topic.id, {
-        topic,
-        validate: compileTopicSchema(topic.schema),
-        waiters: new Set(),
-        wakes: 0,
-      });
+      this.entries.set(topic.id, newEntry(topic, compileTopicSchema(topic.schema)));
       return;
     }
     if (JSON.stringify(topic.schema) !== JSON.stringify(entry.topic.schema)) {
@@ -237,3 +239,7 @@ export class Topics {
 }
 
 export type { TopicEntry };
+
+function newEntry(topic: Topic, validate: MessageValidator): TopicEntry {
+  return { topic, validate, waiters: new Set(), consumers: 0, wakes: 0 };
+}

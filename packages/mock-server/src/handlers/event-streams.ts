@@ -166,6 +166,7 @@ class EventStreams {
       const stopWaiting = () => {
         clearTimeout(timer);
         entry.waiters.delete(wake);
+        entry.consumers--;
         stopWatching();
       };
       const wake = () => {
@@ -183,6 +184,7 @@ class EventStreams {
         resolve(this.batchReply({ messages: [], hasMore: false }));
       }, timeoutSecs * 1000);
       entry.waiters.add(wake);
+      entry.consumers++;
       // A client that disconnects frees its waiter at once.
       const stopWatching = request.onClientGone(() => {
         stopWaiting();
