@@ -596,8 +596,9 @@ export interface components {
                 /** Format: date-time */
                 updated_at: string;
                 /**
-                 * @description Consumers long-polling the topic on this emulator now: a test can wait for its consumer to be
-                 *     waiting before it publishes. Emulators sharing state on Redis each count their own.
+                 * @description Consumers long-polling the topic (`consume_messages`) on this emulator now: a test can wait
+                 *     for its consumer to be waiting before it publishes. The emulator API's message streams are not
+                 *     counted; emulators sharing state on Redis each count their own.
                  */
                 waiting_consumers: number;
             }[];
