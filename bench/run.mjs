@@ -49,7 +49,7 @@ const REDIS_ALONE_REQUESTS = 100_000;
 const REDIS_DRAIN_MESSAGES = 200_000;
 
 function requireTools() {
-  for (const tool of ['wrk', 'hyperfine', 'redis-server']) {
+  for (const tool of ['wrk', 'hyperfine', 'redis-server', 'redis-benchmark']) {
     try {
       execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
     } catch {
