@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 // Compares each bundled spec (dist/) with its last released form (released/) using Optic's
 // breaking-changes ruleset. A breaking change fails the check unless the API's info.version
-// raises its major number over the release's; the report names every break that fails. Breaks a
-// major bump accepted are counted in one line (they are the same on every run until the next
-// release); `--list` names them too.
+// raises its major number over the release's; the report names every break that fails. Once the major
+// has risen nothing can fail, so the spec is compared only when `--list` asks for the breaks.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,17 +86,24 @@ async function checkApi(api) {
   const released = parse(readFileSync(before, 'utf8')).info.version;
   const current = parseDocument(readFileSync(after, 'utf8'));
   const version = current.getIn(['info', 'version']);
+  const [from, to] = [majorOf(released), majorOf(version)];
+  const bump = `the major version bump ${from} -> ${to}`;
+  if (to > from && !values.list)
+    return {
+      ok: true,
+      text: `${api}: breaking changes since release ${released} are accepted with ${bump} (--list names them).`,
+    };
   const { failed, output } = await opticDiff(before, released, current);
   const breaks = breaksIn(output);
   if (!failed && breaks.length === 0) return { ok: true, text: `${api}: no breaking change since the last release.` };
   // Optic failed without naming a rule: show its whole output rather than guess.
   if (breaks.length === 0) return { ok: false, text: `${api}: optic diff failed:\n${output}` };
-  const [from, to] = [majorOf(released), majorOf(version)];
   const list = breaks.map((b) => `  - ${b}`).join('\n');
-  if (to > from) {
-    const accepted = `${api}: ${breaks.length} breaking change(s) since release ${released}, accepted with the major version bump ${from} -> ${to}`;
-    return { ok: true, text: values.list ? `${accepted}:\n${list}` : `${accepted} (--list names them).` };
-  }
+  if (to > from)
+    return {
+      ok: true,
+      text: `${api}: ${breaks.length} breaking change(s) since release ${released}, accepted with ${bump}:\n${list}`,
+    };
   return {
     ok: false,
     text:
