@@ -15,6 +15,7 @@ import { containerMeasures } from './lib/container.mjs';
 import { cpuMicros, residentBytes } from './lib/cpu.mjs';
 import { prefillOverHttp } from './lib/data-dir.mjs';
 import { devLoopTimes } from './lib/dev-loop.mjs';
+import { inProcessStarts } from './lib/in-process.mjs';
 import { describeMachine } from './lib/machine.mjs';
 import { roundTrips } from './lib/management.mjs';
 import { batchPublishPath, batchText, PAYLOAD_TEXT, publishPath } from './lib/payload.mjs';
@@ -540,6 +541,8 @@ async function main() {
     const bareStartup = await bareStartupTimes({ server: at('bench/servers/bare.mjs') });
     log('reset with 1,000 resources and 10,000 messages');
     const reset = await resetTimes();
+    log('emulators in one process: start, five requests, close');
+    const inProcess = await inProcessStarts();
     log('container image: build (cached layers), size, podman run to first answer, podman stop');
     const container = await containerMeasures({ root: ROOT });
     log('codegen (cold, then cached)');
@@ -584,6 +587,7 @@ async function main() {
         },
       },
       startup: { ...startup, bare: bareStartup, toBare: startup.medianMs / bareStartup.medianMs },
+      inProcess,
       container,
       reset,
       codegen,

@@ -280,6 +280,10 @@ export function renderMarkdown(r) {
       `median ${round(r.startup.medianMs)} ms (min ${round(r.startup.minMs)}, max ${round(r.startup.maxMs)})`,
     ]),
     line([
+      `emulators in one process: started, five requests answered, closed (${r.inProcess.runs} after the first)`,
+      `median ${round(r.inProcess.medianMs, 1)} ms, ${round(r.inProcess.medianCpuMs, 1)} ms of CPU; the first ${round(r.inProcess.firstMs)} ms, ${round(r.inProcess.firstCpuMs)} ms of CPU`,
+    ]),
+    line([
       'container image',
       r.container?.skipped
         ? `not measured: ${r.container.skipped}`

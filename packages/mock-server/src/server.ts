@@ -35,8 +35,8 @@ import {
   type MockServerOptions,
   resolveLimits,
 } from './options.js';
-import { deref, documentedErrorCodes, loadSpecs, type SchemaObject, type Specs, specFilePath } from './spec/bundles.js';
-import { createAjv, lazyAjv, RequestValidators } from './spec/validators.js';
+import { documentedErrorCodes, type Specs, specFilePath } from './spec/bundles.js';
+import { sharedSpecs } from './spec/shared.js';
 import { MemoryStore } from './store/memory.js';
 import { scopedResources } from './store/resource-store.js';
 import { dataDirStorage, memoryStorage, redisStorage, type Storage } from './store/storage.js';
@@ -58,12 +58,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const controlledClock = new Clock(options.clock ?? Date.now);
   const clock = controlledClock.now;
   const logger = pino({ level: options.logLevel ?? 'silent', base: undefined });
-  const specs = loadSpecs(options.specDir);
+  const bundles = sharedSpecs(options.specDir);
+  const { specs } = bundles;
   assertErrorCodesDocumented(specs);
   const limits = resolveLimits(specs, options.limits ?? {});
   const tokenTtlSeconds = positiveInteger('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600);
-  const bodyAjv = lazyAjv(() => createAjv(specs));
-  const paramsAjv = lazyAjv(() => createAjv(specs, { coerceTypes: true }));
   const storage = await openStorage(options, clock, logger);
   const { messages: store, resources, shared } = storage;
   controlledClock.keepIn(resources);
@@ -88,7 +87,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const engine = createResourceEngine(specs, {
     clock,
     random: options.random,
-    ajv: bodyAjv,
+    ajv: bundles.bodyAjv,
     store: scopedResources(resources, 'management:'),
     domain: { credentials: state.credentials, topics: state.topics, messages: store },
   });
@@ -102,9 +101,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     journal.clear();
     await controlledClock.reset();
   });
-  const validators = new RequestValidators(paramsAjv, bodyAjv, (operationId, schema) =>
-    operationId === 'publish_messages_batch' ? withBatchLimit(specs, schema, limits.maxBatchMessages) : schema,
-  );
+  const validators = bundles.requestValidators(limits.maxBatchMessages);
   const dispatcher = new Dispatcher({
     state,
     handlers,
@@ -124,7 +121,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         clock: controlledClock,
         specDir: options.specDir,
       }),
-      options.specDir,
+      bundles.emulator,
     ),
     journal,
     sites: [docsSite(options.docsDir), consoleSite(options.consoleDir)],
@@ -246,14 +243,6 @@ function openStorage(options: MockServerOptions, clock: () => number, logger: Lo
 }
 
 /** The batch body schema with `payloads.maxItems` set to the configured batch limit. */
-function withBatchLimit(specs: Specs, schema: SchemaObject, maxItems: number): SchemaObject {
-  const document = specs.documents['event-streams'];
-  const resolved = deref(document, schema);
-  const payloads = resolved.properties?.payloads;
-  if (!payloads) throw new Error('The batch publish body of the event-streams spec has no payloads');
-  return { ...resolved, properties: { ...resolved.properties, payloads: { ...deref(document, payloads), maxItems } } };
-}
-
 /** The spec's `info.x-error-codes` is the documented list; the emulator sends no other code. */
 function assertErrorCodesDocumented(specs: Specs): void {
   const documented = new Set(documentedErrorCodes(specs));

@@ -342,6 +342,22 @@ describe('batch publish', () => {
     expect((await consume()).body.messages).toEqual([]);
   });
 
+  it('keeps each emulator to its own batch limit when several run in one process', async () => {
+    // Emulators of one process share the specs' compiled checks; the limit each applies is its own.
+    const [three, five] = await Promise.all([
+      withTopic({ limits: { maxBatchMessages: 3 } }),
+      withTopic({ limits: { maxBatchMessages: 5 } }),
+    ]);
+    const payloads = ['1', '2', '3', '4'].map((order_id) => ({ order_id }));
+    const batch = ({ server, accessToken, topicId }: typeof three) =>
+      call(server, 'publish_messages_batch', { token: accessToken, params: { topic_id: topicId }, body: { payloads } });
+    const [refused, stored] = [await batch(three), await batch(five)];
+    expect([refused.status, errorOf(refused).details]).toEqual([400, { code: 'BATCH_TOO_LARGE', max_messages: 3 }]);
+    expect([stored.status, stored.body.is_partial_error]).toEqual([201, false]);
+    expect((await five.consume()).body.messages).toHaveLength(4);
+    expect((await three.consume()).body.messages).toEqual([]);
+  });
+
   it('answers 400, not 500, for a message nested too deeply to serialize', async () => {
     const { server, accessToken, topicId } = await withTopic();
     const deep = `{"order_id":"A","x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;

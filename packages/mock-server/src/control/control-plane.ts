@@ -3,7 +3,6 @@
 // EmulatorError shape. The endpoints themselves are in the files beside this one.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { components, operations } from '@platform-api/spec/types/emulator';
-import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { InvalidRequest, PayloadTooLarge } from '../errors.js';
 import {
   type BodyReader,
@@ -15,8 +14,8 @@ import {
 } from '../http/body.js';
 import type { Reply } from '../http/replies.js';
 import { type RouteMatch, type RouteResult, Router } from '../http/router.js';
-import { loadEmulatorSpec, type OpenApiDocument, type Operation } from '../spec/bundles.js';
-import { createAjv, RequestValidators } from '../spec/validators.js';
+import type { OpenApiDocument, Operation } from '../spec/bundles.js';
+import type { RequestValidators } from '../spec/validators.js';
 
 export type EmulatorOperationId = keyof operations;
 export type EmulatorSchemas = components['schemas'];
@@ -43,18 +42,17 @@ const CONTROL_BODY_LIMIT = 64 * 1024;
 
 export class ControlPlane {
   private readonly router: Router<'emulator'>;
-  /** Compiled on the first request to the emulator API: a start that never uses it does not pay. */
-  private validators: RequestValidators | undefined;
   readonly document: OpenApiDocument;
+  private readonly validators: RequestValidators;
 
   constructor(
     private readonly handlers: ControlHandlers,
-    specDir?: string,
+    spec: { document: OpenApiDocument; operations: Operation<'emulator'>[]; validators: RequestValidators },
   ) {
-    const { document, operations } = loadEmulatorSpec(specDir);
-    this.document = document;
-    this.router = new Router(operations);
-    const missing = operations.filter((op) => !(op.operationId in handlers)).map((op) => op.operationId);
+    this.document = spec.document;
+    this.validators = spec.validators;
+    this.router = new Router(spec.operations);
+    const missing = spec.operations.filter((op) => !(op.operationId in handlers)).map((op) => op.operationId);
     if (missing.length > 0) throw new Error(`No emulator endpoint for ${missing.join(', ')}`);
   }
 
@@ -65,7 +63,7 @@ export class ControlPlane {
   /** The endpoint's answer to a request the router matched; a refusal is thrown (see errorReply). */
   serve(req: IncomingMessage, res: ServerResponse, route: RouteMatch<'emulator'>, query: string, bodies: BodyReader) {
     const { operation } = route;
-    const validators = this.checking();
+    const { validators } = this;
     const params = validators.checkParams(operation, route.params, query);
     const handler = this.handlers[operation.operationId as EmulatorOperationId];
     return handler({
@@ -75,15 +73,6 @@ export class ControlPlane {
       json: <T>() => readJson<T>(req, operation, validators, bodies),
       text: (limit) => readText(req, limit, bodies),
     });
-  }
-
-  private checking(): RequestValidators {
-    if (!this.validators) {
-      const specs = { documents: { emulator: this.document } };
-      const ajv = (coerceTypes: boolean): Ajv2020 => createAjv(specs, { coerceTypes });
-      this.validators = new RequestValidators(ajv(true), ajv(false));
-    }
-    return this.validators;
   }
 }
 

@@ -6,7 +6,7 @@ import type { Scope } from '../domain/credentials.js';
 import { InvalidRequest, NotFound } from '../errors.js';
 import type { OpenApiDocument, Specs } from '../spec/bundles.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
-import { createAjv, violations } from '../spec/validators.js';
+import { createAjv, schemaValidator, violations } from '../spec/validators.js';
 import { type JsonObject, MemoryResourceStore, type ResourceStore, type StoredItem } from '../store/resource-store.js';
 import { type AnswerShape, answerShape, buildAnswer } from './answers.js';
 import type { CheckedRequest, Domain, Family, FileBody, Handler, HandlerResult, Workspace } from './contract.js';
@@ -530,7 +530,7 @@ class Engine implements ResourceEngine {
   private itemValidator(type: ResourceType): ValidateFunction {
     let validate = this.itemValidators.get(type.name);
     if (!validate) {
-      validate = this.itemAjv.compile({ $ref: `urn:platform-api:management${type.ref}` });
+      validate = schemaValidator(this.itemAjv, 'management', type.ref);
       this.itemValidators.set(type.name, validate);
     }
     return validate;

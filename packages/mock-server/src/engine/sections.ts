@@ -3,7 +3,7 @@
 // clients and keys). Also the checks those families' sections share. Imports nothing of the engine, so
 // the families (custom/) and the document (state.ts) both use it without an import circle.
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
-import { violations } from '../spec/validators.js';
+import { schemaValidator, violations } from '../spec/validators.js';
 import type { Awaitable } from '../store/message-store.js';
 import type { JsonObject } from '../store/resource-store.js';
 import { isObject } from './schema.js';
@@ -26,7 +26,7 @@ export interface StateSection {
 export function schemaCheck(ajv: Ajv2020, schemaName: string): (where: string, value: unknown) => void {
   let validate: ValidateFunction | undefined;
   return (where, value) => {
-    validate ??= ajv.compile({ $ref: `urn:platform-api:management#/components/schemas/${schemaName}` });
+    validate ??= schemaValidator(ajv, 'management', `#/components/schemas/${schemaName}`);
     if (validate(value)) return;
     const problems = violations(validate.errors).map((v) => `${v.pointer} ${v.message}`);
     throw new StateError(`${where}: ${problems.join('; ')}`);

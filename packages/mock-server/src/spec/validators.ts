@@ -62,6 +62,16 @@ export function lazyAjv(create: () => Ajv2020): Ajv2020 {
 
 const schemaBase = (api: SpecName) => `urn:platform-api:${api}`;
 
+/**
+ * The validator of a schema in `api`'s document, named by its pointer (`#/components/schemas/Topic`).
+ * ajv compiles it once per instance: emulators that share an instance do not each add a copy.
+ */
+export function schemaValidator(ajv: Ajv2020, api: SpecName, pointer: string): ValidateFunction {
+  const validate = ajv.getSchema(schemaBase(api) + pointer);
+  if (!validate) throw new Error(`No schema ${pointer} in the ${api} spec`);
+  return validate as ValidateFunction;
+}
+
 /** Rewrites the document-local `#/components/...` references so ajv resolves them in `api`'s document. */
 export function anchorRefs(api: SpecName, schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map((item) => anchorRefs(api, item));
