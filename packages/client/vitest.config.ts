@@ -14,6 +14,9 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // A worker runs its files in one module graph instead of importing the client again for each: no
+    // test mocks a module, and the spies on console and stubbed variables are restored after each test.
+    isolate: false,
     // Type tests: every `@ts-expect-error` in test/*.test-d.ts must meet a compile error.
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
     // A guard against a hang, not a speed check: tests must pass while another process holds a core.

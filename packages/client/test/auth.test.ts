@@ -186,6 +186,8 @@ describe('a token error as printed', () => {
 });
 
 describe('secrets', () => {
+  afterEach(() => vi.restoreAllMocks());
+
   it('never appear in errors, their messages, stacks or inspected objects, nor in logs', async () => {
     const logged = vi.spyOn(console, 'log');
     const warned = vi.spyOn(console, 'warn');
@@ -215,6 +217,5 @@ describe('secrets', () => {
     expect(visible).not.toContain(basic);
     expect(visible).toContain('invalid_client');
     expect([...logged.mock.calls, ...warned.mock.calls, ...errored.mock.calls]).toEqual([]);
-    vi.restoreAllMocks();
   });
 });
