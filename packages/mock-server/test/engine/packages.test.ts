@@ -205,4 +205,17 @@ describe('export manifests keep their assets', () => {
     expect(exported.body).toMatchObject({ status: 'completed', export_manifest_id: id });
     expect((await run('get_export_manifest', { params: { id } })).body.result.last_exported_at).not.toBeNull();
   });
+
+  it('a folder that does not exist is the 400 the operation declares, also when the assets come from it', async () => {
+    const { run } = await withProject();
+    for (const input of [{ assets: [] }, { auto_generate_assets: true }]) {
+      const refused = await run('create_export_manifest', {
+        body: { export_manifest: { name: 'R', folder_id: 999, ...input } },
+      });
+      expect([refused.status, managementErrorOf(refused).message], JSON.stringify(input)).toEqual([
+        400,
+        'folder_id: folder 999 was not found',
+      ]);
+    }
+  });
 });

@@ -185,8 +185,8 @@ async function assetKey(workspace: Workspace, kind: AssetKind, asset: JsonObject
 async function manifestFields(workspace: Workspace, op: EngineOperation, input: JsonObject): Promise<JsonObject> {
   const fields: JsonObject = {};
   if (typeof input.name === 'string') fields.name = input.name;
-  if (input.assets !== undefined || input.auto_generate_assets === true)
-    fields.$assets = await manifestAssets(workspace, op, input);
+  // The folder first: a missing one is the request's reference error (the operation's 400), not
+  // list_folder_assets' 404 when the assets are generated from it.
   if (input.folder_id !== undefined) {
     const tree = await folderTree(workspace);
     if (!tree.folders.has(String(input.folder_id)))
@@ -194,6 +194,8 @@ async function manifestFields(workspace: Workspace, op: EngineOperation, input: 
     fields.$folder_id = input.folder_id;
     fields.project_path = tree.names(tree.chainOf(input.folder_id)).join('/') || 'All projects';
   }
+  if (input.assets !== undefined || input.auto_generate_assets === true)
+    fields.$assets = await manifestAssets(workspace, op, input);
   for (const flag of ['include_data', 'include_tags'])
     if (typeof input[flag] === 'boolean') fields[`$${flag}`] = input[flag];
   return fields;
