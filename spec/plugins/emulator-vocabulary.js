@@ -232,10 +232,12 @@ function EmulatorVocabulary() {
     for (const [param, filter] of Object.entries(annotation.filters ?? {})) {
       const at = location.child(['filters', param]);
       if (!parameters.has(param)) ctx.report({ message: `filters: no parameter '${param}'`, location: at.key() });
-      const { field, match } = typeof filter === 'string' ? { field: filter } : (filter ?? {});
-      if (typeof filter !== 'string' && !checkKeys(ctx, filter, ['field', 'match'], `filters.${param}`, at)) continue;
+      const { field, match, ref } = typeof filter === 'string' ? { field: filter } : (filter ?? {});
+      if (typeof filter !== 'string' && !checkKeys(ctx, filter, ['field', 'match', 'ref'], `filters.${param}`, at))
+        continue;
       fieldExists(ctx, type, field, typeof filter === 'string' ? at : at.child(['field']));
       oneOf(ctx, match, MATCHES, 'match', at.child(['match']));
+      if (ref !== undefined) typeExists(ctx, ref, at.child(['ref']));
     }
     for (const field of Object.keys(annotation.set ?? {}))
       fieldExists(ctx, type, field, location.child(['set', field]));

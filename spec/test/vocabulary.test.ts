@@ -69,6 +69,7 @@ describe('lint checks the emulator vocabulary', () => {
       'x-resource: { type: folder, refz: {},',
     );
     edit(dir, 'management/paths/api@job@resume.yaml', 'handler: jobs.resume', 'handler: jobs.resumee');
+    edit(dir, 'management/paths/api@projects@{id}@project_grants.yaml', 'ref: project }', 'ref: projet }');
     const { code, output } = await lint(dir);
     expect(code).not.toBe(0);
     const errors = output.split('\n').filter((line) => line.includes('platform/emulator-vocabulary'));
@@ -81,7 +82,8 @@ describe('lint checks the emulator vocabulary', () => {
     at('management/components/schemas/Folder.yaml', "unknown resource type 'foldr'");
     at('management/components/schemas/Folder.yaml', "x-resource: unknown key 'refz'");
     at('management/paths/api@job@resume.yaml', "handler 'jobs.resumee' is not registered");
-    expect(errors).toHaveLength(5);
+    at('management/paths/api@projects@{id}@project_grants.yaml', "unknown resource type 'projet'");
+    expect(errors).toHaveLength(6);
   });
 });
 

@@ -437,16 +437,18 @@ class Engine implements ResourceEngine {
     return this.newValue(op.type, this.withParent(op.type, {}, parent?.id, values), values);
   }
 
-  /** A reference named in the path (`params` of a path parameter) that names nothing is a 404, as a missing parent is. */
-  /** A path parameter stored in (or, for a list, matched against) a reference field must name an item: 404. */
+  /**
+   * A path parameter stored in (or, for a list, matched against) a reference field, or a filter's
+   * `ref`, must name an item: 404, as a missing parent is.
+   */
   private async checkPathReferences(op: EngineOperation, params: Readonly<JsonObject>): Promise<void> {
-    const filtered = op.filters.map((filter): [string, string] => [filter.param, filter.field]);
-    for (const [param, field] of [...Object.entries(op.params), ...filtered]) {
-      const ref = op.type.refs.find((each) => each.field === field);
+    const referenced = (field: string) => op.type.refs.find((each) => each.field === field)?.type;
+    const stored = Object.entries(op.params).map(([param, field]) => [param, referenced(field)]);
+    const filtered = op.filters.map((filter) => [filter.param, filter.ref ?? referenced(filter.field)]);
+    for (const [param, type] of [...stored, ...filtered] as [string, string | undefined][]) {
       const inPath = op.operation.parameters.some((p) => p.in === 'path' && p.name === param);
-      if (!ref || !inPath || params[param] === undefined) continue;
-      if (!(await this.store.get(ref.type, String(params[param]))))
-        throw notFound(ref.type.replace(/_/g, ' '), params[param]);
+      if (!type || !inPath || params[param] === undefined) continue;
+      if (!(await this.store.get(type, String(params[param])))) throw notFound(type.replace(/_/g, ' '), params[param]);
     }
   }
 

@@ -77,6 +77,8 @@ export interface Filter {
   param: string;
   field: string;
   match: Match;
+  /** The resource type whose item the (path) parameter names, where the field is no `refs` field. */
+  ref?: string;
 }
 
 export interface EngineOperation {
@@ -121,7 +123,7 @@ export interface OperationAnnotation {
   body?: string;
   params?: Record<string, string>;
   mirror?: Record<string, string>;
-  filters?: Record<string, string | { field: string; match?: Match }>;
+  filters?: Record<string, string | { field: string; match?: Match; ref?: string }>;
   set?: JsonObject;
   add?: { field: string; from: string };
   remove?: { field: string; from: string };
@@ -279,9 +281,11 @@ function readOperation(
     params: annotation.params ?? {},
     mirror: annotation.mirror ?? {},
     filters: Object.entries(annotation.filters ?? {}).map(([param, filter]) => {
-      const { field, match = 'equals' } = typeof filter === 'string' ? { field: filter } : filter;
+      const { field, match = 'equals', ref } = typeof filter === 'string' ? { field: filter } : filter;
       if (!MATCHES.includes(match)) throw new Error(`${where}: unknown match '${match}'`);
-      return { param, field, match };
+      if (ref !== undefined && !types.has(ref))
+        throw new Error(`${where}: filters.${param} names an unknown type '${ref}'`);
+      return { param, field, match, ...(ref === undefined ? {} : { ref }) };
     }),
     set: annotation.set ?? {},
     add: annotation.add,

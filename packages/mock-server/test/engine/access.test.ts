@@ -186,6 +186,24 @@ describe('project grants and privileges', () => {
     expect((await run('list_project_grants', { params: { id: 4123 } })).body.total).toBe(0);
   });
 
+  it('lists the grants of a project, member or group that exists, none there yet included; 404 for one that does not', async () => {
+    const { run } = await seededWith(SEED);
+    const lists = [
+      ['list_project_grants', 4124, 9],
+      ['list_member_project_grants', 5521, 9],
+      ['list_user_group_project_grants', 'ug-1', 'ug-9'],
+    ] as const;
+    for (const [operation, known, unknown] of lists) {
+      const listed = await run(operation, { params: { id: known } });
+      expect([listed.status, listed.body.total], operation).toEqual([200, 0]);
+      const missing = await run(operation, { params: { id: unknown } });
+      expect([missing.status, managementErrorOf(missing).message], operation).toEqual([
+        404,
+        expect.stringMatching(new RegExp(`^\\w[\\w ]* ${unknown} was not found$`)),
+      ]);
+    }
+  });
+
   it('derives privileges from the member roles and the grants that reach them, directly or through groups', async () => {
     const { run } = await seededWith(SEED);
     await run('upsert_project_grants', {

@@ -418,6 +418,11 @@ describe('seeded families', () => {
       seed: {
         version: 1,
         resources: {
+          // What the grants name exists: a list for a project, member or group that does not is a 404.
+          folder: [4, 5, 6].map((id) => ({ id: id * 10, name: `F${id}` })),
+          project: [4, 5, 6].map((id) => ({ id, name: `P${id}`, folder_id: id * 10 })),
+          member: [{ id: 7, name: 'Ada', email: 'ada@example.com' }],
+          user_group: [{ id: 'am-1', name: 'Ops' }],
           project_grant: [
             { project: project(4), project_role: role, user: { id: 7, name: 'Ada', email: 'ada@example.com' } },
             { project: project(4), project_role: role, user: null, user_group: { id: 'am-1', name: 'Ops' } },
