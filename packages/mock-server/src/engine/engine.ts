@@ -442,10 +442,11 @@ class Engine implements ResourceEngine {
    * `ref`, must name an item: 404, as a missing parent is.
    */
   private async checkPathReferences(op: EngineOperation, params: Readonly<JsonObject>): Promise<void> {
+    type Named = [param: string, type: string | undefined];
     const referenced = (field: string) => op.type.refs.find((each) => each.field === field)?.type;
-    const stored = Object.entries(op.params).map(([param, field]) => [param, referenced(field)]);
-    const filtered = op.filters.map((filter) => [filter.param, filter.ref ?? referenced(filter.field)]);
-    for (const [param, type] of [...stored, ...filtered] as [string, string | undefined][]) {
+    const stored = Object.entries(op.params).map(([param, field]): Named => [param, referenced(field)]);
+    const filtered = op.filters.map((filter): Named => [filter.param, filter.ref ?? referenced(filter.field)]);
+    for (const [param, type] of [...stored, ...filtered]) {
       const inPath = op.operation.parameters.some((p) => p.in === 'path' && p.name === param);
       if (!type || !inPath || params[param] === undefined) continue;
       if (!(await this.store.get(type, String(params[param])))) throw notFound(type.replace(/_/g, ' '), params[param]);
