@@ -23,15 +23,25 @@ const ajv: Ajv2020 = createAjv(specs);
 const operations = new Map(specs.operations.map((op) => [op.operationId, op]));
 const validators = new Map<string, ValidateFunction>();
 
-const running: MockServer[] = [];
+const running = new Set<MockServer>();
 afterEach(async () => {
-  await Promise.all(running.splice(0).map((server) => server.close()));
+  const open = [...running];
+  running.clear();
+  await Promise.all(open.map((server) => server.close()));
 });
 
-/** Starts an emulator that is closed after the current test. */
+/**
+ * Starts an emulator that is closed after the current test. One the test closes itself is forgotten
+ * then: a property that starts one per run would otherwise keep every run's emulator and state alive.
+ */
 export async function start(options: MockServerOptions = {}): Promise<MockServer> {
   const server = await startMockServer(options);
-  running.push(server);
+  running.add(server);
+  const close = server.close.bind(server);
+  server.close = () => {
+    running.delete(server);
+    return close();
+  };
   return server;
 }
 
