@@ -232,5 +232,5 @@ describe('the state document', () => {
       running.child.kill('SIGTERM');
       await running.exited;
     }
-  }, 30_000);
+  });
 });

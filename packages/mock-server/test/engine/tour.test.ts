@@ -145,7 +145,7 @@ for (const storage of STORAGES) {
         const credential = (label: string) =>
           defined(new RegExp(`${label}\\s+(\\S+)`).exec(cli.output())?.[1], `${label} in the banner`);
         emulator = { url, clientId: credential('Client ID'), clientSecret: credential('Client secret') };
-      }, 30_000);
+      });
 
       afterAll(async () => {
         if (cli.child.exitCode !== null) return;
