@@ -60,7 +60,7 @@ describe('platform-api-mock CLI', () => {
     } finally {
       cli.child.kill('SIGKILL');
     }
-  }, 30_000);
+  });
 
   it('explains a bad flag value or an unknown flag, and exits 1', async () => {
     for (const [args, message] of [
@@ -116,7 +116,7 @@ describe('platform-api-mock CLI', () => {
     } finally {
       cli.child.kill('SIGKILL');
     }
-  }, 30_000);
+  });
 
   it('prints its URL, credentials and a curl example, serves them, and shuts down on SIGTERM', async () => {
     const cli = runCli([
@@ -151,7 +151,7 @@ describe('platform-api-mock CLI', () => {
     } finally {
       cli.child.kill('SIGKILL');
     }
-  }, 30_000);
+  });
 });
 
 describe('platform-api-mock with a data dir', () => {
