@@ -237,6 +237,30 @@ describe('a tolerant import: partial packages, entries that are no assets', () =
     expect(((await run('list_recipes')).body.items as JsonObject[]).map((r) => r.name)).toEqual(['Orders sync v2']);
   });
 
+  it('two assets of one name get files of their own, and each file updates its own asset', async () => {
+    const twin = { ...SEED.resources.recipe[0], id: 7, description: 'twin' };
+    const { server, run } = await open({
+      seed: { ...SEED, resources: { ...SEED.resources, recipe: [...SEED.resources.recipe, twin] } },
+    });
+    const { files } = await pull(server, run, 1);
+    const second = 'Sales/orders_sync_2.recipe.json';
+    expect(parsed(files[second]).description).toBe('twin');
+    // In the zip the second file comes first: it must not take the first recipe for having its name.
+    const pushed = await push(server, run, 1, {
+      [second]: text(files[second]).replace('"description": "twin"', '"description": "two"'),
+      [RECIPE_FILE]: text(files[RECIPE_FILE]).replace('"description": ""', '"description": "one"'),
+    });
+    expect((pushed.assets as JsonObject[]).map((a) => [a.zip_name, a.id])).toEqual([
+      [second, 7],
+      [RECIPE_FILE, 5],
+    ]);
+    const descriptions = ((await run('list_recipes')).body.items as JsonObject[]).map((r) => [r.id, r.description]);
+    expect(descriptions.sort()).toEqual([
+      [5, 'one'],
+      [7, 'two'],
+    ]);
+  });
+
   it('skips and reports what is no asset (a zip in the zip, hidden files, other files), imports the rest', async () => {
     const { server, run } = await opened();
     const { files } = await pull(server, run, 1);

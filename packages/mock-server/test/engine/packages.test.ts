@@ -163,6 +163,8 @@ describe('API collections travel with their endpoints and the recipes behind the
     ]);
     const collections = (await run('list_api_collections')).body as unknown as JsonObject[];
     const copied = collections.find((c) => String(c.project_id) === String(copy.project_id));
+    // Its fields travel, its version label too (a recipe file's `version` is the one key import reads nothing from).
+    expect([typeof collection.body.version, copied?.version]).toEqual(['string', collection.body.version]);
     const endpoints = (await run('list_api_endpoints', { query: { api_collection_id: Number(copied?.id) } }))
       .body as unknown as JsonObject[];
     const recipes = (await run('list_recipes')).body.items as JsonObject[];

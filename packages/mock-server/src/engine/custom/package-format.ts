@@ -36,9 +36,6 @@ const DERIVED: Record<string, readonly string[]> = {
 /** What a recipe is without `private` and `concurrency` (the defaults `wk` writes for the Recipe API's form too). */
 const RECIPE_DEFAULTS: JsonObject = { $private: false, $concurrency: 1 };
 
-/** Keys of a file that import reads no field from: `version` counts the saves here, `type` is in the file name. */
-const NOT_IMPORTED = new Set(['version', 'type']);
-
 /** A connection's (or any asset's) file, as a recipe's config line names it: `null` or this. */
 export interface FileRef extends JsonObject {
   zip_name: string;
@@ -228,13 +225,13 @@ function derivedUuid(seed: string): string {
 export async function storedFields(context: ImportContext, kind: AssetKind, content: JsonObject): Promise<JsonObject> {
   const { workspace, match } = context;
   const type = workspace.types.get(kind.resource) as ResourceType;
-  const sent = Object.fromEntries(Object.entries(content).filter(([key]) => !NOT_IMPORTED.has(key)));
-  const fields = portable(workspace, type, kind, sent);
-  if (kind.type === 'recipe') Object.assign(fields, await recipeFields(context, sent));
-  if (kind.type === 'api_endpoint') fields.flow_id = await context.recipe(sent.recipe_name, 'recipe_name');
-  if (kind.type === 'agentic_skill') fields.provider_id = await context.recipe(sent.recipe_name, 'recipe_name');
-  if (kind.type === 'agentic_genie' && 'shared_account_id' in sent)
-    fields.shared_account_id = await context.connection(sent.shared_account_id, 'shared_account_id');
+  // A recipe file's `version` sets nothing: portable() keeps schema fields, and `version_no` counts the saves here.
+  const fields = portable(workspace, type, kind, content);
+  if (kind.type === 'recipe') Object.assign(fields, await recipeFields(context, content));
+  if (kind.type === 'api_endpoint') fields.flow_id = await context.recipe(content.recipe_name, 'recipe_name');
+  if (kind.type === 'agentic_skill') fields.provider_id = await context.recipe(content.recipe_name, 'recipe_name');
+  if (kind.type === 'agentic_genie' && 'shared_account_id' in content)
+    fields.shared_account_id = await context.connection(content.shared_account_id, 'shared_account_id');
   if (!match) return fields;
   const defaults = kind.type === 'recipe' ? RECIPE_DEFAULTS : {};
   return Object.fromEntries(

@@ -318,21 +318,22 @@ export class Importer {
 
   /**
    * The asset a file updates, as the platform matches them: in the same place (folder, project, API
-   * collection), the asset of the file's type with the file's `name`; else the one whose file this is
-   * (the `zip_name` an export gave it, so a file whose `name` was edited renames its asset). Each
-   * asset is matched once per import.
+   * collection), the asset of the file's type with the file's `name` (of two, the one whose file it
+   * is); else the one whose file this is (the `zip_name` an export gave it before the import, so a
+   * file whose `name` was edited renames its asset). Each asset is matched once per import.
    */
   private async match(kind: AssetKind, entry: Entry, holder: string): Promise<StoredItem | undefined> {
     const here = (await this.workspace.store.list(kind.resource)).filter(
       (item) => String(item.value[kind.field]) === holder && !this.touched.has(`${kind.type}:${item.id}`),
     );
-    const named = here.find((item) => item.value.name === entry.content.name);
-    if (named) return named;
     const fileName = entry.path.split('/').at(-1);
-    const pulled = this.before.find(
-      (asset) => asset.type === kind.type && asset.zip_name === fileName && here.some((item) => item.id === asset.$key),
-    );
-    return here.find((item) => item.id === pulled?.$key);
+    const isFile = (item: StoredItem) =>
+      this.before.some((asset) => asset.type === kind.type && asset.zip_name === fileName && asset.$key === item.id);
+    const pulled = here.find(isFile);
+    const named = here.filter((item) => item.value.name === entry.content.name);
+    // Of two assets of one name, the file's own.
+    if (pulled && named.includes(pulled)) return pulled;
+    return named[0] ?? pulled;
   }
 
   /** The fields of the file's children (rows, tools), each checked. */
