@@ -121,6 +121,9 @@ describe('import rules', () => {
       code: '{"v":1}',
       running: true,
     });
+    // The same file again changes nothing, so the running recipe needs no restart.
+    const again = await importZip(server as MockServer, folder, zip);
+    expect([again.status, ((again.body as JsonObject).assets as JsonObject[])[0]?.result]).toEqual([200, 'unchanged']);
   });
 
   it('a project asset needs a project: importing a lookup table into the home folder is refused', async () => {

@@ -154,7 +154,7 @@ export class Importer {
   /**
    * Refuses (400, naming the entry) before any change: a file whose fields do not fit its type or
    * whose references (connections, recipes, API collections) are neither in the package nor in the
-   * workspace; a project asset without a project to go to; a recipe the package updates that is
+   * workspace; a project asset without a project to go to; a recipe the package changes that is
    * running, unless `restart_recipes` is true.
    */
   async check(entries: Entry[]): Promise<void> {
@@ -181,7 +181,10 @@ export class Importer {
     if (problems) throw badEntry(entry.path, `not a valid ${entry.type}: ${problems}`);
     if (entry.type !== 'recipe' || this.restart) return;
     const match = holder === undefined ? undefined : await this.match(kind, entry, holder);
-    if (match?.value.running === true)
+    if (match?.value.running !== true) return;
+    // A running recipe the file leaves as it is is not touched, so it needs no restart.
+    const changes = await storedFields(this.context(entry, match), kind, entry.content);
+    if (Object.keys(changes).length > 0)
       throw badEntry(entry.path, `recipe ${match.id} is running: send restart_recipes=true to update it`);
   }
 
