@@ -16,7 +16,11 @@ import { type Emulator, importZip, pull, push, text } from './package-zip.js';
 
 async function spawn(args: string[]): Promise<{ cli: CliProcess; emulator: Emulator; run: Run }> {
   const cli = runCli(['--port', '0', '--host', '127.0.0.1', '--log-level', 'warn', ...args], { ownedByCaller: true });
-  const url = await bannerUrl(cli);
+  // An emulator that never says it is ready is stopped here: no afterAll knows of it.
+  const url = await bannerUrl(cli).catch((error: unknown) => {
+    cli.child.kill('SIGKILL');
+    throw error;
+  });
   const credential = (label: string) =>
     defined(new RegExp(`${label}\\s+(\\S+)`).exec(cli.output())?.[1], `${label} in the banner`);
   const emulator = { url, clientId: credential('Client ID'), clientSecret: credential('Client secret') };
@@ -169,7 +173,8 @@ for (const storage of STORAGES) {
     }, 60_000);
 
     afterAll(async () => {
-      for (const { cli } of [source, target]) {
+      // One may be missing when beforeAll failed.
+      for (const cli of [source?.cli, target?.cli]) {
         if (!cli || cli.child.exitCode !== null) continue;
         cli.child.kill('SIGTERM');
         await cli.exited;
