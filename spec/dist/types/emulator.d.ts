@@ -260,7 +260,8 @@ export interface paths {
         /**
          * Publish a message
          * @description Publishes the body to the topic as `publish_message` would, checked against the topic's schema
-         *     (a mismatch is a 400 naming the field by JSON pointer), without a token and without a journal
+         *     (a mismatch, or a number past the range of a double such as `1e400`, is a 400 naming the field
+         *     by JSON pointer), without a token and without a journal
          *     entry. Consumers waiting on the topic get it at once. Like every body of this API but the state
          *     document, at most 64 KiB.
          */
