@@ -5,11 +5,11 @@
 // bodies (nested fields as dotted paths, array items as `[]`), by name and JSON type. A request field
 // or query parameter agrees when ours accepts the reference's type (an id as `integer | string`).
 // Usage: node spec/scripts/reference-agreement.mjs [--json] [--verbose]
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { bundle, loadConfig } from '@redocly/openapi-core';
 import { parse } from 'yaml';
+import { referenceFile, referenceMissing } from './reference-location.mjs';
 
 const specDir = fileURLToPath(new URL('..', import.meta.url));
 
@@ -100,16 +100,11 @@ export async function loadOurs() {
   return result.parsed;
 }
 
+export { referenceFile, referenceMissing };
+
 export function loadReference() {
-  const dir = process.env.PLATFORM_API_REFERENCE_DIR ?? resolvePath(specDir, '../../shared/reference');
-  const file = resolvePath(dir, 'platform-api-public-spec.yaml');
-  if (!existsSync(file)) {
-    throw new Error(
-      `The platform's public description is missing: ${file}. Put the shared/ folder beside the repository ` +
-        '(as CI does) or set PLATFORM_API_REFERENCE_DIR to the folder holding platform-api-public-spec.yaml.',
-    );
-  }
-  return parse(readFileSync(file, 'utf8'));
+  if (referenceMissing) throw new Error(referenceMissing);
+  return parse(readFileSync(referenceFile, 'utf8'));
 }
 
 /** Every reference field with whether ours agrees: { operations, fields: [{op, field, theirs, ours, agrees}] }. */

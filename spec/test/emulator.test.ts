@@ -35,6 +35,8 @@ describe('the emulator API', () => {
       'get /_emulator/resources/{type} list_resources',
       'post /_emulator/resources/{type} create_resource',
       'delete /_emulator/resources/{type}/{id} delete_resource',
+      'get /_emulator/oauth/authorize authorize_connection',
+      'post /_emulator/connections/{connection_id}/authorize set_connection_authorization',
     ]);
   });
 

@@ -2,7 +2,7 @@
 // marked with how sure its payload is, path parameters as shared components, state machines that
 // name real operations and values, and agreement with the platform's public OpenAPI description.
 import { describe, expect, test } from 'vitest';
-import { compare, loadOurs, loadReference } from '../scripts/reference-agreement.mjs';
+import { compare, loadOurs, loadReference, referenceMissing } from '../scripts/reference-agreement.mjs';
 import { deref, type Json, loadBundle, operations } from './bundles.js';
 
 const doc = loadBundle('management');
@@ -72,30 +72,36 @@ describe('every management operation to payload level', () => {
   });
 });
 
-describe('agreement with the platform public OpenAPI description (../shared/reference)', () => {
-  // Each difference is deliberate; a new one fails until it is fixed or listed here with its reason.
-  const deliberate = new Map([
-    // The reference puts create's import report on every listed collection; the docs show it on create only.
-    ...[
-      'message',
-      'import_results',
-      'import_results.success',
-      'import_results.total_endpoints',
-      'import_results.failed_endpoints',
-      'import_results.failed_actions',
-    ].map((field) => [`GET /api/api_collections response [].${field}`, 'create-only fields'] as const),
-  ]);
+// A clone without ../shared beside it (a newcomer's) skips this suite, saying where to put it; CI has
+// it, and fails on any skipped test (scripts/summarize-tests.mjs).
+if (referenceMissing) console.warn(`skipped: ${referenceMissing}`);
+describe.skipIf(referenceMissing !== undefined)(
+  `agreement with the platform public OpenAPI description (../shared/reference)${referenceMissing ? ` (skipped: ${referenceMissing})` : ''}`,
+  () => {
+    // Each difference is deliberate; a new one fails until it is fixed or listed here with its reason.
+    const deliberate = new Map([
+      // The reference puts create's import report on every listed collection; the docs show it on create only.
+      ...[
+        'message',
+        'import_results',
+        'import_results.success',
+        'import_results.total_endpoints',
+        'import_results.failed_endpoints',
+        'import_results.failed_actions',
+      ].map((field) => [`GET /api/api_collections response [].${field}`, 'create-only fields'] as const),
+    ]);
 
-  test('at least 95% of its fields and query parameters agree in name and JSON type, and every other one is deliberate', async () => {
-    const result = compare(await loadOurs(), loadReference());
-    const differing = result.fields.filter((f) => !f.agrees).map((f) => `${f.op} ${f.field}`);
-    expect(differing.sort()).toEqual([...deliberate.keys()].sort());
-    const agreement = result.fields.filter((f) => f.agrees).length / result.fields.length;
-    console.log(
-      `${(100 * agreement).toFixed(1)}% of the ${result.fields.length} fields of the public description agree`,
-    );
-    expect(agreement).toBeGreaterThanOrEqual(0.95);
-    // Real clients call all of its operations, also those beyond the contract's index.
-    expect(result.missingOperations).toEqual([]);
-  });
-});
+    test('at least 95% of its fields and query parameters agree in name and JSON type, and every other one is deliberate', async () => {
+      const result = compare(await loadOurs(), loadReference());
+      const differing = result.fields.filter((f) => !f.agrees).map((f) => `${f.op} ${f.field}`);
+      expect(differing.sort()).toEqual([...deliberate.keys()].sort());
+      const agreement = result.fields.filter((f) => f.agrees).length / result.fields.length;
+      console.log(
+        `${(100 * agreement).toFixed(1)}% of the ${result.fields.length} fields of the public description agree`,
+      );
+      expect(agreement).toBeGreaterThanOrEqual(0.95);
+      // Real clients call all of its operations, also those beyond the contract's index.
+      expect(result.missingOperations).toEqual([]);
+    });
+  },
+);

@@ -10,6 +10,7 @@ import type { Reply } from '../http/replies.js';
 import { type OpenApiDocument, type SpecName, specFilePath } from '../spec/bundles.js';
 import type { RequestValidators } from '../spec/validators.js';
 import { clockEndpoints } from './clock.js';
+import { connectionEndpoints } from './connections.js';
 import type { ControlHandlers } from './control-plane.js';
 import { faultEndpoints } from './faults.js';
 import type { Journal } from './journal.js';
@@ -56,6 +57,7 @@ export function controlEndpoints({
     },
     ...requestEndpoints(journal),
     ...clockEndpoints(clock, state.catchUp),
+    ...connectionEndpoints(engine, clock),
     get_spec({ params }) {
       const api = params.api as SpecName;
       // The bundle the emulator loaded, as the file it read; read once, on first request.

@@ -7,6 +7,7 @@ import type { TopicEntry } from '../domain/topics.js';
 import { InvalidRequest } from '../errors.js';
 import { jsonReply } from '../http/replies.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
+import { outOfRangeNumberPath } from '../spec/json-numbers.js';
 import type { StoredMessage } from '../store/message-store.js';
 import type { ControlHandler } from './control-plane.js';
 import { openEventStream } from './event-stream.js';
@@ -48,6 +49,13 @@ export function topicEndpoints(state: EmulatorState): Handlers {
       if (mismatch) {
         throw new InvalidRequest('SCHEMA_MISMATCH', `${mismatch.field}: ${mismatch.message}`, {
           errors: [{ pointer: pointerOf(mismatch.field), message: mismatch.message }],
+        });
+      }
+      // As publish_message refuses it: stored from its parsed value, 1e400 would become null.
+      const outOfRange = outOfRangeNumberPath(message);
+      if (outOfRange !== undefined) {
+        throw new InvalidRequest('NUMBER_OUT_OF_RANGE', `${outOfRange}: a number past the range of a double`, {
+          errors: [{ pointer: pointerOf(outOfRange), message: 'is a number past the range of a double' }],
         });
       }
       const messageId = await store.append(entry.topic.id, text);

@@ -6,6 +6,7 @@ import type { TopicEntry } from '../domain/topics.js';
 import { InvalidRequest, NotFound, PayloadTooLarge } from '../errors.js';
 import type { Reply } from '../http/replies.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
+import { mayHoldOutOfRangeNumber, outOfRangeNumberPath } from '../spec/json-numbers.js';
 import { type Awaitable, after, appendAll, type ReadResult } from '../store/message-store.js';
 import type { HandlerRequest, Handlers, JsonBody, JsonBodyRule, Outcome } from './handler.js';
 
@@ -62,6 +63,7 @@ class EventStreams {
     const entry = topics.require(request.params.topic_id);
     return request.readJson(this.message, (message, { text, bytes }) => {
       checkTopicSchema(entry, message);
+      if (mayHoldOutOfRangeNumber(text)) checkNumbersInRange(message);
       const messageId = store.append(entry.topic.id, text, bytes);
       // Not through after(): its closure would cost every publish.
       return typeof messageId === 'string'
@@ -77,7 +79,9 @@ class EventStreams {
 
   publishBatch(request: HandlerRequest<'publish_messages_batch'>): Outcome {
     const entry = this.state.topics.require(request.params.topic_id);
-    return request.readJson(this.batch, ({ payloads }) => this.storeBatch(entry, payloads));
+    return request.readJson(this.batch, ({ payloads }, { text }) =>
+      this.storeBatch(entry, payloads, mayHoldOutOfRangeNumber(text)),
+    );
   }
 
   consume(request: HandlerRequest<'consume_messages'>): Outcome {
@@ -97,8 +101,11 @@ class EventStreams {
     });
   }
 
-  /** Everything is checked before anything is stored: a refused batch stores nothing. */
-  private storeBatch(entry: TopicEntry, payloads: object[]): Awaitable<Reply> {
+  /**
+   * Everything is checked before anything is stored: a refused batch stores nothing. `mayOverflow`: the
+   * batch's text could hold a number past a double's range, so each message is looked through for one.
+   */
+  private storeBatch(entry: TopicEntry, payloads: object[], mayOverflow: boolean): Awaitable<Reply> {
     const { limits, faults, store, topics } = this.state;
     const { maxMessageBytes } = limits;
     const texts = payloads.map((payload, position) => {
@@ -108,6 +115,7 @@ class EventStreams {
         throw new PayloadTooLarge(maxMessageBytes, size, `Message ${position} is larger than ${maxMessageBytes} bytes`);
       }
       checkTopicSchema(entry, payload, position);
+      if (mayOverflow) checkNumbersInRange(payload, position);
       return text;
     });
     const fault = faults.takeBatchFault();
@@ -219,7 +227,24 @@ function stringify(payload: object, position: number): string {
 function checkTopicSchema(entry: TopicEntry, message: unknown, position?: number): void {
   const mismatch = entry.validate(message);
   if (!mismatch) return;
-  const where = position === undefined ? '' : `Message ${position}: `;
-  const details = position === undefined ? { field: mismatch.field } : { field: mismatch.field, position };
-  throw new InvalidRequest('SCHEMA_MISMATCH', where + mismatch.message, details);
+  throw new InvalidRequest('SCHEMA_MISMATCH', where(position) + mismatch.message, detailsOf(mismatch.field, position));
 }
+
+/**
+ * A number JSON.parse read as ±Infinity (`1e400`) cannot be stored as it was sent (it would be written
+ * back as null): 400 NUMBER_OUT_OF_RANGE naming the field, before anything is stored.
+ */
+function checkNumbersInRange(message: unknown, position?: number): void {
+  const field = outOfRangeNumberPath(message);
+  if (field === undefined) return;
+  throw new InvalidRequest(
+    'NUMBER_OUT_OF_RANGE',
+    `${where(position)}${field} is a number past the range of a double; send it as a string`,
+    detailsOf(field, position),
+  );
+}
+
+const where = (position: number | undefined) => (position === undefined ? '' : `Message ${position}: `);
+
+const detailsOf = (field: string, position: number | undefined) =>
+  position === undefined ? { field } : { field, position };

@@ -112,6 +112,17 @@ describe('the topics', () => {
     expect(emulatorErrorOf(mismatch).errors).toEqual([{ pointer: '/customer/id', message: expect.any(String) }]);
     const notObject = await control(server, 'add_message', { params: { topic_id: topicId }, body: [1] });
     expect(notObject.status).toBe(400);
+    // Stored from its parsed value, 1e400 would become null: refused as publish_message refuses it.
+    const outOfRange = await control(server, 'add_message', {
+      params: { topic_id: topicId },
+      rawBody: '{"order_id":"C-3","extra":[1e400]}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([outOfRange.status, emulatorErrorOf(outOfRange).errors]).toEqual([
+      400,
+      [{ pointer: '/extra/0', message: 'is a number past the range of a double' }],
+    ]);
+    expect((await consume()).body.messages).toHaveLength(1);
     expect((await control(server, 'list_requests', { query: { operation: 'publish_message' } })).body?.total).toBe(0);
   });
 
