@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { isPositiveInteger } from '@platform-api/spec/conventions';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseState, StateError } from './engine/state.js';
+import { consoleSite, docsSite, type StaticSite } from './http/static-files.js';
 import {
   DEFAULT_JOURNAL_SIZE,
   DEFAULT_REDIS_PREFIX,
@@ -22,6 +23,12 @@ const ENV_PREFIX = 'PLATFORM_API_MOCK_';
 const STOP_DEADLINE_MS = 4000;
 
 hideSqliteExperimentalWarning();
+
+/** Text wrapped as commander wraps its help: to the terminal's width, 80 columns when not a terminal. */
+function wrapped(text: string): string {
+  const width = program.configureOutput().getOutHelpWidth?.() ?? 80;
+  return `\n${program.createHelp().boxWrap(text, width)}`;
+}
 
 /** A count given on the command line (the rule is the conventions' isPositiveInteger; the message, commander's style). */
 function positiveIntegerArgument(value: string): number {
@@ -60,12 +67,14 @@ function port(value: string): number {
 
 const program = new Command('platform-api-mock')
   .description(
-    'Local emulator of the platform API: stateful event streams, token endpoint, topics, API keys and\n' +
+    'Local emulator of the platform API: stateful event streams, token endpoint, topics, API keys and ' +
       'every management operation, from state (--mode prism: example answers). One process, one port.',
   )
-  .addHelpText(
-    'after',
-    `\nEvery option can also be set by the environment variable named after it (--client-id <id>:\n${ENV_PREFIX}CLIENT_ID=<id>), for containers and orchestrators; a flag wins over its variable.`,
+  // Commander wraps the description and the options to the terminal's width, not text added after them.
+  .addHelpText('after', () =>
+    wrapped(
+      `Every option can also be set by the environment variable named after it (--client-id <id>: ${ENV_PREFIX}CLIENT_ID=<id>), for containers and orchestrators; a flag wins over its variable.`,
+    ),
   )
   .addOption(setting('--host <host>', 'address to listen on').default('127.0.0.1'))
   .addOption(setting('--port <port>', 'port to listen on (0: a free port)').argParser(port).default(4010))
@@ -133,6 +142,12 @@ const program = new Command('platform-api-mock')
   .addOption(
     setting('--docs-dir <dir>', 'serve the rendered docs of this folder under /docs/ (default: the installed ones)'),
   )
+  .addOption(
+    setting(
+      '--console-dir <dir>',
+      'serve the web console of this folder under /_emulator/console/ (default: the installed one)',
+    ),
+  )
   .showHelpAfterError('(run platform-api-mock --help for the options)')
   .action(start);
 
@@ -173,6 +188,7 @@ interface StartFlags {
   redisReplyTimeout: number;
   specDir?: string;
   docsDir?: string;
+  consoleDir?: string;
 }
 
 async function start(flags: StartFlags): Promise<void> {
@@ -202,6 +218,7 @@ async function start(flags: StartFlags): Promise<void> {
       redisReplyTimeoutMs: flags.redisReplyTimeout,
       specDir: flags.specDir,
       docsDir: flags.docsDir,
+      consoleDir: flags.consoleDir,
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -269,12 +286,14 @@ function banner({ url, clientId, clientSecret }: MockServer, flags: StartFlags):
     : dataDir
       ? `${dataDir} (durability ${durability})`
       : 'in memory (--data-dir DIR keeps it)';
+  // Each front end's address, or what is absent and how to add it.
+  const served = (site: StaticSite) => (site.dir ? `${url}${site.prefix}/` : `none: ${site.notBuilt}`);
   return `Platform API emulator listening on ${url}
-  Console         ${url}/_emulator/console/
+  Console         ${served(consoleSite(flags.consoleDir))}
   Event streams   ${url}/api/v1/topics/{topic_id}/publish | /consume, ${url}/api/v1/batch/topics/{topic_id}/publish
   Token endpoint  ${url}/oauth2/token
   Management API  ${url}/api/...  (${management})
-  Docs            ${url}/docs/
+  Docs            ${served(docsSite(flags.docsDir))}
   Faults          POST/DELETE ${url}/_emulator/faults
   State           GET/PUT ${url}/_emulator/state, POST ${url}/_emulator/reset
   Requests        GET ${url}/_emulator/requests (the journal), POST ${url}/_emulator/requests/verify

@@ -223,7 +223,7 @@ describe('the management resources', () => {
 });
 
 describe('the pages', () => {
-  it('/ links the console and the docs; the console is served from its folder, or a 404 says how to build it', async () => {
+  it('/ links the console and the docs; the console is served from its folder, or a 404 names the folder given when it holds none', async () => {
     const consoleDir = mkdtempSync(join(tmpdir(), 'console-'));
     writeFileSync(join(consoleDir, 'index.html'), '<h1>Console</h1>');
     writeFileSync(join(consoleDir, 'console.js'), 'export {};');
@@ -245,6 +245,8 @@ describe('the pages', () => {
     const without = await start({ consoleDir: join(consoleDir, 'missing') });
     const missing = await fetch(`${without.url}/_emulator/console/`);
     expect(missing.status).toBe(404);
-    expect(await missing.text()).toMatch(/console is not built.*npm run build/);
+    expect(await missing.text()).toBe(
+      `The web console is not served: ${join(consoleDir, 'missing')} (--console-dir, consoleDir) holds no index.html. Give the folder of a build and restart.`,
+    );
   });
 });
