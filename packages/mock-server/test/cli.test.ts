@@ -12,7 +12,9 @@ describe('platform-api-mock CLI', () => {
     const cli = runCli(['--help']);
     expect(await cli.exited).toBe(0);
     const help = cli.output();
-    const flags = [...help.matchAll(/^ {2}(--[a-z-]+)/gm)].map(([, flag]) => flag).filter((flag) => flag !== '--help');
+    const flags = [...help.matchAll(/^ {2}(--[a-z-]+)/gm)]
+      .map(([, flag]) => flag as string)
+      .filter((flag) => flag !== '--help');
     expect(flags).toContain('--redis-reply-timeout');
     // Each option names the environment variable that sets it too (commander may wrap it onto the next line).
     for (const flag of flags) {

@@ -1,6 +1,7 @@
 // A test's handle on a running emulator: its URL and bootstrap credentials, and the emulator API
 // through the generated client: reset, the journal and its verification, the clock, faults.
 import type { operations } from '@platform-api/spec/types/emulator';
+import type { Fault } from '../domain/faults.js';
 import {
   createEmulatorApiClient,
   type EmulatorApiClient,
@@ -26,6 +27,18 @@ export interface ExpectOptions {
   atMost?: number;
   /** Wait up to this long for enough matching requests to be answered (at most 30,000); default 0. */
   waitMs?: number;
+}
+
+/** Fault injection through the emulator API, spelled as `server.faults` spells it. */
+export interface EmulatorFaults {
+  /** The next `times` requests to the operation (an operationId) fail with `status`, which its spec declares. */
+  failNext(operation: string, fault: Fault): Promise<void>;
+  /** @deprecated Give the fault as one object: `failNext(operation, { status, code, retryAfter, times })`. */
+  failNext(operation: string, status: number, options?: Omit<Fault, 'status'>): Promise<void>;
+  /** The next `times` batch publishes fail at these 0-based positions (`omit`: with no entry at all). */
+  failBatchPositions(positions: number[], options?: { times?: number; omit?: boolean }): Promise<void>;
+  /** Disarms every fault not yet used. */
+  clear(): Promise<void>;
 }
 
 export type RequestFilter = NonNullable<operations['list_requests']['parameters']['query']>;
@@ -144,22 +157,23 @@ export class Emulator {
   };
 
   /** Fault injection: the next requests to an operation fail with a status its spec declares. */
-  readonly faults = {
-    failNext: async (
-      operation: string,
-      status: number,
-      options: { code?: string; times?: number; retryAfter?: number } = {},
-    ): Promise<void> => {
-      const { error, response } = await this.api.POST('/_emulator/faults', {
-        body: { operation, status, code: options.code, times: options.times, retry_after: options.retryAfter },
-      });
-      if (!response.ok) throw new EmulatorApiError(response.status, error);
+  readonly faults: EmulatorFaults = {
+    failNext: async (operation: string, fault: Fault | number, deprecated: Omit<Fault, 'status'> = {}) => {
+      const { status, code, retryAfter, times } = typeof fault === 'number' ? { ...deprecated, status: fault } : fault;
+      await this.armFault({ operation, status, code, retry_after: retryAfter, times });
     },
+    failBatchPositions: (positions: number[], options: { times?: number; omit?: boolean } = {}) =>
+      this.armFault({ batch_fail_positions: positions, omit: options.omit, times: options.times }),
     clear: async (): Promise<void> => {
       const { error, response } = await this.api.DELETE('/_emulator/faults');
       if (!response.ok) throw new EmulatorApiError(response.status, error);
     },
   };
+
+  private async armFault(body: operations['add_fault']['requestBody']['content']['application/json']) {
+    const { error, response } = await this.api.POST('/_emulator/faults', { body });
+    if (!response.ok) throw new EmulatorApiError(response.status, error);
+  }
 
   private async changeClock(change: operations['set_clock']['requestBody']['content']['application/json']) {
     const { data, error, response } = await this.api.PUT('/_emulator/clock', { body: change });

@@ -6,6 +6,7 @@ import type { MockServerOptions } from '../options.js';
 import { startMockServer } from '../server.js';
 import { Emulator, type EmulatorConnection } from './emulator.js';
 
+export type { Fault } from '../domain/faults.js';
 export type {
   EmulatorApiClient,
   EmulatorErrorBody,
@@ -15,7 +16,7 @@ export type {
   VerificationResult,
 } from './client.js';
 export { createEmulatorApiClient } from './client.js';
-export type { EmulatorConnection, ExpectOptions, RequestFilter } from './emulator.js';
+export type { EmulatorConnection, EmulatorFaults, ExpectOptions, RequestFilter } from './emulator.js';
 export { describeFailure, Emulator, EmulatorApiError, RequestVerificationError } from './emulator.js';
 
 /** Where the global setup leaves the emulator for the tests (each process of the run inherits them). */
