@@ -1,5 +1,6 @@
 // platform-api-mock: starts the emulator on one port and prints how to use it; `snapshot` and
-// `restore` copy the database of a data dir into a file and back.
+// `restore` copy the database of a data dir into a file and back; `coverage` reports what a running
+// emulator's requests covered of the APIs.
 import { readFileSync } from 'node:fs';
 import { isPositiveInteger } from '@platform-api/spec/conventions';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -15,6 +16,8 @@ import { type MockServer, startMockServer } from './server.js';
 import { redactedUrl } from './store/redis/url.js';
 import type { Durability } from './store/sqlite/data-dir.js';
 import { restoreDataDir, snapshotDataDir } from './store/sqlite/snapshot.js';
+import { type CoverageApi, type CoverageOptions, type CoverageReport, reportCoverage } from './testkit/coverage.js';
+import { Emulator } from './testkit/emulator.js';
 
 const LOG_LEVELS: LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
 const DURABILITIES: Durability[] = ['full', 'relaxed'];
@@ -34,6 +37,13 @@ function wrapped(text: string): string {
 function positiveIntegerArgument(value: string): number {
   if (!isPositiveInteger(value)) throw new InvalidArgumentError('Expected a positive integer.');
   return Number(value);
+}
+
+function percentage(value: string): number {
+  const number = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || number > 100)
+    throw new InvalidArgumentError('Expected a percentage from 0 to 100.');
+  return number;
 }
 
 function wholeNumber(value: string): number {
@@ -165,6 +175,25 @@ program
   .argument('<dir>', 'the data dir to create (it must hold no database)')
   .action((file: string, dir: string) => copy('restore', () => restoreDataDir(file, dir), `${file} -> ${dir}`));
 
+program
+  .command('coverage')
+  .description(
+    'print the API coverage of the requests a running emulator answered (GET /_emulator/coverage): the operations called, the statuses answered, the answers no spec declares; exit 1 under a threshold',
+  )
+  .argument('[url]', "the emulator's address", 'http://127.0.0.1:4010')
+  .addOption(
+    new Option('--api <api...>', 'the APIs reported (default: those called)').choices([
+      'event-streams',
+      'auth',
+      'management',
+    ]),
+  )
+  .option('--min-operations <percent>', 'exit 1 when fewer of the operations were called', percentage)
+  .option('--min-statuses <percent>', 'exit 1 when fewer of the documented statuses were answered', percentage)
+  .option('--json <file>', 'write the report as JSON to this file')
+  .option('--junit <file>', 'write it as JUnit XML to this file')
+  .action(coverage);
+
 await program.parseAsync();
 
 interface StartFlags {
@@ -252,6 +281,24 @@ function stopOnSignals(server: MockServer): void {
         },
       );
     });
+  }
+}
+
+async function coverage(url: string, options: Omit<CoverageOptions, 'apis'> & { api?: CoverageApi[] }): Promise<void> {
+  const { api, ...rest } = options;
+  let report: CoverageReport;
+  try {
+    report = await new Emulator({ url, clientId: '', clientSecret: '' }).coverage();
+  } catch (error) {
+    const cause = (error as Error & { cause?: Error }).cause?.message;
+    console.error(`platform-api-mock coverage: no coverage from ${url}: ${cause ?? (error as Error).message}`);
+    process.exit(1);
+  }
+  try {
+    await reportCoverage(report, { ...rest, ...(api && { apis: api }) });
+  } catch (error) {
+    console.error(`platform-api-mock coverage: ${(error as Error).message}`);
+    process.exit(1);
   }
 }
 

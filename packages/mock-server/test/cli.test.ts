@@ -123,6 +123,27 @@ describe('platform-api-mock CLI', () => {
     await cli.exited;
   }, 60_000);
 
+  it('coverage prints what a running emulator answered, writes it as JSON, and exits 1 under a threshold', async () => {
+    const server = await start();
+    await token(server);
+    const json = join(tempDir(), 'coverage.json');
+    const passing = runCli(['coverage', server.url, '--api', 'auth', '--min-operations', '100', '--json', json]);
+    expect(await passing.exited, passing.output()).toBe(0);
+    expect(passing.output()).toMatch(
+      /^API coverage of 1 requests since \S+\nAPI +Operations called .*\nauth +1\/1 \(100%\)/m,
+    );
+    expect(JSON.parse(readFileSync(json, 'utf8')).summary).toMatchObject({ apis: ['auth'], operationsPercent: 100 });
+    const failing = runCli(['coverage', server.url, '--api', 'event-streams', '--min-operations', '50']);
+    expect(await failing.exited).toBe(1);
+    expect(failing.errors()).toContain(
+      'platform-api-mock coverage: API coverage below its threshold: 0% of the operations called (0/3), below 50%',
+    );
+    await server.close();
+    const gone = runCli(['coverage', server.url]);
+    expect(await gone.exited).toBe(1);
+    expect(gone.errors()).toMatch(/^platform-api-mock coverage: no coverage from http:\/\/127\.0\.0\.1:\d+: /);
+  }, 60_000);
+
   it('--log-level debug logs each request with the status it was answered with', async () => {
     const cli = runCli(['--port', '0', '--log-level', 'debug']);
     try {

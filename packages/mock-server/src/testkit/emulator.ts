@@ -11,6 +11,7 @@ import {
   type VerificationFailure,
   type VerificationResult,
 } from './client.js';
+import type { CoverageReport } from './coverage.js';
 
 /** Where the emulator is and the credentials of its bootstrap key (every right). */
 export interface EmulatorConnection {
@@ -122,6 +123,22 @@ export class Emulator {
   /** verify() for a test's assertion: resolves with the matching requests, rejects with a readable failure. */
   async expectRequest(match: RequestMatch, options: ExpectOptions = {}): Promise<JournalEntry[]> {
     return (await this.verify(match, options)).requests;
+  }
+
+  /**
+   * The API coverage of the requests answered since the emulator started (or since clearCoverage()):
+   * which operations were called, with which statuses, against what the specs declare. A reset leaves it.
+   */
+  async coverage(): Promise<CoverageReport> {
+    const { data, error, response } = await this.api.GET('/_emulator/coverage');
+    if (!data) throw new EmulatorApiError(response.status, error);
+    return data;
+  }
+
+  /** Starts counting the coverage again. */
+  async clearCoverage(): Promise<void> {
+    const { error, response } = await this.api.DELETE('/_emulator/coverage');
+    if (!response.ok) throw new EmulatorApiError(response.status, error);
   }
 
   /**
