@@ -105,11 +105,33 @@ export async function serveStatic(site: StaticSite, pathname: string, res: Serve
   }
 }
 
+/**
+ * The emulator's icon: browsers ask for /favicon.ico on every page (the console and `/` link it), and
+ * an unanswered one would be a 404 and a row in the request journal.
+ */
+const ICON = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1f4e79"/><path d="M4 11V5h3.5a2 2 0 0 1 0 4H4" fill="none" stroke="#fff" stroke-width="1.6"/></svg>',
+);
+
+/** Answers `/` (a page linking the console and the docs) and `/favicon.ico`; false for another path. */
+export function serveRoot(pathname: string, res: ServerResponse, req: IncomingMessage): boolean {
+  if (pathname === '/') serveHome(res, req);
+  else if (pathname === '/favicon.ico') {
+    res.writeHead(200, {
+      'content-type': MEDIA_TYPES['.svg'],
+      'content-length': ICON.length,
+      'cache-control': 'max-age=86400',
+    });
+    res.end(req.method === 'HEAD' ? undefined : ICON);
+  } else return false;
+  return true;
+}
+
 /** The emulator's address itself: where the console and the docs are. */
-export function serveHome(res: ServerResponse, req: IncomingMessage) {
+function serveHome(res: ServerResponse, req: IncomingMessage) {
   const html = `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><title>Platform API emulator</title></head>
+<head><meta charset="utf-8"><title>Platform API emulator</title><link rel="icon" href="/favicon.ico" type="image/svg+xml"></head>
 <body>
 <h1>Platform API emulator</h1>
 <ul>
