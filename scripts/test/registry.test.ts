@@ -33,10 +33,10 @@ let registry = '';
 const timings: Record<string, number> = {};
 
 const execute = promisify(execFile);
-/** Runs a command to its end (240 s at most), rejecting with its output when it fails. */
+/** Runs a command to its end (8 minutes at most: an install beside the other suites), rejecting with its output when it fails. */
 async function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) {
   try {
-    const { stdout } = await execute(command, args, { cwd, env, encoding: 'utf8', timeout: 240_000, maxBuffer: 64e6 });
+    const { stdout } = await execute(command, args, { cwd, env, encoding: 'utf8', timeout: 480_000, maxBuffer: 64e6 });
     return stdout;
   } catch (error) {
     const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
@@ -191,7 +191,8 @@ beforeAll(async () => {
       app,
     ),
   );
-}, 600_000);
+  // About 3 minutes on an idle machine; 5 to 8 beside the other suites of npm test on two cores.
+}, 900_000);
 
 afterAll(async () => {
   for (const child of children) child.kill('SIGTERM');
@@ -244,7 +245,7 @@ describe('the packages published to a registry', () => {
   });
 
   test('a vitest suite on the test kit passes: publish, consume, verify, a fault, the clock, reset', {
-    timeout: 180_000,
+    timeout: 300_000,
   }, async () => {
     cpSync(join(repo, 'scripts/registry/consumer'), app, { recursive: true });
     const output = await timed('vitest suite', () =>
@@ -257,7 +258,7 @@ describe('the packages published to a registry', () => {
   });
 
   test("the client's examples and the emulator README's programs type-check on TypeScript 7 and 6, and run", {
-    timeout: 240_000,
+    timeout: 480_000,
   }, async () => {
     const src = join(app, 'src');
     // Every example of the client's README, with the generated topic type one of them imports, and the
@@ -300,7 +301,7 @@ describe('the packages published to a registry', () => {
   });
 
   test('the installed platform-api-mock serves its console and docs to a browser, with no request unanswered', {
-    timeout: 180_000,
+    timeout: 300_000,
   }, async () => {
     expect(existsSync(chromiumPath), `no chromium at ${chromiumPath}: sh scripts/install-chromium.sh`).toBe(true);
     const bin = join(app, 'node_modules/.bin/platform-api-mock');

@@ -16,8 +16,7 @@ import { type MockServer, startMockServer } from './server.js';
 import { redactedUrl } from './store/redis/url.js';
 import type { Durability } from './store/sqlite/data-dir.js';
 import { restoreDataDir, snapshotDataDir } from './store/sqlite/snapshot.js';
-import { type CoverageApi, type CoverageOptions, type CoverageReport, reportCoverage } from './testkit/coverage.js';
-import { Emulator } from './testkit/emulator.js';
+import type { CoverageApi, CoverageOptions, CoverageReport } from './testkit/coverage.js';
 
 const LOG_LEVELS: LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
 const DURABILITIES: Durability[] = ['full', 'relaxed'];
@@ -286,6 +285,11 @@ function stopOnSignals(server: MockServer): void {
 
 async function coverage(url: string, options: Omit<CoverageOptions, 'apis'> & { api?: CoverageApi[] }): Promise<void> {
   const { api, ...rest } = options;
+  // Loaded here: starting the emulator needs neither the emulator API's client nor the report.
+  const [{ Emulator }, { reportCoverage }] = await Promise.all([
+    import('./testkit/emulator.js'),
+    import('./testkit/coverage.js'),
+  ]);
   let report: CoverageReport;
   try {
     report = await new Emulator({ url, clientId: '', clientSecret: '' }).coverage();
