@@ -45,7 +45,7 @@ import { BoundedMemo } from './http/memo.js';
 import type { PrismBackend } from './http/prism.js';
 import { HeldReplies, jsonReply, type Reply } from './http/replies.js';
 import type { RouteMatch, RouteResult, Router } from './http/router.js';
-import { isUnder, type StaticSite, serveHome, serveStatic } from './http/static-files.js';
+import { isUnder, type StaticSite, serveRoot, serveStatic } from './http/static-files.js';
 import type { ApiName, Operation, SpecName } from './spec/bundles.js';
 import type { RequestValidators } from './spec/validators.js';
 
@@ -140,10 +140,7 @@ export class Dispatcher {
       serveStatic(site, pathname, res, req).catch((error: unknown) => this.lastResort(error, res));
       return;
     }
-    if (pathname === '/' && (method === 'GET' || method === 'HEAD')) {
-      serveHome(res, req);
-      return;
-    }
+    if ((method === 'GET' || method === 'HEAD') && serveRoot(pathname, res, req)) return;
     const control = this.parts.control.route(method, pathname);
     if (control && 'operation' in control) {
       this.serveControl(req, res, () =>

@@ -9,8 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { positiveInteger } from '@platform-api/spec/conventions';
 import { type Logger, pino } from 'pino';
 import { ControlPlane } from './control/control-plane.js';
+import { CoverageTally } from './control/coverage.js';
 import { controlEndpoints } from './control/endpoints.js';
-import { Journal } from './control/journal.js';
+import { JOURNAL_MAX_BYTES, Journal } from './control/journal.js';
 import { Dispatcher } from './dispatch.js';
 import { type BootstrapCredentials, bootstrapKey } from './domain/bootstrap.js';
 import { Clock } from './domain/clock.js';
@@ -91,7 +92,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     store: scopedResources(resources, 'management:'),
     domain: { credentials: state.credentials, topics: state.topics, messages: store },
   });
-  const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
+  const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, JOURNAL_MAX_BYTES, new CoverageTally(clock));
   let bootstrap: BootstrapCredentials | undefined;
   // The state document: the engine's resources, then the families whose state the domain keeps (topics,
   // API clients and keys). A reset also restores the rest as at start: a fresh emulator.
@@ -120,6 +121,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         journal,
         clock: controlledClock,
         specDir: options.specDir,
+        operations: specs.operations,
       }),
       bundles.emulator,
     ),

@@ -169,6 +169,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_emulator/coverage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Report which operations and answers the requests covered
+         * @description API coverage of the requests answered since the emulator started (or since the last `DELETE`):
+         *     for each of the three platform APIs, which operations were called and which of their documented
+         *     statuses were answered, the operations never called, and every answer the spec does not declare for
+         *     its operation. It is counted as the journal records, but apart from it: `POST /_emulator/reset` and
+         *     `DELETE /_emulator/requests` (a test's own reset) leave it, so it covers a whole test run; a journal
+         *     turned off (`--journal-size 0`) counts nothing. The test kit's global teardown and
+         *     `platform-api-mock coverage` print it as a table and write it as JSON and JUnit.
+         */
+        get: operations["get_coverage"];
+        put?: never;
+        post?: never;
+        /**
+         * Start counting the coverage again
+         * @description Forgets the requests counted so far; the coverage's `since` becomes now.
+         */
+        delete: operations["clear_coverage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_emulator/clock": {
         parameters: {
             query?: never;
@@ -612,6 +642,52 @@ export interface components {
                 request: components["schemas"]["JournalEntry"];
                 /** @description What differed, e.g. `body.order_id: 'A-1', want 'NOPE'`. */
                 differences: string[];
+            }[];
+        };
+        /** @description API coverage of the requests the emulator answered, by API and operation. */
+        CoverageReport: {
+            /**
+             * Format: date-time
+             * @description When the counting began (the emulator's start, or the last `DELETE /_emulator/coverage`), on its clock.
+             */
+            since: string;
+            /** @description Answered requests of the platform APIs counted. */
+            requests: number;
+            /** @description Of them, requests no operation answers (an unknown path, or a method the path does not have). */
+            unrouted: number;
+            /** @description The event-streams API, the token endpoint and the management API, each with every operation. */
+            apis: {
+                /** @enum {string} */
+                api: "event-streams" | "auth" | "management";
+                /** @description Operations of the API. */
+                operations: number;
+                /** @description Operations called at least once. */
+                called: number;
+                /** @description Documented statuses of all its operations together. */
+                statuses: number;
+                /** @description Documented statuses answered at least once. */
+                statuses_answered: number;
+                /** @description Answers (counted once per operation and status) whose status the operation does not declare. */
+                undeclared: number;
+                /** @description Every operation of the API, in the spec's order. */
+                operation_list: {
+                    /** @description The operationId. */
+                    operation: string;
+                    method: string;
+                    /** @description The path template. */
+                    path: string;
+                    calls: number;
+                    /** @description The statuses the operation declares, ascending. */
+                    documented: number[];
+                    /** @description The statuses it was answered with, ascending, each with how often and whether the operation declares it. */
+                    answered: {
+                        status: number;
+                        count: number;
+                        documented: boolean;
+                    }[];
+                }[];
+                /** @description The operationIds of the operations not called, in the spec's order. */
+                never_called: string[];
             }[];
         };
         Clock: {
@@ -1127,6 +1203,141 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    get_coverage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The coverage of the requests answered so far. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "since": "2026-05-01T09:00:00.000Z",
+                     *       "requests": 4,
+                     *       "unrouted": 1,
+                     *       "apis": [
+                     *         {
+                     *           "api": "event-streams",
+                     *           "operations": 3,
+                     *           "called": 1,
+                     *           "statuses": 18,
+                     *           "statuses_answered": 2,
+                     *           "undeclared": 0,
+                     *           "operation_list": [
+                     *             {
+                     *               "operation": "publish_message",
+                     *               "method": "POST",
+                     *               "path": "/api/v1/topics/{topic_id}/publish",
+                     *               "calls": 2,
+                     *               "documented": [
+                     *                 201,
+                     *                 400,
+                     *                 401,
+                     *                 403,
+                     *                 404,
+                     *                 413,
+                     *                 429,
+                     *                 500
+                     *               ],
+                     *               "answered": [
+                     *                 {
+                     *                   "status": 201,
+                     *                   "count": 1,
+                     *                   "documented": true
+                     *                 },
+                     *                 {
+                     *                   "status": 404,
+                     *                   "count": 1,
+                     *                   "documented": true
+                     *                 }
+                     *               ]
+                     *             },
+                     *             {
+                     *               "operation": "consume_messages",
+                     *               "method": "POST",
+                     *               "path": "/api/v1/topics/{topic_id}/consume",
+                     *               "calls": 0,
+                     *               "documented": [
+                     *                 200,
+                     *                 400,
+                     *                 401,
+                     *                 403,
+                     *                 404,
+                     *                 429,
+                     *                 500
+                     *               ],
+                     *               "answered": []
+                     *             }
+                     *           ],
+                     *           "never_called": [
+                     *             "consume_messages"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "api": "auth",
+                     *           "operations": 1,
+                     *           "called": 1,
+                     *           "statuses": 3,
+                     *           "statuses_answered": 1,
+                     *           "undeclared": 0,
+                     *           "operation_list": [
+                     *             {
+                     *               "operation": "request_access_token",
+                     *               "method": "POST",
+                     *               "path": "/oauth2/token",
+                     *               "calls": 1,
+                     *               "documented": [
+                     *                 200,
+                     *                 400,
+                     *                 401
+                     *               ],
+                     *               "answered": [
+                     *                 {
+                     *                   "status": 200,
+                     *                   "count": 1,
+                     *                   "documented": true
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "never_called": []
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CoverageReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    clear_coverage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Nothing is counted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
         };
     };
     get_clock: {

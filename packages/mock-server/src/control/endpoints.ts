@@ -7,7 +7,7 @@ import type { ResourceEngine } from '../engine/engine.js';
 import type { WorkspaceState } from '../engine/state.js';
 import { NotFound } from '../errors.js';
 import type { Reply } from '../http/replies.js';
-import { type OpenApiDocument, type SpecName, specFilePath } from '../spec/bundles.js';
+import { type OpenApiDocument, type Operation, type SpecName, specFilePath } from '../spec/bundles.js';
 import type { RequestValidators } from '../spec/validators.js';
 import { clockEndpoints } from './clock.js';
 import { connectionEndpoints } from './connections.js';
@@ -33,6 +33,8 @@ export interface ControlParts {
   clock: Clock;
   /** The folder the bundles were loaded from (`--spec-dir`); default the installed @platform-api/spec. */
   specDir: string | undefined;
+  /** The platform APIs' operations, which the coverage report covers. */
+  operations: readonly Operation[];
 }
 
 export function controlEndpoints({
@@ -44,6 +46,7 @@ export function controlEndpoints({
   journal,
   clock,
   specDir,
+  operations,
 }: ControlParts): ControlHandlers {
   const specs = new Map<SpecName, Promise<Reply>>();
   return {
@@ -55,7 +58,7 @@ export function controlEndpoints({
       await workspace.reset();
       return NO_CONTENT;
     },
-    ...requestEndpoints(journal),
+    ...requestEndpoints(journal, operations),
     ...clockEndpoints(clock, state.catchUp),
     ...connectionEndpoints(engine, clock),
     get_spec({ params }) {

@@ -10,6 +10,7 @@ import { CONTENT_TYPES } from '../http/replies.js';
 import { DEFAULT_JOURNAL_SIZE } from '../options.js';
 import type { ApiName } from '../spec/bundles.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
+import { CoverageTally } from './coverage.js';
 
 export type JournalEntry = components['schemas']['JournalEntry'];
 
@@ -131,6 +132,8 @@ export class Journal {
   constructor(
     readonly size: number = DEFAULT_JOURNAL_SIZE,
     private readonly maxBytes = JOURNAL_MAX_BYTES,
+    /** Counts each request recorded, for the coverage report; a clear of the journal leaves it. */
+    readonly coverage = new CoverageTally(Date.now),
   ) {
     if (!Number.isSafeInteger(size) || size < 0) throw new TypeError(`journalSize must be a whole number, not ${size}`);
     const records = new ArrayBuffer(size * RECORD_BYTES);
@@ -144,6 +147,7 @@ export class Journal {
   }
 
   record(answered: AnsweredRequest): void {
+    this.coverage.count(answered.operationId, answered.status);
     const id = this.nextId++;
     const slot = (id - 1) % this.size;
     // The strings go into the chunk in one write (one string, flattened by the write), the body read

@@ -1,7 +1,9 @@
 // The request journal over HTTP: GET and DELETE /_emulator/requests, GET /_emulator/requests/{id},
-// POST /_emulator/requests/verify, and GET /_emulator/requests/stream (Server-Sent Events).
+// POST /_emulator/requests/verify, GET /_emulator/requests/stream (Server-Sent Events), and the
+// coverage report counted from it, GET and DELETE /_emulator/coverage.
 import { NotFound } from '../errors.js';
 import { jsonReply } from '../http/replies.js';
+import type { Operation } from '../spec/bundles.js';
 import type { ControlHandler, EmulatorSchemas } from './control-plane.js';
 import { openEventStream } from './event-stream.js';
 import type { Journal, JournalFilter } from './journal.js';
@@ -9,12 +11,26 @@ import { NO_CONTENT } from './replies.js';
 import { verify } from './verify.js';
 
 type Handlers = Record<
-  'list_requests' | 'get_request' | 'clear_requests' | 'verify_requests' | 'stream_requests',
+  | 'list_requests'
+  | 'get_request'
+  | 'clear_requests'
+  | 'verify_requests'
+  | 'stream_requests'
+  | 'get_coverage'
+  | 'clear_coverage',
   ControlHandler
 >;
 
-export function requestEndpoints(journal: Journal): Handlers {
+/** `operations`: those of the platform APIs the emulator serves, which the coverage report covers. */
+export function requestEndpoints(journal: Journal, operations: readonly Operation[]): Handlers {
   return {
+    get_coverage() {
+      return jsonReply(200, journal.coverage.report(operations));
+    },
+    clear_coverage() {
+      journal.coverage.clear();
+      return NO_CONTENT;
+    },
     list_requests({ params }) {
       const { limit, ...filter } = params as JournalFilter & { limit?: number };
       return jsonReply(200, journal.list(filter, limit ?? 100));
