@@ -3659,7 +3659,7 @@ export interface paths {
         };
         /**
          * List folder assets
-         * @description Lists the assets of a folder (recipes, connections, lookup tables, ...) in a `result.assets` wrapper, as input for an export manifest. Rate limit: 60 requests per minute. The emulator lists what the folder and its sub-folders (at any depth) hold: recipes, connections, data tables (`workato_db_table`, numbered by creation order, as their own ids are UUIDs), and the lookup tables, API collections and endpoints of the project whose folder it is; every asset of the workspace for the root folder; an unknown folder is a 404.
+         * @description Lists the assets of a folder (recipes, connections, lookup tables, ...) in a `result.assets` wrapper, as input for an export manifest. Rate limit: 60 requests per minute. The emulator lists what the folder and its sub-folders (at any depth) hold: recipes, connections, data tables (`workato_db_table`), skills, knowledge bases, genies and MCP servers (these five numbered by creation order among their kind, as their own ids are strings), and the lookup tables, API collections and endpoints of the project whose folder it is; every asset of the workspace for the root folder; an unknown folder is a 404. Each `zip_name` is the asset's name as a file name, unique among the assets of its type in its folder (`orders.recipe.json`, then `orders_2.recipe.json`).
          */
         get: operations["list_folder_assets"];
         put?: never;
@@ -3741,7 +3741,7 @@ export interface paths {
         put?: never;
         /**
          * Export a package
-         * @description Starts building a package (zip file) from an export manifest and returns the package, bare; the build is asynchronous, so poll get_package until `status` is completed or failed. Calling it lets the API client read every asset in the zip. Rate limit: 60 requests per minute. The package is a zip holding `manifest.json` (the manifest's id and name, the time, and the assets with their paths) and one JSON file per checked asset, at `<folder path below the manifest's folder>/<zip_name>` (`Sales/orders_sync.recipe.json`): its fields without ids, timestamps, state, tags or secrets (a connection carries no credentials), a recipe's config lines naming their connection (`connection_name`) instead of its id, a lookup table's `rows` when the manifest has `include_data`, an endpoint's `api_collection` and the recipe serving it (`recipe_name`) by name.
+         * @description Starts building a package (zip file) from an export manifest and returns the package, bare; the build is asynchronous, so poll get_package until `status` is completed or failed. Calling it lets the API client read every asset in the zip. Rate limit: 60 requests per minute. The package is a zip holding `manifest.json` (the manifest's id and name, the time, and the assets with their paths) and one JSON file per checked asset, at `<folder path below the manifest's folder>/<zip_name>` (`Sales/orders_sync.recipe.json`), written as the platform's `wk pull` stores files (keys sorted, two-space indent, `<`, `>` and `&` escaped as `\u003c`, `\u003e` and `\u0026`, a final newline), so unchanged assets give the same bytes. A file holds the asset's fields without ids, places, timestamps, state, tags or secrets (a connection carries no credentials). A recipe's file is the platform's: `name`, `description`, `version` (its version number), `private`, `concurrency` (false and 1 unless an import set them), `code` the recipe's root line as an object, a `uuid` on every line (derived from the recipe and the line's place where the recipe has none, the same on every export), and `config`, whose lines' `account_id` is null or names the connection's file, `{zip_name, name, folder}` (`folder` its folder path in the package, `""` at its top). A lookup table carries its `rows` when the manifest has `include_data`; an endpoint its `api_collection` and the recipe serving it (`recipe_name`) by name; a skill its recipe (`recipe_name`); a genie its shared connection (`shared_account_id`) as a file; an MCP server its `tools`, each `{name, description, recipe_name}`.
          */
         post: operations["export_package"];
         delete?: never;
@@ -3769,7 +3769,7 @@ export interface paths {
          * Import a package
          * @description Starts importing a package (the zip of an export, sent as the raw body) into a folder, creating or updating its assets, and returns the package, bare; poll get_package until `status` is completed or failed. When running recipes would be touched, the import is refused unless `restart_recipes` is true. Rate limit: 500 requests per hour (the docs disagree whether per user or per workspace); further requests are refused until the next hour.
          *
-         *     Import rules (the docs do not give them; chosen, and what the emulator does): the zip holds `manifest.json` and one JSON file per asset named `<name>.<type>.json` (the asset types `connection`, `workato_db_table`, `lookup_table`, `recipe`, `api_group` and `api_endpoint`), in sub-folders as the exported folders were; the folders are made under the import folder where missing. An asset updates the asset of the same type and name in the same folder (for lookup tables and API collections: in the import folder's project; for endpoints: in the collection of the same name), else it is created; recipes' connections are named in their config lines (`connection_name`) and get the connection of that name, and an endpoint gets the recipe named by its `recipe_name`. `assets` reports what happened to each, so importing the same package twice reports `unchanged`. The whole zip is checked first, and a refused package changes nothing: a body that is not a zip, more than 1,000 entries or 32 MiB once decompressed (a zip bomb), a path that is absolute or holds `..`, no `manifest.json`, a file that is not a JSON object with a `name` or whose fields do not fit its type, an unknown asset type, a project asset imported outside a project, or a running recipe without `restart_recipes` is a 400 whose message names the entry. The zip may be up to 16 MiB.
+         *     Import rules (the docs do not give them; chosen, and what the emulator does): the zip holds one JSON file per asset named `<name>.<type>.json` (of the asset types PackagedAssetType lists), in sub-folders as the exported folders were, and may hold `manifest.json`: a whole package, or only some of its files, as `wk push` sends the files changed since its pull. The folders are made under the import folder where missing. An asset file updates, in the same place (its folder; the import folder's project for lookup tables and API collections; the collection of its `api_collection` for endpoints), the asset of its type with its `name`, else the one whose file it is (the `zip_name` an export gives it now, so a pulled file whose `name` was edited renames its asset), else it creates one. Only the fields that differ change (a recipe saved again gets a new version; its `version` is never read). Recipe files are read in the platform's form (`code` an object, `private`, `concurrency`, config lines whose `account_id` is `{zip_name, name, folder}`: the connection of that file in the package, else the one of that name in that folder, else one of that name in the workspace) and in the Recipe API's (`code` JSON text, `account_id` a connection's id, or the emulator's earlier `connection_name`); a config line without `name` gets its `provider`. An endpoint, a skill and an MCP server's tools get the recipe named by `recipe_name`, from the package or the workspace. `assets` reports what happened to each, so importing the same package twice reports `unchanged`. Entries that are no asset are left alone and listed in `skipped` with why: a zip inside the zip, hidden files and folders (`.DS_Store`, `__MACOSX/`), files not named `<name>.<type>.json` of a platform asset type (ExportAssetType). The whole zip is checked first, and a refused package changes nothing: a body that is not a zip, more than 1,000 entries, asset files over 32 MiB once decompressed (a zip bomb), a path that is absolute or holds `..`, an asset file of a type the emulator does not import, that is not a JSON object with a `name`, whose fields do not fit its type, or whose connection, recipe or API collection is neither in the package nor in the workspace, a project asset imported outside a project, or a running recipe the file changes, without `restart_recipes`, is a 400 whose message names the entry. The zip may be up to 16 MiB.
          */
         post: operations["import_package"];
         delete?: never;
@@ -7397,11 +7397,24 @@ export interface components {
                 assets: components["schemas"]["ExportAsset"][];
             };
         };
+        /**
+         * @description Kind of asset the emulator puts in a package and imports from one: the asset types of
+         *     ExportAssetType whose resources it keeps in folders (or in a folder's project or API
+         *     collection). It leaves out the platform's other types, and an export manifest naming one is
+         *     a 400: `account_property` and `project_property` (the emulator keeps properties as one
+         *     name-to-value map per workspace or project, with no ID an asset could name), `custom_adapter`
+         *     (custom connectors belong to the workspace, not to a folder, and are seeded, never created),
+         *     `topic` (event-stream topics live beside their messages in the event-streams API, not in
+         *     folders), and `workato_schema`, `workato_template`, `lcap_app`, `lcap_page`, `data_pipeline`
+         *     and `decision_engine_model`, which the emulator does not have.
+         * @enum {string}
+         */
+        PackagedAssetType: "recipe" | "connection" | "lookup_table" | "workato_db_table" | "api_group" | "api_endpoint" | "agentic_genie" | "agentic_skill" | "agentic_knowledge_base" | "mcp_server";
         /** @description An asset to include in an export manifest; only `id` and `type` are required. */
         ExportManifestAssetInput: {
             /** @description The asset's ID. */
             id: number;
-            type: components["schemas"]["ExportAssetType"];
+            type: components["schemas"]["PackagedAssetType"];
             /**
              * @description False to list the asset without exporting it.
              * @default true
@@ -7466,6 +7479,8 @@ export interface components {
             /** @description The export manifest ID. */
             readonly id: number;
             name: string;
+            /** @description The folder the manifest was made for (its `folder_id`); null when it names none (the root folder). */
+            readonly folder_id: number | null;
             /**
              * Format: date-time
              * @description When a package was last built from it; null if never.
@@ -7501,6 +7516,11 @@ export interface components {
         Package: {
             /** @description The package ID. */
             readonly id: number;
+            /**
+             * @description The package's name: an export's is its manifest's; an import's is the manifest name in its
+             *     `manifest.json`, else the name of the folder it was imported into (the platform's tools read it).
+             */
+            readonly name: string;
             /** @enum {string} */
             operation_type: "export" | "import";
             /** @enum {string} */
@@ -7528,23 +7548,39 @@ export interface components {
             }[];
             /**
              * @description For an import (the emulator's addition): what happened to each asset of the package, in the
-             *     order applied (connections, data tables, lookup tables, recipes, API collections, endpoints).
+             *     order applied (connections, data tables, lookup tables, recipes, API collections, endpoints,
+             *     skills, knowledge bases, genies, MCP servers).
              */
             assets?: {
                 /** @description The asset's file in the package, with its folder path (`Sales/orders_sync.recipe.json`). */
                 zip_name: string;
-                type: components["schemas"]["ExportAssetType"];
+                type: components["schemas"]["PackagedAssetType"];
                 name: string;
                 /** @description The asset's ID in this workspace (a data table's is a UUID). */
                 id: number | string;
                 /**
-                 * @description `created`: no asset of this type and name was in its folder; `updated`: the one there now
-                 *     has the package's fields; `unchanged`: it had them already (importing a package twice
-                 *     changes nothing the second time).
+                 * @description `created`: no asset in its place matched the file (by name, else by file name);
+                 *     `updated`: the one it matched now has the file's fields; `unchanged`: it had them
+                 *     already (importing a package twice changes nothing the second time).
                  * @enum {string}
                  */
                 result: "created" | "updated" | "unchanged";
             }[];
+            /**
+             * @description For an import (the emulator's addition): the zip's entries that are not assets and were left
+             *     alone, each with why: a zip inside the zip (the Python CLI can zip its own zip file), a hidden
+             *     file or folder (`.DS_Store`, `__MACOSX/`), a file whose name is not `<name>.<type>.json` of a
+             *     platform asset type. Empty when every entry was an asset or the manifest.
+             */
+            skipped?: {
+                /** @description The entry's path in the zip. */
+                path: string;
+                reason: string;
+            }[];
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
         };
         /** @description Options of the system-role migration. */
         RoleMigrationSystemRolesRequest: {

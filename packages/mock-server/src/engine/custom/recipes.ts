@@ -6,7 +6,7 @@ import type { Handler } from '../contract.js';
 import { invalidFields, missingReference } from '../errors.js';
 
 /** A recipe's config lines, stored as a list (a seed may hold JSON text). */
-function configLines(config: unknown): JsonObject[] {
+export function configLines(config: unknown): JsonObject[] {
   if (Array.isArray(config)) return config as JsonObject[];
   if (typeof config !== 'string') return [];
   try {
