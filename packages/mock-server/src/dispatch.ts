@@ -480,9 +480,11 @@ function admitToEngine(call: Call, key: ApiKey | undefined): Outcome {
   const { dispatcher, operation, target } = call;
   const { engine, prismMode, state, validators } = dispatcher.parts;
   const scope = engine.domainScope(operation.operationId);
-  if (scope === undefined && (prismMode || !engine.handles(operation.operationId))) return toPrism(call);
+  // Checked here for Prism too: its own check refuses a deepObject parameter with minProperties
+  // (`by[code]=DE`) that holds a pair, and would answer a refusal with an example, not the spec's shape.
   target.params ??= validators.checkParams(operation, call.route.params, call.query);
   call.params = target.params;
+  if (scope === undefined && (prismMode || !engine.handles(operation.operationId))) return toPrism(call);
   if (scope === undefined) return fromEngine(call);
   if (state.catchUp) return state.catchUp().then(() => fromDomainFamily(call, key, scope));
   return fromDomainFamily(call, key, scope);
@@ -521,8 +523,9 @@ async function engineAnswer(call: Call, body: unknown, bytes: Uint8Array | undef
 }
 
 /**
- * Prism's answer. A JSON body is read and parsed first: Prism answers malformed JSON in a shape of its
- * own, not the spec's ManagementError.
+ * Prism's answer. Parameters and a JSON body are checked first, as for every operation: Prism answers
+ * malformed JSON in a shape of its own, and a request its spec refuses with an example, not the spec's
+ * ManagementError naming the fields.
  */
 async function toPrism(call: Call): Promise<undefined> {
   const { dispatcher, operation, req, res } = call;
@@ -531,7 +534,7 @@ async function toPrism(call: Call): Promise<undefined> {
     await prism.forward(req, res);
   } else {
     const body = await call.readBytes();
-    if (body.length > 0) parseJson(body.toString('utf8'));
+    if (body.length > 0) dispatcher.parts.validators.checkBody(operation, parseJson(body.toString('utf8')));
     await prism.forward(req, res, body);
   }
   // Prism wrote the answer: its status is journaled, not its body.

@@ -69,7 +69,8 @@ export class PrismBackend {
       components: { logger: pino({ level: 'silent', customLevels: { success: 11, start: 12 } }) as never },
       config: {
         isProxy: false,
-        validateRequest: true,
+        // The emulator checks every request against the spec before Prism sees it (dispatch.ts).
+        validateRequest: false,
         validateResponse: false,
         checkSecurity: true,
         errors: false,
