@@ -7,8 +7,24 @@ import { duration, toolProblems, turbo } from './dev/tools.mjs';
 
 const BUILD = ['run', 'build', '--filter=@platform-api/mock-server', '--filter=@platform-api/console'];
 
+let loop;
+let stopping = false;
+// A stop asked for while building or starting waits for the start, so the loop's temporary files go too.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    if (loop) stop();
+  });
+}
+
+function stop() {
+  loop.close().then(() => process.exit(0));
+}
+
 const builtAt = Date.now();
 const built = await turbo([...BUILD, '--output-logs=errors-only']).done;
+if (stopping) process.exit(0);
 const step = 'build the emulator and the web console';
 if (built.code !== 0) {
   console.log(`✗ ${step}: failed after ${duration(Date.now() - builtAt)}; fix:`);
@@ -18,7 +34,6 @@ if (built.code !== 0) {
 const cached = built.output.includes('FULL TURBO') ? ' (cached)' : '';
 console.log(`✓ ${step}: ${duration(Date.now() - builtAt)}${cached}`);
 
-let loop;
 try {
   loop = await startDevLoop({ emulatorArgs: process.argv.slice(2) });
 } catch (error) {
@@ -32,6 +47,4 @@ try {
   }
   process.exit(1);
 }
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => loop.close().then(() => process.exit(0)));
-}
+if (stopping) stop();

@@ -89,20 +89,38 @@ export async function startDevLoop({ specDir = join(repoDir, 'spec'), emulatorAr
   });
   const dataDir = join(work, 'data');
 
+  const regenerate = backgroundTask(regenerateCommittedFiles);
+  const waiting = { files: new Set(), savedAt: undefined };
+  let handling;
   let listener;
-  let banner;
+  let watcher;
+  let url;
   try {
+    let banner;
     ({ listener, banner } = await start());
+    url = `http://${host.includes(':') ? `[${host}]` : host}:${listener.server.address().port}`;
+    log(banner.replaceAll(emulator.url, url));
+    watcher = await watchSources({ dir: specDir, ignoredFolders: IGNORED, onSaves, onError });
+    log(
+      `\nLive loop: watching ${relative(process.cwd(), specDir) || '.'}; each save reloads the emulator and the open pages of ${url}/docs/`,
+    );
   } catch (error) {
-    await Promise.all([linter.close(), emulator.stop()]);
+    await Promise.all([linter.close(), emulator.stop(), listener?.close()]);
     await rm(work, { recursive: true, force: true });
     throw error;
   }
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${listener.server.address().port}`;
-  log(banner.replaceAll(emulator.url, url));
-  log(
-    `\nLive loop: watching ${relative(process.cwd(), specDir) || '.'}; each save reloads the emulator and the open pages of ${url}/docs/`,
-  );
+
+  function onSaves(files, savedAt) {
+    for (const file of files) waiting.files.add(file);
+    waiting.savedAt ??= savedAt;
+    handling ??= handleSaves().finally(() => {
+      handling = undefined;
+    });
+  }
+
+  function onError(error) {
+    log(stepLine(false, 'watch', error.message));
+  }
 
   /** Bundles and lints every API, writes the docs, starts the emulator and the loop's listener. */
   async function start() {
@@ -131,22 +149,6 @@ export async function startDevLoop({ specDir = join(repoDir, 'spec'), emulatorAr
     log(stepLine(true, 'start the emulator', duration(Date.now() - emulatorAt)));
     return { listener: listening, banner: started.banner };
   }
-
-  const regenerate = backgroundTask(regenerateCommittedFiles);
-  const waiting = { files: new Set(), savedAt: undefined };
-  let handling;
-  const watcher = await watchSources({
-    dir: specDir,
-    ignoredFolders: IGNORED,
-    onSaves(files, savedAt) {
-      for (const file of files) waiting.files.add(file);
-      waiting.savedAt ??= savedAt;
-      handling ??= handleSaves().finally(() => {
-        handling = undefined;
-      });
-    },
-    onError: (error) => log(stepLine(false, 'watch', error.message)),
-  });
 
   /** Handles the saves waiting, in turn; the saves made meanwhile are handled together next. */
   async function handleSaves() {

@@ -3,6 +3,8 @@
 // flags reaching the emulator; and the spec author's live loop, `npm run dev -- FLAGS`, which says
 // what it does in one line per step.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
 
@@ -84,4 +86,10 @@ test('npm run dev -- FLAGS prints one line per step with its time, the banner, a
   expect(logLines.length).toBeGreaterThan(0);
   for (const line of logLines) expect(line).toMatch(/^\{"level":\d+.*\}$/);
   expect(lines).toContainEqual(expect.stringMatching(/^Platform API emulator listening on http:\/\/127\.0\.0\.1:\d+$/));
+  // Stopped, it removes its temporary data dir.
+  const dataDir = /^ {2}Storage +(\S+) \(durability relaxed\)$/m.exec(output())?.[1] ?? '';
+  expect(dataDir).toMatch(/platform-api-dev-\w+\/data$/);
+  const pid = started.at(-1)?.pid;
+  if (pid !== undefined) process.kill(-pid, 'SIGTERM');
+  await expect.poll(() => existsSync(dirname(dataDir)), { timeout: 60_000, interval: 200 }).toBe(false);
 });
