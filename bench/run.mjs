@@ -1,7 +1,8 @@
 // npm run bench: measures the emulator beside Prism and a bare node:http server, plus the repository's
 // tooling, in one run; writes bench/results.json and the results section of BENCHMARKS.md.
 // `node bench/run.mjs redis` (after a build): the Redis rows alone, beside one in-memory publish run,
-// with their targets; printed, nothing written.
+// with their targets; printed, nothing written. `node bench/run.mjs dev-loop` (after a build): the live
+// loop's rows alone, with their targets; printed, nothing written.
 // Loopback only; every load is bounded (wrk durations, fixed message counts); every server it starts
 // is stopped, also on failure.
 
@@ -21,7 +22,7 @@ import { roundTrips } from './lib/management.mjs';
 import { batchPublishPath, batchText, PAYLOAD_TEXT, publishPath } from './lib/payload.mjs';
 import { freePort, startChild, startProbed, stopAllChildren, stopChild } from './lib/processes.mjs';
 import { redisAlone, startRedisCluster, startRedisServer } from './lib/redis.mjs';
-import { evaluateTargets, redisTargets, renderMarkdown, replaceGenerated } from './lib/report.mjs';
+import { devLoopTargets, evaluateTargets, redisTargets, renderMarkdown, replaceGenerated } from './lib/report.mjs';
 import { resetTimes } from './lib/reset.mjs';
 import { bareStartupTimes, startupTimes } from './lib/startup.mjs';
 import { clientSize, codegenTimes } from './lib/tooling.mjs';
@@ -617,16 +618,28 @@ async function redisOnly() {
     const redis = await redisMeasures(files, dir);
     redis.cluster = await clusterMeasure(files, dir);
     console.log(JSON.stringify({ machine: describeMachine(), inMemory, redis }, null, 2));
-    for (const { measure, figure, target, met } of redisTargets(redis, inMemory)) {
-      console.log(`${met ? 'met    ' : 'NOT MET'} ${measure}: ${figure} (target ${target})`);
-    }
+    printTargets(redisTargets(redis, inMemory));
   } finally {
     await stopAllChildren();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-(process.argv[2] === 'redis' ? redisOnly() : main()).catch((error) => {
+/** The live loop's rows and their targets; printed only. */
+async function devLoopOnly() {
+  const devLoop = await devLoopTimes({ root: ROOT });
+  console.log(JSON.stringify({ machine: describeMachine(), devLoop }, null, 2));
+  printTargets(devLoopTargets(devLoop));
+}
+
+function printTargets(targets) {
+  for (const { measure, figure, target, met } of targets) {
+    console.log(`${met ? 'met    ' : 'NOT MET'} ${measure}: ${figure} (target ${target})`);
+  }
+}
+
+const modes = { redis: redisOnly, 'dev-loop': devLoopOnly };
+(modes[process.argv[2]] ?? main)().catch((error) => {
   console.error(`bench failed: ${error.stack ?? error}`);
   process.exitCode = 1;
 });

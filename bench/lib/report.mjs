@@ -10,6 +10,28 @@ const thousands = (n) => Math.round(n).toLocaleString('en-US');
 /** Redis's CPU per publish with one emulator before issue 31 (BENCHMARKS.md then): 55.5 µs. */
 const REDIS_CPU_BEFORE_MICROS = 55.5;
 
+/**
+ * The live loop's targets (issue 43), with the figures before it (an idle machine then): a save to the
+ * emulator serving it 3.4 s, to the open page showing it 37 s.
+ */
+export function devLoopTargets(devLoop) {
+  return [
+    {
+      measure: 'live loop (npm run dev): a save to the emulator serving the new spec (median)',
+      figure: `${round(devLoop.emulatorMs)} ms`,
+      target: '<= 1000 ms (3.4 s before issue 43)',
+      met: devLoop.emulatorMs <= 1000,
+    },
+    {
+      measure:
+        'live loop (npm run dev): a save to the open reference page showing it, reloaded and rendered in chromium (median)',
+      figure: `${round(devLoop.docsMs)} ms (page written after ${round(devLoop.pageWrittenMs)} ms)`,
+      target: '<= 5000 ms (37 s before issue 43)',
+      met: devLoop.docsMs <= 5000,
+    },
+  ];
+}
+
 /** The scale-out targets (issue 31): instances that do not pay for each other, and a Redis that does less. */
 export function redisTargets(redis, inMemory) {
   const alone = redis.one.serverCpuMicrosPerRequest;
@@ -110,18 +132,7 @@ export function evaluateTargets(r) {
       met: r.startup.medianMs < 300,
     },
     ...containerTargets(r.container),
-    {
-      measure: 'live loop (npm run dev): a save to the emulator answering with the new spec (median)',
-      figure: `${round(r.devLoop.emulatorMs)} ms`,
-      target: '<= 2000 ms',
-      met: r.devLoop.emulatorMs <= 2000,
-    },
-    {
-      measure: 'live loop (npm run dev): a save to the docs page showing it (median)',
-      figure: `${round(r.devLoop.docsMs)} ms`,
-      target: '<= 10000 ms',
-      met: r.devLoop.docsMs <= 10_000,
-    },
+    ...devLoopTargets(r.devLoop),
     {
       measure: 'start-up to first answered request, emulator / bare node:http (medians)',
       figure: `${round(r.startup.toBare, 1)}x (${round(r.startup.medianMs)} / ${round(r.startup.bare.medianMs)} ms)`,
