@@ -35,6 +35,7 @@ describe('the emulator API', () => {
       'get /_emulator/resources/{type} list_resources',
       'post /_emulator/resources/{type} create_resource',
       'delete /_emulator/resources/{type}/{id} delete_resource',
+      'post /_emulator/mcp/{handle}/{token} mcp_message',
     ]);
   });
 
