@@ -57,6 +57,13 @@ describe('IDs in arrays as numbers or decimal strings', () => {
     expect(role.body.folder_ids).toEqual([10]);
   });
 
+  it('refuses an API client of collections that do not exist (422), storing nothing', async () => {
+    const { run } = await session({ seed: SEED });
+    const refused = await run('create_api_client', { body: { name: 'Partner', api_collection_ids: ['50', '51'] } });
+    expect([refused.status, managementErrorOf(refused).message]).toEqual([422, expect.stringMatching(/51/)]);
+    expect((await run('list_api_clients')).body.data.map((client) => client.name)).not.toContain('Partner');
+  });
+
   it('refuses an ID that is no decimal number, naming it', async () => {
     const { run } = await session({ seed: SEED });
     for (const sent of ['0x32', '5.0', '-5', ' 50']) {

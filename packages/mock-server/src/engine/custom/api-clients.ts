@@ -23,6 +23,7 @@ import {
 } from '../../domain/credentials.js';
 import type { JsonObject } from '../../store/resource-store.js';
 import { type Family, typed, type Workspace } from '../contract.js';
+import { missingReference } from '../errors.js';
 import { listPage } from '../listing.js';
 import { assignIds, listOf, StateError, type StateSection, schemaCheck } from '../sections.js';
 
@@ -75,9 +76,14 @@ export const apiClientsFamily: Family = {
       const clients = await Promise.all(matching.map((client) => clientAnswer(workspace, client)));
       return listPage(op.operation, params, clients);
     }),
-    'api_clients.create': typed<'create_api_client'>(async (workspace, _op, { body }) => ({
-      item: await clientAnswer(workspace, await workspace.domain.credentials.createClient(body)),
-    })),
+    'api_clients.create': typed<'create_api_client'>(async (workspace, op, { body }) => {
+      // The collections must exist (422), as any reference to another resource.
+      for (const id of body.api_collection_ids ?? []) {
+        if (!(await workspace.store.get('api_collection', String(id))))
+          throw missingReference(op.operation, 'api_collection_ids', 'api_collection', id);
+      }
+      return { item: await clientAnswer(workspace, await workspace.domain.credentials.createClient(body)) };
+    }),
     'api_clients.get': typed<'get_api_client'>(async (workspace, _op, { params }) => ({
       item: await clientAnswer(workspace, workspace.domain.credentials.requireClient(params.api_client_id)),
     })),
