@@ -25,6 +25,8 @@ export const ON_DELETE = ['keep', 'cascade', 'restrict'];
 export const ORDERS = ['creation', 'newest_first'];
 export const PAYLOAD_SOURCES = ['official', 'third-party', 'chosen'];
 const STATE_KEYS = ['field', 'initial', 'transitions'];
+export const DERIVATION_KINDS = ['same', 'from', 'count', 'any', 'hook'];
+const DERIVATION_KEYS = [...DERIVATION_KINDS, 'take', 'pick', 'list', 'type', 'by', 'where'];
 const TRANSITION_KEYS = ['from', 'to'];
 
 /** The rows' first cells of the markdown table under `heading`, as the backticked names they hold. */
@@ -50,6 +52,7 @@ export function readVocabulary(markdown) {
     typeKeys: tableNames(markdown, '## On a resource schema'),
     operationKeys: tableNames(markdown, '## On an operation'),
     handlers: tableNames(markdown, '## Hand-written handlers (`op: custom`)'),
+    hooks: tableNames(markdown, '## Derivation hooks'),
   };
 }
 
@@ -174,6 +177,54 @@ function EmulatorVocabulary() {
     }
     if (annotation.singleton !== undefined && typeof annotation.singleton !== 'boolean')
       ctx.report({ message: 'x-resource.singleton must be a boolean', location: location.child(['singleton']) });
+    for (const [field, derivation] of Object.entries(annotation.derived ?? {})) {
+      checkDerivation(ctx, annotation, fields, field, derivation, location.child(['derived', field]));
+    }
+  }
+
+  /** A derived field: one kind, fields and types that exist, a registered hook. */
+  function checkDerivation(ctx, annotation, fields, field, derivation, at) {
+    if (!fields.has(field)) ctx.report({ message: `derived: no field '${field}'`, location: at.key() });
+    if (!checkKeys(ctx, derivation, DERIVATION_KEYS, `derived.${field}`, at)) return;
+    const kinds = DERIVATION_KINDS.filter((kind) => derivation[kind] !== undefined);
+    if (kinds.length !== 1) {
+      ctx.report({ message: `derived.${field} needs one of ${list(DERIVATION_KINDS)}`, location: at });
+      return;
+    }
+    const own = (name, key) => {
+      if (typeof name === 'string' && !name.startsWith('$') && !fields.has(name))
+        ctx.report({ message: `derived.${field}: no field '${name}'`, location: at.child([key]) });
+    };
+    const [kind] = kinds;
+    if (kind === 'same') own(derivation.same, 'same');
+    if (kind === 'hook' && !vocabulary.hooks.includes(derivation.hook))
+      ctx.report({
+        message: `hook '${derivation.hook}' is not registered (not in EXTENSIONS.md's derivation hooks)`,
+        location: at.child(['hook']),
+      });
+    if (kind === 'count' || kind === 'any') typeExists(ctx, derivation[kind], at.child([kind]));
+    if (kind === 'count' && derivation.by !== undefined)
+      fieldExists(ctx, derivation.count, derivation.by, at.child(['by']));
+    if (kind === 'any') fieldExists(ctx, derivation.any, derivation.where, at.child(['where']));
+    if (kind === 'from') {
+      own(derivation.from, 'from');
+      const type = derivation.type ?? refType(annotation, derivation.from);
+      if (type === undefined)
+        ctx.report({
+          message: `derived.${field}: '${derivation.from}' is no reference field; say its type`,
+          location: at,
+        });
+      else {
+        typeExists(ctx, type, at.child(['type']));
+        for (const taken of [derivation.take, ...(derivation.pick ?? [])].filter((name) => name !== undefined))
+          fieldExists(ctx, type, taken, at);
+      }
+    }
+  }
+
+  function refType(annotation, field) {
+    const ref = annotation.refs?.[field];
+    return typeof ref === 'string' ? ref : ref?.type;
   }
 
   function checkStates(ctx, schema, states, location) {

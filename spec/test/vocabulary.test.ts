@@ -49,7 +49,7 @@ describe('lint checks the emulator vocabulary', () => {
   });
 
   test('each broken annotation is an error at its file and line', async () => {
-    edit(dir, 'management/paths/api@mcp@mcp_servers.yaml', 'op: create }', 'op: craete }');
+    edit(dir, 'management/paths/api@tags.yaml', 'op: create }', 'op: craete }');
     edit(
       dir,
       'management/paths/api@mcp@mcp_servers.yaml',
@@ -70,6 +70,8 @@ describe('lint checks the emulator vocabulary', () => {
     );
     edit(dir, 'management/paths/api@job@resume.yaml', 'handler: jobs.resume', 'handler: jobs.resumee');
     edit(dir, 'management/paths/api@projects@{id}@project_grants.yaml', 'ref: project }', 'ref: projet }');
+    edit(dir, 'management/components/schemas/McpServer.yaml', 'hook: mcp_servers.url }', 'hook: mcp_servers.urll }');
+    edit(dir, 'management/components/schemas/Skill.yaml', 'take: running }', 'take: runing }');
     const { code, output } = await lint(dir);
     expect(code).not.toBe(0);
     const errors = output.split('\n').filter((line) => line.includes('platform/emulator-vocabulary'));
@@ -77,20 +79,22 @@ describe('lint checks the emulator vocabulary', () => {
       expect(output, output).toMatch(
         new RegExp(`${file}:\\n(?:.*\\n)*?\\s+\\d+:\\d+\\s+error\\s+platform/emulator-vocabulary\\s+${message}`),
       );
-    at('management/paths/api@mcp@mcp_servers.yaml', "unknown op 'craete'");
+    at('management/paths/api@tags.yaml', "unknown op 'craete'");
     at('management/paths/api@mcp@mcp_servers.yaml', "resource type 'mcp_server' has no field 'project'");
     at('management/components/schemas/Folder.yaml', "unknown resource type 'foldr'");
     at('management/components/schemas/Folder.yaml', "x-resource: unknown key 'refz'");
     at('management/paths/api@job@resume.yaml', "handler 'jobs.resumee' is not registered");
     at('management/paths/api@projects@{id}@project_grants.yaml', "unknown resource type 'projet'");
-    expect(errors).toHaveLength(6);
+    at('management/components/schemas/McpServer.yaml', "hook 'mcp_servers.urll' is not registered");
+    at('management/components/schemas/Skill.yaml', "resource type 'recipe' has no field 'runing'");
+    expect(errors).toHaveLength(8);
   });
 });
 
 test('the vocabulary is read from EXTENSIONS.md', () => {
   const vocabulary = readVocabulary(readFileSync(join(specDir, 'management', 'EXTENSIONS.md'), 'utf8'));
   expect(vocabulary.operationKeys).toContain('handler');
-  expect(vocabulary.typeKeys).toEqual(['type', 'id', 'parent', 'refs', 'order', 'versions', 'singleton']);
+  expect(vocabulary.typeKeys).toEqual(['type', 'id', 'parent', 'refs', 'order', 'versions', 'singleton', 'derived']);
   // `user_group_members.list`, `.add`, `.remove` in one row.
   expect(vocabulary.handlers).toEqual(expect.arrayContaining(['user_group_members.add', 'jobs.resume']));
 });

@@ -14,6 +14,7 @@ import { connectionEndpoints } from './connections.js';
 import type { ControlHandlers } from './control-plane.js';
 import { faultEndpoints } from './faults.js';
 import type { Journal } from './journal.js';
+import { mcpEndpoints } from './mcp.js';
 import { NO_CONTENT } from './replies.js';
 import { requestEndpoints } from './requests.js';
 import { resourceEndpoints } from './resources.js';
@@ -53,6 +54,7 @@ export function controlEndpoints({
     ...faultEndpoints(state.faults),
     ...topicEndpoints(state),
     ...resourceEndpoints(engine, management, validators),
+    ...mcpEndpoints(engine),
     ...stateEndpoints(workspace),
     async reset() {
       await workspace.reset();

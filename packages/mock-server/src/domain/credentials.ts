@@ -29,20 +29,21 @@ export interface ApiClient {
   mtls_enabled: boolean | null;
   validation_formula: string | null;
   cert_bundle_ids: number[] | null;
+  /** The API collections the client may call (answered as `api_collections`, those that exist). */
+  api_collection_ids?: number[];
   created_at: string;
   updated_at: string;
 }
 
 /**
- * Fields of an API client that the platform answers and the emulator does not model: it keeps no logos,
- * policies or collections, and no clients migrated from the older forms. A seed may set them.
+ * Fields of an API client that the platform answers and the emulator does not model: it keeps no logos
+ * or policies, and no clients migrated from the older forms. A seed may set them.
  */
 export const UNMODELLED_CLIENT_FIELDS = {
   is_legacy: false,
   logo: null,
   logo_2x: null,
   api_policies: [],
-  api_collections: [],
 } as const;
 
 /** What every answer but create_api_key's and refresh_api_key_secret's gives as a key's `auth_token`. */
@@ -53,7 +54,14 @@ export type ApiClientInput = Pick<ApiClient, 'name'> &
   Partial<
     Pick<
       ApiClient,
-      'description' | 'project_id' | 'auth_type' | 'email' | 'mtls_enabled' | 'validation_formula' | 'cert_bundle_ids'
+      | 'description'
+      | 'project_id'
+      | 'auth_type'
+      | 'email'
+      | 'mtls_enabled'
+      | 'validation_formula'
+      | 'cert_bundle_ids'
+      | 'api_collection_ids'
     >
   >;
 
@@ -64,6 +72,8 @@ export interface ApiKey {
   active: boolean;
   active_since: string | null;
   ip_allow_list: string[];
+  /** Stored and answered, not enforced: the emulator serves local traffic. */
+  ip_deny_list?: string[];
   scopes: Scope[];
   topic_ids: number[] | null;
   client_id: string;
@@ -197,9 +207,10 @@ export class Credentials {
         project_id: input.project_id ?? null,
         auth_type: input.auth_type ?? 'oauth2',
         email: input.email ?? null,
-        mtls_enabled: input.mtls_enabled ?? null,
+        mtls_enabled: input.mtls_enabled ?? false,
         validation_formula: input.validation_formula ?? null,
         cert_bundle_ids: input.cert_bundle_ids ?? null,
+        api_collection_ids: input.api_collection_ids ?? [],
         created_at: now,
         updated_at: now,
       };
@@ -323,7 +334,7 @@ export class Credentials {
   /** Returns the key and its secret (the only time, with refreshSecret, that the secret is shown). */
   createKey(
     client: ApiClient,
-    input: Pick<ApiKey, 'name'> & Partial<Pick<ApiKey, 'scopes' | 'topic_ids' | 'ip_allow_list'>>,
+    input: Pick<ApiKey, 'name'> & Partial<Pick<ApiKey, 'scopes' | 'topic_ids' | 'ip_allow_list' | 'ip_deny_list'>>,
     credentials: { clientId?: string; secret?: string } = {},
   ): Awaitable<{ key: ApiKey; secret: string }> {
     return after(this.resources.nextId(KEYS), (id) => {
@@ -335,6 +346,7 @@ export class Credentials {
         active: true,
         active_since: now,
         ip_allow_list: input.ip_allow_list ?? [],
+        ip_deny_list: input.ip_deny_list ?? [],
         scopes: input.scopes ?? [...ALL_SCOPES],
         topic_ids: input.topic_ids ?? null,
         client_id: credentials.clientId ?? randomBytes(10).toString('hex'),
@@ -349,7 +361,10 @@ export class Credentials {
     });
   }
 
-  updateKey(key: ApiKey, input: Partial<Pick<ApiKey, 'name' | 'scopes' | 'topic_ids' | 'ip_allow_list'>>): ApiKey {
+  updateKey(
+    key: ApiKey,
+    input: Partial<Pick<ApiKey, 'name' | 'scopes' | 'topic_ids' | 'ip_allow_list' | 'ip_deny_list'>>,
+  ): ApiKey {
     Object.assign(key, input, { updated_at: this.now() });
     this.saveKey(this.entry(key));
     return key;

@@ -82,10 +82,20 @@ export interface FileBody {
 export type HandlerResult = AnswerData | { body: unknown } | { file: FileBody };
 export type Handler = (workspace: Workspace, op: EngineOperation, request: CheckedRequest) => Promise<HandlerResult>;
 
+/** `string | number` (an IdInput: a number or its decimal digits) as the engine hands it over: a number. */
+type IdNumber<T> = [string] extends [T] ? ([number] extends [T] ? Exclude<T, string> : T) : T;
+/** A body with its IdInput IDs as numbers, at any depth: the engine reads them so (values.ts, numericIds). */
+export type NumericIds<T> = EachNumericIds<IdNumber<T>>;
+type EachNumericIds<T> = T extends readonly (infer Item)[]
+  ? NumericIds<Item>[]
+  : T extends object
+    ? { [Key in keyof T]: NumericIds<T[Key]> }
+    : T;
+
 /** A request to one management operation, its parameters and body typed from the generated operation types. */
 export interface OperationRequest<Id extends keyof ManagementOperations> {
   params: ParametersOf<ManagementOperations[Id]>;
-  body: JsonBodyOf<ManagementOperations[Id]>;
+  body: NumericIds<JsonBodyOf<ManagementOperations[Id]>>;
   host?: string;
 }
 

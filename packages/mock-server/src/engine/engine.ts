@@ -11,12 +11,13 @@ import { type JsonObject, MemoryResourceStore, type ResourceStore, type StoredIt
 import { type AnswerShape, answerShape, buildAnswer } from './answers.js';
 import type { CheckedRequest, Domain, Family, FileBody, Handler, HandlerResult, Workspace } from './contract.js';
 import { referenceDefaults } from './custom/projects.js';
+import { derive } from './derived.js';
 import { conflict, missingReference, notFound } from './errors.js';
-import { customHandlers, families } from './handlers.js';
+import { customHandlers, derivationHooks, families } from './handlers.js';
 import { listPage, matchesFilters } from './listing.js';
 import { isObject, propertiesOf, resolve, type SchemaNode } from './schema.js';
 import type { StateSection } from './sections.js';
-import { coerce, complete, uuidFrom, type ValueContext } from './values.js';
+import { coerce, complete, idPaths, numericIds, uuidFrom, type ValueContext } from './values.js';
 import {
   countedId,
   type EngineOperation,
@@ -92,6 +93,8 @@ export function createResourceEngine(specs: Specs, options: EngineOptions = {}):
 interface Served {
   op: EngineOperation;
   shape: AnswerShape;
+  /** Where the request body holds IDs that may come as decimal strings (IdInput), read as numbers. */
+  ids: string[][];
   custom?: Handler;
   /** The family of the custom handler, when the domain keeps its state. */
   family?: Family;
@@ -184,17 +187,38 @@ class Engine implements ResourceEngine {
   async handle(operationId: string, request: CheckedRequest): Promise<EngineAnswer> {
     const served = this.served.get(operationId);
     if (!served) throw new Error(`The resource engine does not serve ${operationId}`);
-    const { shape } = served;
-    const values = this.valueContext();
-    const result = await this.run(served, request, values);
+    const { shape, op } = served;
+    const values = this.valueContext(request.host);
+    const body = served.ids.length > 0 ? numericIds(request.body, served.ids) : request.body;
+    const result = await this.run(served, { ...request, body }, values);
     if ('body' in result) return { status: shape.status, body: result.body };
     if ('file' in result) return { status: shape.status, file: result.file };
+    // A list's items were derived before its filters ran.
+    const listed = op.op === 'list' || op.op === 'find';
+    const item = result.item && (listed ? result.item : await this.derived(op.type, result.item, values));
+    const items = result.items && (listed ? result.items : await this.allDerived(op.type, result.items, values));
     const shown = {
       ...result,
-      item: result.item && withoutHidden(result.item),
-      items: result.items?.map(withoutHidden),
+      item: item && this.answered(served, withoutHidden(item)),
+      items: items?.map(withoutHidden),
     };
     return { status: shape.status, body: buildAnswer(values, shape, shown) };
+  }
+
+  /** The item as an answer that does not hold it reads it: with the fields `answer` names (`new_flow_id`). */
+  private answered({ op, shape }: Served, item: JsonObject): JsonObject {
+    if (shape.item || shape.list || Object.keys(op.answer).length === 0) return item;
+    const named = Object.entries(op.answer).map(([field, from]) => [field, item[from]]);
+    return { ...item, ...Object.fromEntries(named) };
+  }
+
+  private derived(type: ResourceType, value: JsonObject, values: ValueContext): Promise<JsonObject> {
+    return derive(this.workspace(values), derivationHooks, type, value, { host: values.host });
+  }
+
+  private allDerived(type: ResourceType, items: JsonObject[], values: ValueContext): Promise<JsonObject[]> {
+    if (type.derived.length === 0) return Promise.resolve(items);
+    return Promise.all(items.map((item) => this.derived(type, item, values)));
   }
 
   completeItem(typeName: string, fields: JsonObject, id: string | number, parent?: string): JsonObject {
@@ -225,7 +249,8 @@ class Engine implements ResourceEngine {
       case 'find': {
         await this.checkPathReferences(op, params);
         const parent = await this.parentOf(op, params);
-        const all = (await this.store.list(op.type.name, parent?.id)).map((item) => item.value);
+        const stored = (await this.store.list(op.type.name, parent?.id)).map((item) => item.value);
+        const all = await this.allDerived(op.type, stored, values);
         const matching = all.filter((value) => matchesFilters(op.filters, params, value));
         if (op.type.order === 'newest_first') matching.reverse();
         if (op.op === 'list') return listPage(op.operation, params, matching, op.type.id.field);
@@ -294,12 +319,24 @@ class Engine implements ResourceEngine {
     const initial: JsonObject = { ...defaults, ...fields, ...op.set, [type.id.field]: id };
     if (type.states && initial[type.states.field] === undefined) initial[type.states.field] = type.states.initial;
     if (type.versions) initial[type.versions.number] = 1;
-    const value = this.newValue(type, this.withParent(type, initial, parent?.id, values), values);
+    const made = this.newValue(type, this.withParent(type, initial, parent?.id, values), values);
+    const value = await this.derived(type, made, values);
     this.assertValid(type, value);
     const item: StoredItem = { id: String(id), parent: parent?.id, value };
     await this.store.put(type.name, item);
     if (type.versions) await this.recordVersion(type.versions.type, item, values);
+    for (const child of this.children.get(type.name) ?? []) {
+      if (hasOwnId(child)) await this.makeSingleton(child, item, values);
+    }
     return value;
+  }
+
+  /** A singleton with an id of its own is made with its parent, so that its first get answers its id. */
+  private async makeSingleton(type: ResourceType, parent: StoredItem, values: ValueContext): Promise<void> {
+    const id = await this.newId(type, values);
+    const value = this.newValue(type, this.withParent(type, { [type.id.field]: id }, parent.id, values), values);
+    this.assertValid(type, value);
+    await this.store.put(type.name, { id: parent.id, parent: parent.id, value });
   }
 
   private async update(op: EngineOperation, item: StoredItem, fields: JsonObject, values: ValueContext) {
@@ -307,9 +344,10 @@ class Engine implements ResourceEngine {
     await this.checkReferences(op, fields);
     const changes: JsonObject = { ...fields, ...op.set, ...this.transition(op, item.value) };
     const changed = Object.entries(changes).some(([name, value]) => !sameJson(item.value[name], value));
-    const value = complete(values, type.schema, { ...item.value, ...changes });
-    if (changed) touch(type, value, values);
-    if (changed && type.versions) value[type.versions.number] = Number(item.value[type.versions.number] ?? 0) + 1;
+    const completed = complete(values, type.schema, { ...item.value, ...changes });
+    if (changed) touch(type, completed, values);
+    if (changed && type.versions) completed[type.versions.number] = Number(item.value[type.versions.number] ?? 0) + 1;
+    const value = await this.derived(type, completed, values);
     this.assertValid(type, value);
     const updated = { ...item, value };
     await this.store.put(type.name, updated);
@@ -344,9 +382,10 @@ class Engine implements ResourceEngine {
       for (const child of await this.store.list(op.clear, item.id)) await this.store.delete(op.clear, child.id);
     Object.assign(value, this.transition(op, item.value));
     if (!sameJson(value, item.value)) touch(op.type, value, values);
-    this.assertValid(op.type, value);
-    await this.store.put(op.type.name, { ...item, value });
-    return value;
+    const derived = await this.derived(op.type, value, values);
+    this.assertValid(op.type, derived);
+    await this.store.put(op.type.name, { ...item, value: derived });
+    return derived;
   }
 
   /** The fields a request gives the item: its body (unwrapped), then the parameters `params` maps. */
@@ -356,7 +395,7 @@ class Engine implements ResourceEngine {
     params: Readonly<JsonObject>,
     values: ValueContext,
   ): JsonObject {
-    const source = op.body && isObject(body) ? body[op.body] : body;
+    const source = unwrapped(op, body);
     const properties = propertiesOf(op.type.schema);
     const fields: JsonObject = {};
     const take = (name: string, value: unknown) => {
@@ -370,7 +409,12 @@ class Engine implements ResourceEngine {
       }
     }
     for (const [param, field] of Object.entries(op.params)) take(field, params[param]);
-    for (const [field, from] of Object.entries(op.mirror)) if (fields[from] !== undefined) fields[field] = fields[from];
+    // A mirrored request field need not be one of the item's (create_skill's recipe_id); a hidden field keeps it as sent.
+    for (const [field, from] of Object.entries(op.mirror)) {
+      const sent = fields[from] ?? (isObject(source) ? source[from] : undefined);
+      if (sent === undefined) continue;
+      fields[field] = field.startsWith('$') ? sent : coerce(values, properties[field] ?? {}, sent);
+    }
     return fields;
   }
 
@@ -546,13 +590,18 @@ class Engine implements ResourceEngine {
     if (op.op === 'list' && !shape.list) throw new Error(`${where}: its answer holds no list of ${op.type.ref}`);
     if (op.clear && !this.types.has(op.clear)) throw new Error(`${where}: unknown type to clear '${op.clear}'`);
     const custom = op.handler === undefined ? undefined : customHandlers[op.handler];
+    for (const { field, kind, ...rest } of op.type.derived) {
+      if (kind === 'hook' && !('hook' in rest && derivationHooks[rest.hook]))
+        throw new Error(`${where}: ${op.type.name}.${field} names no derivation hook`);
+    }
     if (op.op === 'custom' && !custom) throw new Error(`${where}: no handler '${op.handler}'`);
     const family = families.find((each) => op.handler !== undefined && op.handler in each.handlers);
     // A type the domain keeps is served by its family's handlers only: the engine's store does not hold it.
     const keeper = families.find((each) => each.types.includes(op.type.name));
     if (keeper !== family)
       throw new Error(`${where}: the domain keeps the ${op.type.name}s; only their family's handlers serve them`);
-    return { op, shape, custom, family };
+    const body = op.operation.requestBody?.content?.['application/json']?.schema;
+    return { op, shape, custom, family, ids: body ? idPaths(this.document, body) : [] };
   }
 
   private typeNamed(name: string): ResourceType {
@@ -561,12 +610,23 @@ class Engine implements ResourceEngine {
     return type;
   }
 
-  private valueContext(): ValueContext {
-    return { document: this.document, now: this.times.format(this.clock()), uuid: () => uuidFrom(this.random) };
+  private valueContext(host?: string): ValueContext {
+    const now = this.times.format(this.clock());
+    return { document: this.document, now, uuid: () => uuidFrom(this.random), host };
   }
 }
 
 const label = (type: ResourceType) => type.name.replace(/_/g, ' ');
+
+/**
+ * The item's fields in a request body: under the operation's `body` key, or (with `flat`) the body
+ * itself when it has no such wrapper, as the platform's own CLI sends a recipe.
+ */
+function unwrapped(op: EngineOperation, body: unknown): unknown {
+  if (!op.body || !isObject(body)) return body;
+  const wrapped = body[op.body];
+  return isObject(wrapped) || !op.flat ? wrapped : body;
+}
 
 /** The schema of one of the resource's fields. */
 const fieldSchema = (type: ResourceType, name: string): SchemaNode => propertiesOf(type.schema)[name] ?? {};
@@ -575,6 +635,11 @@ const fieldSchema = (type: ResourceType, name: string): SchemaNode => properties
 function pathParam(params: Readonly<JsonObject>, name: string | undefined): string {
   if (name === undefined) throw new Error('The operation has no such path parameter');
   return String(params[name]);
+}
+
+/** A singleton whose id field is its own (counted), not its parent's id (`recipe_health_report`'s `recipe_id`). */
+function hasOwnId(type: ResourceType): boolean {
+  return type.singleton && type.id.kind === 'integer' && type.id.field !== type.parent?.field;
 }
 
 function touch(type: ResourceType, value: JsonObject, values: ValueContext): void {

@@ -14,17 +14,19 @@ import { collectionsHandlers } from './custom/collections.js';
 import { connectionsHandlers } from './custom/connections.js';
 import { connectorsHandlers } from './custom/connectors.js';
 import { memberIds, USER_GROUP } from './custom/groups.js';
+import { mcpHandlers, mcpHooks } from './custom/mcp.js';
 import { packagesHandlers } from './custom/packages.js';
 import { projectsHandlers } from './custom/projects.js';
-import { recipesHandlers } from './custom/recipes.js';
+import { recipesHandlers, recipesHooks } from './custom/recipes.js';
 import { runsHandlers } from './custom/runs.js';
 import { sdkfilesHandlers } from './custom/sdkfiles.js';
 import { type Column, columnsOf } from './custom/tables.js';
 import { topicsFamily } from './custom/topics.js';
 import { workspaceHandlers } from './custom/workspace.js';
+import type { DerivationHook } from './derived.js';
 import { invalidFields, notFound } from './errors.js';
 import { compare, listPage } from './listing.js';
-import { isObject, propertiesOf } from './schema.js';
+import { isObject, propertiesOf, resolve } from './schema.js';
 import type { EngineOperation } from './vocabulary.js';
 
 interface RecordQuery {
@@ -46,6 +48,9 @@ const DEFAULT_QUERY_LIMIT = 100;
 /** The families whose state the domain keeps; their handlers are among customHandlers. */
 export const families: readonly Family[] = [topicsFamily, apiClientsFamily];
 
+/** The hand-written derived fields (`derived: {field: {hook: name}}`), by name. */
+export const derivationHooks: Readonly<Record<string, DerivationHook>> = { ...recipesHooks, ...mcpHooks };
+
 export const customHandlers: Record<string, Handler> = {
   ...Object.assign({}, ...families.map((family) => family.handlers)),
   ...sdkfilesHandlers,
@@ -56,6 +61,7 @@ export const customHandlers: Record<string, Handler> = {
   ...projectsHandlers,
   ...packagesHandlers,
   ...recipesHandlers,
+  ...mcpHandlers,
   ...collectionsHandlers,
   ...workspaceHandlers,
   'data_table_records.create': async (workspace, op, { params, body }) => {
@@ -127,14 +133,19 @@ export const customHandlers: Record<string, Handler> = {
   /** The items named by the body's `remove.from` ids each lose the path parameter's value from `remove.field`. */
   remove_from_each: (workspace, op, request) => changeEach(workspace, op, request, 'remove'),
 
-  /** A new item with the fields of the one the path names, overridden by the body's (`copy_role`). */
+  /**
+   * A new item with the writable fields of the one the path names (not its id, timestamps, counters or
+   * state: read-only fields), overridden by the body's (`copy_role`, `copy_recipe`).
+   */
   copy: async (workspace, op, { params, body }) => {
     const original = await workspace.itemOf(op, params);
-    const { [op.type.id.field]: _id, created_at: _created, updated_at: _updated, ...fields } = original.value;
-    const parent = original.parent === undefined ? undefined : await workspace.parentOf(op, params);
     const properties = propertiesOf(op.type.schema);
-    const sent = Object.fromEntries(Object.entries(isObject(body) ? body : {}).filter(([name]) => properties[name]));
-    return { item: await workspace.create(op, { ...fields, ...sent }, parent) };
+    const writable = (name: string) =>
+      properties[name] !== undefined && resolve(workspace.values.document, properties[name]).readOnly !== true;
+    const copied = Object.entries(original.value).filter(([name]) => writable(name) && name !== op.type.states?.field);
+    const sent = Object.entries(isObject(body) ? body : {}).filter(([name]) => properties[name]);
+    const parent = original.parent === undefined ? undefined : await workspace.parentOf(op, params);
+    return { item: await workspace.create(op, Object.fromEntries([...copied, ...sent]), parent) };
   },
 
   /** An update whose path names no item: the body's `id` names it (the older access-profile form). */

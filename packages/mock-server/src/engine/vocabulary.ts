@@ -54,6 +54,18 @@ declare const readFromSpec: unique symbol;
  */
 export type SpecTypeName = string & { readonly [readFromSpec]: true };
 
+/**
+ * A field the engine computes from state whenever it writes or answers an item (`derived`,
+ * EXTENSIONS.md): another field of the item, a field of the item another field names, a count, or a
+ * hand-written hook.
+ */
+export type Derivation =
+  | { field: string; kind: 'same'; source: string }
+  | { field: string; kind: 'from'; from: string; type: string; take?: string; pick?: string[]; list: boolean }
+  | { field: string; kind: 'count'; type: string; by?: string }
+  | { field: string; kind: 'any'; type: string; where: string }
+  | { field: string; kind: 'hook'; hook: string };
+
 export interface ResourceType {
   name: SpecTypeName;
   /** `#/components/schemas/<name>`: how answers refer to the resource's schema. */
@@ -66,6 +78,8 @@ export interface ResourceType {
   versions?: { type: string; number: string };
   singleton: boolean;
   states?: StateMachine;
+  /** In declaration order: a later one sees the values of the earlier ones. */
+  derived: Derivation[];
 }
 
 /** The type's id from its counter's next value: the number, or the string behind the type's prefix. */
@@ -89,6 +103,8 @@ export interface EngineOperation {
   param?: string;
   parentParam?: string;
   body?: string;
+  /** The body may also hold the item's fields flat, without the `body` wrapper. */
+  flat: boolean;
   params: Record<string, string>;
   /** `{<field>: <request field>}`: fields that store the value another field of the request gave. */
   mirror: Record<string, string>;
@@ -101,6 +117,8 @@ export interface EngineOperation {
   conflict: number;
   force?: string;
   handler?: string;
+  /** `{<answer field>: <item field>}`: an answer that does not hold the item takes these of its fields. */
+  answer: Record<string, string>;
 }
 
 /** `x-resource` on a resource schema, as written (EXTENSIONS.md). */
@@ -112,6 +130,7 @@ interface TypeAnnotation {
   order?: string;
   versions?: { type: string; number: string };
   singleton?: boolean;
+  derived?: Record<string, Record<string, unknown>>;
 }
 
 /** `x-resource` on an operation, as written (EXTENSIONS.md). */
@@ -121,6 +140,7 @@ export interface OperationAnnotation {
   param?: string;
   parent_param?: string;
   body?: string;
+  flat?: boolean;
   params?: Record<string, string>;
   mirror?: Record<string, string>;
   filters?: Record<string, string | { field: string; match?: Match; ref?: string }>;
@@ -131,15 +151,17 @@ export interface OperationAnnotation {
   conflict?: number;
   force?: string;
   handler?: string;
+  answer?: Record<string, string>;
 }
 
-const TYPE_KEYS = ['type', 'id', 'parent', 'refs', 'order', 'versions', 'singleton'];
+const TYPE_KEYS = ['type', 'id', 'parent', 'refs', 'order', 'versions', 'singleton', 'derived'];
 const OPERATION_KEYS = [
   'type',
   'op',
   'param',
   'parent_param',
   'body',
+  'flat',
   'params',
   'mirror',
   'filters',
@@ -150,6 +172,7 @@ const OPERATION_KEYS = [
   'conflict',
   'force',
   'handler',
+  'answer',
 ];
 
 export function readResourceTypes(document: OpenApiDocument): Map<string, ResourceType> {
@@ -165,7 +188,8 @@ export function readResourceTypes(document: OpenApiDocument): Map<string, Resour
     types.set(type.name, type);
   }
   for (const type of types.values()) {
-    const named = [type.parent?.type, type.versions?.type, ...type.refs.map((ref) => ref.type)];
+    const derivedTypes = type.derived.flatMap((each) => ('type' in each ? [each.type] : []));
+    const named = [type.parent?.type, type.versions?.type, ...type.refs.map((ref) => ref.type), ...derivedTypes];
     for (const other of named) {
       if (other && !types.has(other)) throw new Error(`resource type '${type.name}' names an unknown type '${other}'`);
     }
@@ -184,23 +208,61 @@ function readType(
   const order = annotation.order ?? 'creation';
   if (order !== 'creation' && order !== 'newest_first') throw new Error(`${where}: unknown order '${order}'`);
   const states = schema['x-states'] as StateMachine | undefined;
+  const refs = Object.entries(annotation.refs ?? {}).map(([field, ref]) => {
+    const { type, on_delete: onDelete = 'keep' } = typeof ref === 'string' ? { type: ref } : ref;
+    if (!['keep', 'cascade', 'restrict'].includes(onDelete))
+      throw new Error(`${where}: unknown on_delete '${onDelete}'`);
+    return { field, type, onDelete: onDelete as OnDelete };
+  });
   return {
     name: annotation.type as SpecTypeName,
     ref: `#/components/schemas/${schemaName}`,
     schema,
     id: readId(document, where, schema, annotation.id),
     parent: annotation.parent,
-    refs: Object.entries(annotation.refs ?? {}).map(([field, ref]) => {
-      const { type, on_delete: onDelete = 'keep' } = typeof ref === 'string' ? { type: ref } : ref;
-      if (!['keep', 'cascade', 'restrict'].includes(onDelete))
-        throw new Error(`${where}: unknown on_delete '${onDelete}'`);
-      return { field, type, onDelete };
-    }),
+    refs,
     order,
     versions: annotation.versions,
     singleton: annotation.singleton === true,
     states,
+    derived: Object.entries(annotation.derived ?? {}).map(([field, given]) =>
+      readDerivation(`${where}: derived.${field}`, field, given, refs),
+    ),
   };
+}
+
+const DERIVATION_KINDS = ['same', 'from', 'count', 'any', 'hook'] as const;
+
+function readDerivation(
+  where: string,
+  field: string,
+  given: Record<string, unknown>,
+  refs: ResourceType['refs'],
+): Derivation {
+  const kinds = DERIVATION_KINDS.filter((kind) => kind in given);
+  if (kinds.length !== 1) throw new Error(`${where} needs one of ${DERIVATION_KINDS.join(', ')}`);
+  const text = (key: string) => {
+    const value = given[key];
+    if (value !== undefined && typeof value !== 'string') throw new Error(`${where}: ${key} must be a string`);
+    return value as string | undefined;
+  };
+  switch (kinds[0]) {
+    case 'same':
+      return { field, kind: 'same', source: text('same') ?? '' };
+    case 'count':
+      return { field, kind: 'count', type: text('count') ?? '', by: text('by') };
+    case 'any':
+      return { field, kind: 'any', type: text('any') ?? '', where: text('where') ?? '' };
+    case 'hook':
+      return { field, kind: 'hook', hook: text('hook') ?? '' };
+    default: {
+      const from = text('from') ?? '';
+      const type = text('type') ?? refs.find((ref) => ref.field === from)?.type;
+      if (!type) throw new Error(`${where}: '${from}' is no reference field; say its type`);
+      const pick = given.pick === undefined ? undefined : (given.pick as string[]);
+      return { field, kind: 'from', from, type, take: text('take'), pick, list: given.list === true };
+    }
+  }
 }
 
 function readId(
@@ -278,6 +340,7 @@ function readOperation(
     param,
     parentParam,
     body: annotation.body,
+    flat: annotation.flat === true,
     params: annotation.params ?? {},
     mirror: annotation.mirror ?? {},
     filters: Object.entries(annotation.filters ?? {}).map(([param, filter]) => {
@@ -294,6 +357,7 @@ function readOperation(
     conflict: annotation.conflict ?? firstDocumented(operation, [409, 422, 400]),
     force: annotation.force,
     handler: annotation.handler,
+    answer: annotation.answer ?? {},
   };
 }
 

@@ -268,7 +268,7 @@ function jsonBodySchema(operation: Operation<SpecName>): SchemaObject | undefine
 
 /** ajv's errors as JSON pointers into the validated value, with a short message each. */
 export function violations(errors: ErrorObject[] | null | undefined): Violation[] {
-  return (errors ?? []).map((error) => {
+  return ofTheFormTaken(errors ?? []).map((error) => {
     const params = error.params as Record<string, string>;
     if (error.keyword === 'required') {
       return { pointer: `${error.instancePath}/${params.missingProperty}`, message: 'is required' };
@@ -278,6 +278,34 @@ export function violations(errors: ErrorObject[] | null | undefined): Violation[
     }
     return { pointer: error.instancePath || '/', message: error.message ?? 'is invalid' };
   });
+}
+
+/**
+ * Of a failed `anyOf` or `oneOf` (a recipe sent inside `recipe` or flat), the errors of the form the value
+ * took: a branch that fails only at the union's own level (a property it requires is missing) is left out
+ * when some error lies deeper, inside the value, where another form was followed; the union's own error
+ * ("must match a schema in anyOf") is left out whenever its branches say more.
+ */
+function ofTheFormTaken(errors: ErrorObject[]): ErrorObject[] {
+  let kept = errors;
+  for (const union of errors.filter((error) => error.keyword === 'anyOf' || error.keyword === 'oneOf')) {
+    const at = union.instancePath;
+    const inside = kept.filter(
+      (error) => error !== union && (error.instancePath === at || error.instancePath.startsWith(`${at}/`)),
+    );
+    if (inside.length === 0) continue;
+    const deeper = inside.some((error) => error.instancePath !== at);
+    const prefix = `${union.schemaPath}/`;
+    const branches = new Map<string, ErrorObject[]>();
+    for (const error of inside.filter((each) => each.schemaPath.startsWith(prefix))) {
+      const branch = error.schemaPath.slice(prefix.length).split('/')[0] ?? '';
+      branches.set(branch, [...(branches.get(branch) ?? []), error]);
+    }
+    const shallow = [...branches.values()].filter((list) => list.every((error) => error.instancePath === at));
+    const dropped = new Set([union, ...(deeper ? shallow.flat() : [])]);
+    kept = kept.filter((error) => !dropped.has(error));
+  }
+  return kept;
 }
 
 function describeViolations(what: string, list: Violation[]): string {

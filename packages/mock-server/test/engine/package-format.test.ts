@@ -357,7 +357,8 @@ describe('every asset type the spec lists for a manifest is packaged', () => {
       genie: [{ id: 'gin-1', name: 'Sales assistant', folder_id: 1, instructions: 'Help sales', shared_account_id: 6 }],
       knowledge_base: [{ id: 'kb-1', name: 'Handbook', description: 'Sales handbook', folder_id: 2 }],
       skill: [
-        { id: 'skl-1', name: 'Order status', description: 'Tells an order’s status', provider_id: 5, folder_id: 2 },
+        // A skill's name, description and folder are its recipe's.
+        { id: 'skl-1', name: 'Orders sync', description: '', provider_id: 5, folder_id: 2 },
       ],
       mcp_server: [{ id: 'mcps-1', name: 'Orders tools', description: 'For agents', folder_id: 1 }],
       mcp_server_tool: [{ $parent: 'mcps-1', id: 1, name: 'sync_orders', description: 'Syncs orders', flow_id: 5 }],
@@ -393,7 +394,7 @@ describe('every asset type the spec lists for a manifest is packaged', () => {
     const { files } = await pull(server, run, 1);
     expect(Object.keys(files).sort()).toEqual([
       'Sales/handbook.agentic_knowledge_base.json',
-      'Sales/order_status.agentic_skill.json',
+      'Sales/orders_sync.agentic_skill.json',
       RECIPE_FILE,
       'manifest.json',
       'orders_tools.mcp_server.json',
@@ -403,9 +404,10 @@ describe('every asset type the spec lists for a manifest is packaged', () => {
     expect(parsed(files['orders_tools.mcp_server.json'])).toEqual({
       name: 'Orders tools',
       description: 'For agents',
+      authentication_method: 'token',
       tools: [{ name: 'sync_orders', description: 'Syncs orders', recipe_name: 'Orders sync' }],
     });
-    expect(parsed(files['Sales/order_status.agentic_skill.json'])).toMatchObject({ recipe_name: 'Orders sync' });
+    expect(parsed(files['Sales/orders_sync.agentic_skill.json'])).toMatchObject({ recipe_name: 'Orders sync' });
     expect(parsed(files['sales_assistant.agentic_genie.json'])).toMatchObject({
       instructions: 'Help sales',
       shared_account_id: { zip_name: CONNECTION_FILE, name: 'Salesforce prod', folder: '' },

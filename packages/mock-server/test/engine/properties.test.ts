@@ -154,6 +154,11 @@ class Client {
       const ref = type?.refs.find((r) => r.field === change?.field);
       if (change && ref) refs.push({ bodyField: change.from, type: ref.type });
     }
+    // A request field the create mirrors into a reference field (create_skill's recipe_id) names that type too.
+    for (const [field, from] of Object.entries(annotated.mirror ?? {})) {
+      const ref = type?.refs.find((r) => r.field === field);
+      if (ref) refs.push({ bodyField: from, type: ref.type });
+    }
     for (const ref of refs) {
       const sent = target?.[ref.bodyField];
       if (target && sent !== undefined && sent !== null) {
@@ -240,7 +245,15 @@ async function runSequence(engine: ResourceEngine, family: Family, sequence: Com
   client.made.set(family.type, '');
   const parent = type.parent ? await client.ensure(type.parent.type) : undefined;
   const machine = type.states;
-  const model: Modelled[] = [];
+  // What the create needs is made first; making it may make items of the family too (an API collection
+  // made from an OpenAPI document has its endpoints), which the model then starts with.
+  await client.pathFor(family.create, parent);
+  await client.bodyFor(family.create);
+  const model: Modelled[] = (await engine.store.list(family.type, parent)).map((item) => ({
+    id: item.id,
+    alive: true,
+    state: machine ? item.value[machine.field] : undefined,
+  }));
   const status = (operationId: string) =>
     Number(Object.keys(operation(operationId).responses).find((c) => c.startsWith('2')));
   const conflict = (operationId: string, current: unknown) => {

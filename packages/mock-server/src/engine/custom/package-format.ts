@@ -137,7 +137,11 @@ export async function assetFile(context: ExportContext, kind: AssetKind, item: S
     delete content.flow_id;
     content.recipe_name = await recipeName(workspace, value.flow_id);
   }
-  if (kind.type === 'agentic_skill') content.recipe_name = await recipeName(workspace, value.provider_id);
+  if (kind.type === 'agentic_skill') {
+    // A skill's name is its recipe's (read-only, so portable() leaves it out); the file still names it.
+    content.name = value.name;
+    content.recipe_name = await recipeName(workspace, value.provider_id);
+  }
   if (kind.type === 'agentic_genie' && 'shared_account_id' in content)
     content.shared_account_id = await connectionFile(context, value.shared_account_id);
   return content;
