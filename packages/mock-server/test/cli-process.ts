@@ -72,3 +72,29 @@ export async function bannerUrl(cli: CliProcess, timeout = 15_000): Promise<stri
   }
   return defined(/listening on (http:\/\/\S+)/.exec(cli.output())?.[1], 'URL in the banner');
 }
+
+/** A spawned emulator's URL and bootstrap credentials, as its banner prints them. */
+export interface SpawnedEmulator {
+  url: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/**
+ * Starts platform-api-mock on a free port of 127.0.0.1 with `flags` (a storage's), for a suite that
+ * shares it (started in beforeAll, stopped with stopEmulator in afterAll); resolves once it listens.
+ */
+export async function spawnEmulator(flags: string[]): Promise<{ cli: CliProcess; emulator: SpawnedEmulator }> {
+  const cli = runCli(['--port', '0', '--host', '127.0.0.1', '--log-level', 'warn', ...flags], { ownedByCaller: true });
+  const url = await bannerUrl(cli);
+  const credential = (label: string) =>
+    defined(new RegExp(`${label}\\s+(\\S+)`).exec(cli.output())?.[1], `${label} in the banner`);
+  return { cli, emulator: { url, clientId: credential('Client ID'), clientSecret: credential('Client secret') } };
+}
+
+/** Stops an emulator spawnEmulator started, unless it has exited. */
+export async function stopEmulator(cli: CliProcess | undefined): Promise<void> {
+  if (!cli || cli.child.exitCode !== null) return;
+  cli.child.kill('SIGTERM');
+  await cli.exited;
+}

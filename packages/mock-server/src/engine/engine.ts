@@ -3,7 +3,7 @@
 // update, delete and actions, and the few hand-written handlers the vocabulary names.
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import type { Scope } from '../domain/credentials.js';
-import { InvalidRequest, NotFound } from '../errors.js';
+import { InvalidRequest, NotFound, Refused } from '../errors.js';
 import type { OpenApiDocument, Specs } from '../spec/bundles.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
 import { createAjv, schemaValidator, violations } from '../spec/validators.js';
@@ -220,6 +220,9 @@ class Engine implements ResourceEngine {
 
   private async run({ op, custom }: Served, request: CheckedRequest, values: ValueContext): Promise<HandlerResult> {
     const { params, body } = request;
+    // Refused, never faked: the spec documents the 501 of an operation the emulator cannot carry out.
+    if (op.effect?.verb === 'unsupported')
+      throw new Refused(501, `The emulator cannot carry out ${op.operation.operationId}: ${op.effect.reason}`);
     switch (op.op) {
       case 'list':
       case 'find': {
