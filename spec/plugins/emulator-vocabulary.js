@@ -32,7 +32,7 @@ const TRANSITION_KEYS = ['from', 'to'];
 export const EFFECT_VERBS = ['creates', 'updates', 'deletes', 'adds', 'removes', 'clears', 'empties'];
 /** `x-effect` forms that take a reason and nothing else. */
 const NO_EFFECT = ['none', 'unsupported'];
-/** The generic handlers whose effect their name says (EXTENSIONS.md, "Effects"). */
+/** The generic handlers whose effect their name says (EXTENSIONS.md, "Effects"); so does `<family>.create`, `.update`, `.delete`. */
 const HANDLER_EFFECTS = ['copy', 'batch_delete', 'delete_each', 'update_by_body_id'];
 const READ_METHODS = ['get', 'head'];
 
@@ -401,7 +401,9 @@ function EmulatorVocabulary() {
     if (['create', 'update', 'delete'].includes(resource.op)) return true;
     if (resource.op === 'action' && ['set', 'add', 'remove', 'clear'].some((key) => resource[key] !== undefined))
       return true;
-    return moves.has(id) || (resource.op === 'custom' && HANDLER_EFFECTS.includes(resource.handler));
+    const handler = String(resource.handler);
+    const named = HANDLER_EFFECTS.includes(handler) || /\.(create|update|delete)$/.test(handler);
+    return moves.has(id) || (resource.op === 'custom' && named);
   }
 
   function parameterNames(ctx, parameters, into) {

@@ -348,6 +348,14 @@ const HANDLER_EFFECTS: Record<string, { verb: EffectVerb; from?: string; by?: st
   update_by_body_id: { verb: 'updates', by: 'id' },
 };
 
+/** A handler's effect by its name: a generic one, or a family's `<family>.create`, `.update`, `.delete`. */
+function handlerEffect(handler: string): { verb: EffectVerb; from?: string; by?: string } | undefined {
+  const verb = SUFFIX_VERBS[handler.slice(handler.lastIndexOf('.') + 1)];
+  return HANDLER_EFFECTS[handler] ?? (handler.includes('.') && verb ? { verb } : undefined);
+}
+
+const SUFFIX_VERBS: Record<string, EffectVerb> = { create: 'creates', update: 'updates', delete: 'deletes' };
+
 /**
  * The effect a non-GET operation declares (EXTENSIONS.md, "Effects"): `x-effect: {none: reason}`, or
  * what its `x-resource` implies (create, update and delete; an action's state move in `x-states`, `set`,
@@ -420,7 +428,7 @@ function impliedEffect(
   annotation: OperationAnnotation,
 ): { verb: EffectVerb; type: string; from?: string; field?: string; by?: Record<string, string> } | undefined {
   const { op, type } = annotation;
-  const generic = annotation.handler === undefined ? undefined : HANDLER_EFFECTS[annotation.handler];
+  const generic = annotation.handler === undefined ? undefined : handlerEffect(annotation.handler);
   if (generic)
     return { verb: generic.verb, type, from: generic.from, by: generic.by ? { [generic.by]: '' } : undefined };
   if (op === 'create') return { verb: 'creates', type };
