@@ -20,7 +20,7 @@ import {
 import type { MockServer } from '../../src/index.js';
 import { deref, type Operation } from '../../src/spec/bundles.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
-import { type CliProcess, spawnEmulator, stopEmulator } from '../cli-process.js';
+import { type CliProcess, spawnEmulator, stopSpawned } from '../cli-process.js';
 import { defined } from '../defined.js';
 import {
   type Answer,
@@ -493,7 +493,7 @@ for (const storage of STORAGES) {
         context.admin = await token(context.emulator as MockServer);
       });
 
-      afterAll(() => stopEmulator(cli));
+      afterAll(() => stopSpawned(cli));
 
       it('covers every management operation that is not a read', () => {
         expect(changing.length).toBeGreaterThan(150);

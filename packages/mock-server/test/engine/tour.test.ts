@@ -11,7 +11,7 @@ import { createResourceEngine } from '../../src/engine/engine.js';
 import { type OperationAnnotation, operationExtension, type ResourceType } from '../../src/engine/vocabulary.js';
 import type { MockServer } from '../../src/index.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
-import { type CliProcess, spawnEmulator, stopEmulator } from '../cli-process.js';
+import { type CliProcess, spawnEmulator, stopSpawned } from '../cli-process.js';
 import { call, exampleBody, type OperationId, operation, specs, token } from '../helpers.js';
 import { STORAGES } from '../storages.js';
 
@@ -145,7 +145,7 @@ for (const storage of STORAGES) {
         ({ cli, emulator } = await spawnEmulator(await storage.args()));
       });
 
-      afterAll(() => stopEmulator(cli));
+      afterAll(() => stopSpawned(cli));
 
       it('runs against a spawned platform-api-mock on 127.0.0.1', () => {
         expect(emulator.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
