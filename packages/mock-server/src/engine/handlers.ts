@@ -25,8 +25,7 @@ import { topicsFamily } from './custom/topics.js';
 import { workspaceHandlers } from './custom/workspace.js';
 import { invalidFields, notFound } from './errors.js';
 import { compare, listPage } from './listing.js';
-import { isObject, propertiesOf, resolve, type SchemaNode } from './schema.js';
-import { coerce } from './values.js';
+import { isObject, propertiesOf } from './schema.js';
 import type { EngineOperation } from './vocabulary.js';
 
 interface RecordQuery {
@@ -130,18 +129,14 @@ export const customHandlers: Record<string, Handler> = {
   /** The items named by the body's `remove.from` ids each lose the path parameter's value from `remove.field`. */
   remove_from_each: (workspace, op, request) => changeEach(workspace, op, request, 'remove'),
 
-  /**
-   * A new item with the fields of the one the path names, overridden by the body's (`copy_role`), each
-   * as its field's schema types it (the request may name folders by decimal strings).
-   */
+  /** A new item with the fields of the one the path names, overridden by the body's (`copy_role`). */
   copy: async (workspace, op, { params, body }) => {
     const original = await workspace.itemOf(op, params);
     const { [op.type.id.field]: _id, created_at: _created, updated_at: _updated, ...fields } = original.value;
     const parent = original.parent === undefined ? undefined : await workspace.parentOf(op, params);
     const properties = propertiesOf(op.type.schema);
-    const sent = Object.entries(isObject(body) ? body : {}).filter(([name]) => properties[name]);
-    const typed = sent.map(([name, value]) => [name, coerceField(workspace, properties[name] ?? {}, value)]);
-    return { item: await workspace.create(op, { ...fields, ...Object.fromEntries(typed) }, parent) };
+    const sent = Object.fromEntries(Object.entries(isObject(body) ? body : {}).filter(([name]) => properties[name]));
+    return { item: await workspace.create(op, { ...fields, ...sent }, parent) };
   },
 
   /** An update whose path names no item: the body's `id` names it (the older access-profile form). */
@@ -479,14 +474,6 @@ function offsetOf(token: unknown): number {
 }
 
 const label = (typeName: string) => typeName.replace(/_/g, ' ');
-
-/** A sent value as the field's schema types it; each element of a list by the list's `items`. */
-function coerceField(workspace: Workspace, property: SchemaNode, value: unknown): unknown {
-  const items = resolve(workspace.values.document, property).items;
-  if (Array.isArray(value) && isObject(items))
-    return value.map((each) => coerce(workspace.values, items as SchemaNode, each));
-  return coerce(workspace.values, property, value);
-}
 
 /** The body's fields that the operation's resource schema has (not readOnly ones: schemaFields drops `id`). */
 function schemaFields(op: EngineOperation, fields: JsonObject): JsonObject {
