@@ -85,6 +85,8 @@ export interface Filter {
 export interface EngineOperation {
   operation: Operation;
   type: ResourceType;
+  /** What the operation changes, as the spec declares it (`x-effect` and what x-resource implies); undefined for a read. */
+  effect?: DeclaredEffect;
   op: OpKind;
   /** The path parameter naming the item (item operations) and the one naming the parent (sub-collections). */
   param?: string;
@@ -102,91 +104,6 @@ export interface EngineOperation {
   conflict: number;
   force?: string;
   handler?: string;
-  /** What the operation changes, as the spec declares it (`x-effect` and what x-resource implies); undefined for a read. */
-  effect?: DeclaredEffect;
-}
-
-/** The verbs of `x-effect` (EXTENSIONS.md, "Effects"): what happens to items of the effect's type. */
-export type EffectVerb = 'creates' | 'updates' | 'deletes' | 'adds' | 'removes' | 'clears' | 'empties';
-export const EFFECT_VERBS: readonly EffectVerb[] = [
-  'creates',
-  'updates',
-  'deletes',
-  'adds',
-  'removes',
-  'clears',
-  'empties',
-];
-
-/** The operation that reads an effect back: a get or list (or a read by POST, `x-effect: none`), with query parameters. */
-export interface ReadBack {
-  operation: string;
-  query: JsonObject;
-}
-
-/**
- * What a non-GET operation changes, normalized from its declaration: the verb and the type of the items
- * it happens to, how to read it back, and what the read shows afterwards.
- */
-export interface Effect {
-  verb: EffectVerb;
-  type: string;
-  /** Default: the type's get, else its list; `empties` names it. */
-  read?: ReadBack;
-  /** Item field -> the request field whose sent value it holds afterwards; undefined: every field of the type the body sends. */
-  fields?: Record<string, string>;
-  /** Literal values the item holds afterwards (`set`, the `to` of a state move). */
-  set: JsonObject;
-  /** Fields whose value the operation changes (read before and after). */
-  changes: string[];
-  /** Fields the operation's answer gives a new value each time (a secret, shown only then). */
-  renews: string[];
-  /** A request field whose sent value the read-back answer holds (a map merged into what it shows). */
-  shows?: string;
-  /** The request's body field that names the item, when the path does not, and the item's field it holds ('' for the id). */
-  by?: { request: string; field: string };
-  /** The request field (body or query) naming the items added, removed, deleted or copied. */
-  from?: string;
-  /** adds, removes: the item's array field the ids go in (an action's `add`, `remove`). */
-  field?: string;
-  /** Other request fields (path, query or body; dotted for nested ones) that name items, by the type they name. */
-  refs: Record<string, string>;
-  /** Body values under which the effect holds (a dry run changes nothing). */
-  when: JsonObject;
-  /** An operation performed first, on the same item, so that there is something to remove or empty. */
-  fill?: string;
-}
-
-/**
- * An operation declared to change nothing the platform would show (`none`), or refused because the
- * emulator cannot carry it out (`unsupported`: a 501 naming it), with the reason.
- */
-export interface NoEffect {
-  verb: 'none' | 'unsupported';
-  reason: string;
-}
-
-export type DeclaredEffect = Effect | NoEffect;
-
-/** `x-effect` on an operation, as written (besides `none` and `unsupported`). */
-interface EffectAnnotation {
-  creates?: string;
-  updates?: string;
-  deletes?: string;
-  adds?: string;
-  removes?: string;
-  clears?: string;
-  empties?: string;
-  read?: string | { operation: string; query?: JsonObject };
-  fields?: string[] | Record<string, string>;
-  changes?: string[];
-  renews?: string[];
-  shows?: string;
-  by?: string | Record<string, string>;
-  from?: string;
-  refs?: Record<string, string>;
-  when?: JsonObject;
-  fill?: string;
 }
 
 /** `x-resource` on a resource schema, as written (EXTENSIONS.md). */
@@ -236,19 +153,6 @@ const OPERATION_KEYS = [
   'conflict',
   'force',
   'handler',
-];
-export const EFFECT_KEYS = [
-  ...EFFECT_VERBS,
-  'read',
-  'fields',
-  'changes',
-  'renews',
-  'shows',
-  'by',
-  'from',
-  'refs',
-  'when',
-  'fill',
 ];
 
 export function readResourceTypes(document: OpenApiDocument): Map<string, ResourceType> {
@@ -515,4 +419,101 @@ function checkKeys(
   if (!isObject(annotation)) throw new Error(`${where}: ${extension} must be an object`);
   const unknown = Object.keys(annotation).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) throw new Error(`${where}: unknown ${extension} keys ${unknown.join(', ')}`);
+}
+
+/** The verbs of `x-effect` (EXTENSIONS.md, "Effects"): what happens to items of the effect's type. */
+export type EffectVerb = 'creates' | 'updates' | 'deletes' | 'adds' | 'removes' | 'clears' | 'empties';
+export const EFFECT_VERBS: readonly EffectVerb[] = [
+  'creates',
+  'updates',
+  'deletes',
+  'adds',
+  'removes',
+  'clears',
+  'empties',
+];
+
+/** The operation that reads an effect back: a get or list (or a read by POST, `x-effect: none`), with query parameters. */
+export interface ReadBack {
+  operation: string;
+  query: JsonObject;
+}
+
+/**
+ * What a non-GET operation changes, normalized from its declaration: the verb and the type of the items
+ * it happens to, how to read it back, and what the read shows afterwards.
+ */
+export interface Effect {
+  verb: EffectVerb;
+  type: string;
+  /** Default: the type's get, else its list; `empties` names it. */
+  read?: ReadBack;
+  /** Item field -> the request field whose sent value it holds afterwards; undefined: every field of the type the body sends. */
+  fields?: Record<string, string>;
+  /** Literal values the item holds afterwards (`set`, the `to` of a state move). */
+  set: JsonObject;
+  /** Fields whose value the operation changes (read before and after). */
+  changes: string[];
+  /** Fields the operation's answer gives a new value each time (a secret, shown only then). */
+  renews: string[];
+  /** A request field whose sent value the read-back answer holds (a map merged into what it shows). */
+  shows?: string;
+  /** The request's body field that names the item, when the path does not, and the item's field it holds ('' for the id). */
+  by?: { request: string; field: string };
+  /** The request field (body or query) naming the items added, removed, deleted or copied. */
+  from?: string;
+  /** adds, removes: the item's array field the ids go in (an action's `add`, `remove`). */
+  field?: string;
+  /** Other request fields (path, query or body; dotted for nested ones) that name items, by the type they name. */
+  refs: Record<string, string>;
+  /** Body values under which the effect holds (a dry run changes nothing). */
+  when: JsonObject;
+  /** An operation performed first, on the same item, so that there is something to remove or empty. */
+  fill?: string;
+}
+
+/**
+ * An operation declared to change nothing the platform would show (`none`), or refused because the
+ * emulator cannot carry it out (`unsupported`: a 501 naming it), with the reason.
+ */
+export interface NoEffect {
+  verb: 'none' | 'unsupported';
+  reason: string;
+}
+
+export type DeclaredEffect = Effect | NoEffect;
+
+export const EFFECT_KEYS = [
+  ...EFFECT_VERBS,
+  'read',
+  'fields',
+  'changes',
+  'renews',
+  'shows',
+  'by',
+  'from',
+  'refs',
+  'when',
+  'fill',
+];
+
+/** `x-effect` on an operation, as written (besides `none` and `unsupported`). */
+interface EffectAnnotation {
+  creates?: string;
+  updates?: string;
+  deletes?: string;
+  adds?: string;
+  removes?: string;
+  clears?: string;
+  empties?: string;
+  read?: string | { operation: string; query?: JsonObject };
+  fields?: string[] | Record<string, string>;
+  changes?: string[];
+  renews?: string[];
+  shows?: string;
+  by?: string | Record<string, string>;
+  from?: string;
+  refs?: Record<string, string>;
+  when?: JsonObject;
+  fill?: string;
 }
