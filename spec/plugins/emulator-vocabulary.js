@@ -58,8 +58,8 @@ export function readVocabulary(markdown) {
   return {
     typeKeys: tableNames(markdown, '## On a resource schema'),
     operationKeys: tableNames(markdown, '## On an operation'),
-    handlers: tableNames(markdown, '## Hand-written handlers (`op: custom`)'),
     effectKeys: tableNames(markdown, '## Effects: `x-effect`'),
+    handlers: tableNames(markdown, '## Hand-written handlers (`op: custom`)'),
   };
 }
 
@@ -398,6 +398,8 @@ function EmulatorVocabulary() {
   /** What an x-resource implies without x-effect (EXTENSIONS.md, "Effects"), once every x-states is read. */
   function impliedEffect(resource, id) {
     if (!resource) return false;
+    // An unknown op is reported as such; its effect is not asked for too.
+    if (!OP_KINDS.includes(resource.op)) return true;
     if (['create', 'update', 'delete'].includes(resource.op)) return true;
     if (resource.op === 'action' && ['set', 'add', 'remove', 'clear'].some((key) => resource[key] !== undefined))
       return true;

@@ -27,15 +27,20 @@ async function lint(dir: string): Promise<{ code: number; output: string }> {
   }
 }
 
+/** A copy of the specs the lint reads (an effect may be read back through an event-streams operation). */
+function copySpecs(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'vocabulary-'));
+  for (const part of ['redocly.yaml', 'plugins', 'management', 'shared', 'event-streams', 'auth'])
+    cpSync(join(specDir, part), join(dir, part), { recursive: true });
+  return dir;
+}
+
 /** Expects `message` as a platform/emulator-vocabulary error under `file` in the stylish output. */
 function errorAt(output: string, file: string, message: string): void {
   expect(output, output).toMatch(
     new RegExp(`${file}:\\n(?:.*\\n)*?\\s+\\d+:\\d+\\s+error\\s+platform/emulator-vocabulary\\s+${message}`),
   );
 }
-
-const vocabularyErrors = (output: string) =>
-  output.split('\n').filter((line) => line.includes('platform/emulator-vocabulary'));
 
 function edit(dir: string, file: string, from: string, to: string): void {
   const path = join(dir, file);
@@ -44,33 +49,20 @@ function edit(dir: string, file: string, from: string, to: string): void {
   writeFileSync(path, text.replace(from, to));
 }
 
-/**
- * A copy of the specs the lint reads (an effect may be read back through an event-streams operation) for
- * the tests of the describe block, removed after them; the returned function gives its directory.
- */
-function copiedSpecs(): () => string {
-  let dir = '';
+describe('lint checks the emulator vocabulary', () => {
+  let dir: string;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'vocabulary-'));
-    for (const part of ['redocly.yaml', 'plugins', 'management', 'shared', 'event-streams', 'auth'])
-      cpSync(join(specDir, part), join(dir, part), { recursive: true });
+    dir = copySpecs();
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  return () => dir;
-}
-
-describe('lint checks the emulator vocabulary', () => {
-  const copy = copiedSpecs();
 
   test('the spec as committed passes', async () => {
-    const dir = copy();
     const { code, output } = await lint(dir);
     expect(output).not.toContain('platform/emulator-vocabulary');
     expect(code).toBe(0);
   });
 
   test('each broken annotation is an error at its file and line', async () => {
-    const dir = copy();
     edit(dir, 'management/paths/api@mcp@mcp_servers.yaml', 'op: create }', 'op: craete }');
     edit(
       dir,
@@ -94,8 +86,11 @@ describe('lint checks the emulator vocabulary', () => {
     edit(dir, 'management/paths/api@projects@{id}@project_grants.yaml', 'ref: project }', 'ref: projet }');
     const { code, output } = await lint(dir);
     expect(code).not.toBe(0);
-    const errors = vocabularyErrors(output);
-    const at = (file: string, message: string) => errorAt(output, file, message);
+    const errors = output.split('\n').filter((line) => line.includes('platform/emulator-vocabulary'));
+    const at = (file: string, message: string) =>
+      expect(output, output).toMatch(
+        new RegExp(`${file}:\\n(?:.*\\n)*?\\s+\\d+:\\d+\\s+error\\s+platform/emulator-vocabulary\\s+${message}`),
+      );
     at('management/paths/api@mcp@mcp_servers.yaml', "unknown op 'craete'");
     at('management/paths/api@mcp@mcp_servers.yaml', "resource type 'mcp_server' has no field 'project'");
     at('management/components/schemas/Folder.yaml', "unknown resource type 'foldr'");
@@ -106,11 +101,9 @@ describe('lint checks the emulator vocabulary', () => {
   });
 });
 
-describe('lint refuses an operation that is not a read without its effect', () => {
-  const copy = copiedSpecs();
-
-  test('each is an error at its file and line', async () => {
-    const dir = copy();
+test('lint refuses, at its file and line, an operation that is not a read without its effect', async () => {
+  const dir = copySpecs();
+  try {
     // An action with neither a state move nor an x-effect: it would answer 200 and change nothing.
     edit(dir, 'management/paths/api@recipes@{recipe_id}@poll_now.yaml', '  x-effect: { none:', '  x-note: { none:');
     // A create that says it has no effect.
@@ -144,8 +137,10 @@ describe('lint refuses an operation that is not a read without its effect', () =
       'management/paths/api@recipes@\\{recipe_id\\}@connect.yaml',
       "resource type 'recipe' has no field 'confg'",
     );
-    expect(vocabularyErrors(output)).toHaveLength(5);
-  });
+    expect(output.split('\n').filter((line) => line.includes('platform/emulator-vocabulary'))).toHaveLength(5);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('the vocabulary is read from EXTENSIONS.md', () => {
