@@ -97,11 +97,13 @@ function pathValue(scene: Scene, served: EngineOperation | undefined, name: stri
   if (own?.created && served?.param === name) return own.id;
   if (scene.refs[name]) return firstId(scene.refs[name]);
   if (!served) return undefined;
-  if (served.param === name) return firstId(served.type.name);
-  if (served.parentParam === name && served.type.parent) return own?.parent ?? firstId(served.type.parent.type);
+  // A parameter stored in a reference field names that type's item (create_api_endpoint's collection `id`).
   const field = served.params[name];
   const ref = field && served.type.refs.find((each) => each.field === field);
-  return ref ? firstId(ref.type) : undefined;
+  if (ref) return firstId(ref.type);
+  if (served.param === name) return firstId(served.type.name);
+  if (served.parentParam === name && served.type.parent) return own?.parent ?? firstId(served.type.parent.type);
+  return undefined;
 }
 
 /** The query: required parameters from their examples, and the request fields naming items, from the world. */
