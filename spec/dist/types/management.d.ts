@@ -8279,6 +8279,15 @@ export interface components {
                 "application/json": components["schemas"]["ManagementError"];
             };
         };
+        /** @description Not implemented by the local emulator, which refuses this operation rather than answer a success that changes nothing; its `x-effect` says why (`unsupported`). The real platform does not answer 501 here. */
+        NotEmulated: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagementError"];
+            };
+        };
         /**
          * @description The recipe was not saved: a field is invalid, or the recipe is running (a running recipe cannot
          *     be changed; stop it first).
@@ -14963,6 +14972,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["DeploymentInvalidState"];
             500: components["responses"]["InternalServerError"];
+            501: components["responses"]["NotEmulated"];
         };
     };
     deploy_deployment: {

@@ -3,7 +3,7 @@
 // update, delete and actions, and the few hand-written handlers the vocabulary names.
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import type { Scope } from '../domain/credentials.js';
-import { InvalidRequest, NotFound } from '../errors.js';
+import { InvalidRequest, NotFound, Refused } from '../errors.js';
 import type { OpenApiDocument, Specs } from '../spec/bundles.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
 import { createAjv, schemaValidator, violations } from '../spec/validators.js';
@@ -244,6 +244,9 @@ class Engine implements ResourceEngine {
 
   private async run({ op, custom }: Served, request: CheckedRequest, values: ValueContext): Promise<HandlerResult> {
     const { params, body } = request;
+    // Refused, never faked: the spec documents the 501 of an operation the emulator cannot carry out.
+    if (op.effect?.verb === 'unsupported')
+      throw new Refused(501, `The emulator cannot carry out ${op.operation.operationId}: ${op.effect.reason}`);
     switch (op.op) {
       case 'list':
       case 'find': {
@@ -310,8 +313,9 @@ class Engine implements ResourceEngine {
     };
   }
 
-  private async create(op: EngineOperation, fields: JsonObject, parent: StoredItem | undefined, values: ValueContext) {
+  private async create(op: EngineOperation, sent: JsonObject, parent: StoredItem | undefined, values: ValueContext) {
     const { type } = op;
+    const fields = typedFields(values, type, sent);
     await this.checkReferences(op, fields);
     const defaults = await referenceDefaults(this.workspace(values), op, type, { ...fields, ...op.set });
     for (const [field, id] of Object.entries(defaults)) defaults[field] = coerce(values, fieldSchema(type, field), id);
@@ -660,4 +664,20 @@ export function sameJson(a: unknown, b: unknown): boolean {
 function withoutHidden(value: JsonObject): JsonObject {
   if (!Object.keys(value).some((name) => name.startsWith('$'))) return value;
   return Object.fromEntries(Object.entries(value).filter(([name]) => !name.startsWith('$')));
+}
+
+/**
+ * The fields as the type's schema types them, each element of a list by its `items`: a hand-written
+ * create may pass a body's values as sent (`legacy_copy_role`'s folder ids as decimal strings).
+ */
+function typedFields(values: ValueContext, type: ResourceType, fields: JsonObject): JsonObject {
+  const typed = (schema: SchemaNode, value: unknown): unknown => {
+    const items = resolve(values.document, schema).items;
+    return Array.isArray(value) && isObject(items)
+      ? value.map((each) => coerce(values, items as SchemaNode, each))
+      : coerce(values, schema, value);
+  };
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, value]) => [name, typed(fieldSchema(type, name), value)]),
+  );
 }

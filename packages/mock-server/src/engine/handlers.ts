@@ -8,11 +8,12 @@
 import { Refused } from '../errors.js';
 import type { JsonObject, StoredItem } from '../store/resource-store.js';
 import type { CheckedRequest, Family, Handler, HandlerResult, Workspace } from './contract.js';
-import { accessHandlers } from './custom/access.js';
+import { accessHandlers, heldRolesOf } from './custom/access.js';
 import { apiClientsFamily } from './custom/api-clients.js';
 import { collectionsHandlers } from './custom/collections.js';
 import { connectionsHandlers } from './custom/connections.js';
 import { connectorsHandlers } from './custom/connectors.js';
+import { geniesHandlers } from './custom/genies.js';
 import { memberIds, USER_GROUP } from './custom/groups.js';
 import { mcpHandlers, mcpHooks } from './custom/mcp.js';
 import { packagesHandlers } from './custom/packages.js';
@@ -58,6 +59,7 @@ export const customHandlers: Record<string, Handler> = {
   ...accessHandlers,
   ...connectionsHandlers,
   ...connectorsHandlers,
+  ...geniesHandlers,
   ...projectsHandlers,
   ...packagesHandlers,
   ...recipesHandlers,
@@ -249,11 +251,7 @@ export const customHandlers: Record<string, Handler> = {
       throw new Refused(422, `${request.email} is already a collaborator`, [
         { pointer: '/email', message: 'is already a collaborator' },
       ]);
-    const roles = ((request.env_roles ?? []) as JsonObject[]).map((role) => ({
-      environment_type: role.environment_type,
-      role_name: role.name,
-      role_type: role.role_type ?? 'privilege_group',
-    }));
+    const roles = heldRolesOf(request.env_roles);
     const invitation = await workspace.store.nextId('member_invitation');
     const member = await workspace.create(
       op,
@@ -262,6 +260,17 @@ export const customHandlers: Record<string, Handler> = {
     );
     for (const group of groups) await saveMembers(workspace, group, [...memberIds(group), String(member.id)]);
     return { body: { result: 'ok' } };
+  },
+
+  /**
+   * `regenerate_developer_api_client_token`: a new token, whose value the answer shows this once (it is
+   * not stored, so no later answer shows it), and the client's `token.updated_at`.
+   */
+  'developer_api_clients.regenerate': async (workspace, op, { params }) => {
+    const client = await workspace.itemOf(op, params);
+    const token = { updated_at: workspace.values.now };
+    const updated = await workspace.update(op, client, { token });
+    return { item: { ...updated, token: { ...token, value: randomSecret(workspace) + randomSecret(workspace) } } };
   },
 
   /** `{ids}` in, `{data: {deleted_ids, failed}}` out: each id is deleted (with its sub-collections) or reported. */
@@ -483,9 +492,14 @@ function schemaFields(op: EngineOperation, fields: JsonObject): JsonObject {
   return Object.fromEntries(Object.entries(fields).filter(([name]) => properties[name] && name !== op.type.id.field));
 }
 
+/** 32 random hex digits, from the engine's (seedable) randomness. */
+function randomSecret(workspace: Workspace): string {
+  return workspace.values.uuid().replace(/-/g, '');
+}
+
 /** A new secret for an access profile: `secret` for a token profile, an OAuth 2.0 client for an oauth2 one. */
 function newSecret(workspace: Workspace, profile: JsonObject): JsonObject {
-  const random = () => workspace.values.uuid().replace(/-/g, '');
+  const random = () => randomSecret(workspace);
   if (profile.auth_type === 'token') return { secret: random() };
   if (profile.auth_type === 'oauth2') return { oauth_client_id: random(), oauth_client_secret: random() + random() };
   return {};
