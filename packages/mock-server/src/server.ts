@@ -4,7 +4,6 @@
 // or a data dir), the domain state, the handlers, the resource engine, and the dispatcher that runs
 // requests. With Redis, several emulators share one state: each follows the changes the others announce.
 
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { positiveInteger } from '@platform-api/spec/conventions';
 import { type Logger, pino } from 'pino';
@@ -24,6 +23,7 @@ import { stateSections, WorkspaceState } from './engine/state.js';
 import { EMITTED_ERROR_CODES } from './errors.js';
 import type { Handlers } from './handlers/handler.js';
 import { createHandlers } from './handlers/index.js';
+import { createServer } from './http/node-http.js';
 import { PrismBackend } from './http/prism.js';
 import { Router } from './http/router.js';
 import { consoleSite, docsSite } from './http/static-files.js';

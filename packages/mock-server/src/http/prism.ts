@@ -1,8 +1,9 @@
 // Every management operation the emulator does not implement is answered by Prism (examples and
 // request validation from the bundled management spec). Prism runs in this process on an internal
 // loopback port and is started on first use, so it costs nothing at start-up.
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Logger, pino } from 'pino';
+import { request as httpRequest } from './node-http.js';
 
 interface PrismServer {
   close(): Promise<void>;
