@@ -87,7 +87,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const engine = createResourceEngine(specs, {
     clock,
     random: options.random,
-    ajv: bundles.bodyAjv,
+    checks: bundles.valueChecks,
     store: scopedResources(resources, 'management:'),
     domain: { credentials: state.credentials, topics: state.topics, messages: store },
   });

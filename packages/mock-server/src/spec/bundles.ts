@@ -1,5 +1,6 @@
 // Loads the bundled OpenAPI documents of @platform-api/spec and lists their operations: the platform's
 // three APIs, and the emulator's own (/_emulator/*), which the control plane serves.
+import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -101,10 +102,34 @@ export function specFilePath(api: SpecName, specDir?: string): string {
   return specDir === undefined ? require.resolve(`@platform-api/spec/${api}.json`) : join(specDir, `${api}.json`);
 }
 
+/** The digest of each document read from a bundle file, by the document: a copy made otherwise has none. */
+const digests = new WeakMap<OpenApiDocument, string>();
+
+/**
+ * The digest of the text the document was parsed from (undefined for a document not read by this
+ * module): the build's checks (spec/checks.ts) serve only the bundle they were compiled from.
+ */
+export function bundleDigest(document: OpenApiDocument): string | undefined {
+  return digests.get(document);
+}
+
+/** Digests of bundle texts, as bundleDigest gives them. */
+export function digestOf(text: string): string {
+  return hash('sha1', text);
+}
+
+function readBundle(api: SpecName, specDir: string | undefined): OpenApiDocument {
+  const text = readFileSync(specFilePath(api, specDir), 'utf8');
+  const document = JSON.parse(text) as OpenApiDocument;
+  digests.set(document, digestOf(text));
+  return document;
+}
+
 export function loadSpecs(specDir?: string): Specs {
-  const documents = Object.fromEntries(
-    API_NAMES.map((api) => [api, JSON.parse(readFileSync(specFilePath(api, specDir), 'utf8')) as OpenApiDocument]),
-  ) as Record<ApiName, OpenApiDocument>;
+  const documents = Object.fromEntries(API_NAMES.map((api) => [api, readBundle(api, specDir)])) as Record<
+    ApiName,
+    OpenApiDocument
+  >;
   return { documents, operations: API_NAMES.flatMap((api) => listOperations(api, documents[api])) };
 }
 
@@ -113,7 +138,7 @@ export function loadEmulatorSpec(specDir?: string): {
   document: OpenApiDocument;
   operations: Operation<'emulator'>[];
 } {
-  const document = JSON.parse(readFileSync(specFilePath('emulator', specDir), 'utf8')) as OpenApiDocument;
+  const document = readBundle('emulator', specDir);
   return { document, operations: listOperations('emulator', document) };
 }
 
