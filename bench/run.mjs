@@ -21,9 +21,9 @@ import { roundTrips } from './lib/management.mjs';
 import { batchPublishPath, batchText, PAYLOAD_TEXT, publishPath } from './lib/payload.mjs';
 import { freePort, startChild, startProbed, stopAllChildren, stopChild } from './lib/processes.mjs';
 import { redisAlone, startRedisCluster, startRedisServer } from './lib/redis.mjs';
-import { evaluateTargets, redisTargets, renderMarkdown, replaceGenerated } from './lib/report.mjs';
+import { evaluateTargets, redisTargets, renderMarkdown, replaceGenerated, startupTargets } from './lib/report.mjs';
 import { resetTimes } from './lib/reset.mjs';
-import { bareStartupTimes, startupTimes } from './lib/startup.mjs';
+import { startupComparison, startupTimes } from './lib/startup.mjs';
 import { clientSize, codegenTimes } from './lib/tooling.mjs';
 import { wrkPost } from './lib/wrk.mjs';
 
@@ -535,10 +535,8 @@ async function main() {
     const dataDir = await dataDirMeasures(dir);
     const redis = await redisMeasures(files, dir);
     redis.cluster = await clusterMeasure(files, dir);
-    log('start-up');
-    const startup = await startupTimes({ cli: at('packages/mock-server/bin/platform-api-mock.js') });
-    log('start-up, bare node:http');
-    const bareStartup = await bareStartupTimes({ server: at('bench/servers/bare.mjs') });
+    log('start-up: the emulator, a one-line node -e server and bench/servers/bare.mjs, in turns');
+    const startup = await startupMeasures();
     log('reset with 1,000 resources and 10,000 messages');
     const reset = await resetTimes();
     log('emulators in one process: start, five requests, close');
@@ -586,7 +584,7 @@ async function main() {
           twoToOne: redis.two.requestsPerSecond / redis.one.requestsPerSecond,
         },
       },
-      startup: { ...startup, bare: bareStartup, toBare: startup.medianMs / bareStartup.medianMs },
+      startup,
       inProcess,
       container,
       reset,
@@ -602,6 +600,30 @@ async function main() {
   } finally {
     await stopAllChildren();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The emulator's start-up beside its baselines', in the same runs (startup.mjs). */
+async function startupMeasures() {
+  const { emulator, oneLine, bareModule } = await startupComparison({
+    cli: at('packages/mock-server/bin/platform-api-mock.js'),
+    bareServer: at('bench/servers/bare.mjs'),
+  });
+  return {
+    ...emulator,
+    oneLine,
+    bare: bareModule,
+    toOneLine: emulator.medianMs / oneLine.medianMs,
+    toBare: emulator.medianMs / bareModule.medianMs,
+  };
+}
+
+/** Only the start-up rows and their targets (after `npm run build`); printed only. */
+async function startupOnly() {
+  const startup = await startupMeasures();
+  console.log(JSON.stringify({ machine: describeMachine(), startup }, null, 2));
+  for (const { measure, figure, target, met } of startupTargets(startup)) {
+    console.log(`${met ? 'met    ' : 'NOT MET'} ${measure}: ${figure} (target ${target})`);
   }
 }
 
@@ -626,7 +648,8 @@ async function redisOnly() {
   }
 }
 
-(process.argv[2] === 'redis' ? redisOnly() : main()).catch((error) => {
+const modes = { redis: redisOnly, startup: startupOnly };
+(modes[process.argv[2]] ?? main)().catch((error) => {
   console.error(`bench failed: ${error.stack ?? error}`);
   process.exitCode = 1;
 });
