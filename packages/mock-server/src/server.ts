@@ -6,7 +6,6 @@
 
 import type { AddressInfo } from 'node:net';
 import { positiveInteger } from '@platform-api/spec/conventions';
-import { type Logger, pino } from 'pino';
 import { ControlPlane } from './control/control-plane.js';
 import { controlEndpoints } from './control/endpoints.js';
 import { Journal } from './control/journal.js';
@@ -28,6 +27,7 @@ import { PrismBackend } from './http/prism.js';
 import { Router } from './http/router.js';
 import { consoleSite, docsSite } from './http/static-files.js';
 import { answerUnparsable } from './http/unparsable.js';
+import { createLogger, type Logger } from './logger.js';
 import {
   DEFAULT_JOURNAL_SIZE,
   DEFAULT_REDIS_PREFIX,
@@ -57,7 +57,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   // Everything time-based reads this clock, which the emulator API can set, advance or freeze.
   const controlledClock = new Clock(options.clock ?? Date.now);
   const clock = controlledClock.now;
-  const logger = pino({ level: options.logLevel ?? 'silent', base: undefined });
+  const logger = createLogger(options.logLevel ?? 'silent');
   const bundles = sharedSpecs(options.specDir);
   const { specs } = bundles;
   assertErrorCodesDocumented(specs);

@@ -102,15 +102,24 @@ export function specFilePath(api: SpecName, specDir?: string): string {
   return specDir === undefined ? require.resolve(`@platform-api/spec/${api}.json`) : join(specDir, `${api}.json`);
 }
 
-/** The digest of each document read from a bundle file, by the document: a copy made otherwise has none. */
-const digests = new WeakMap<OpenApiDocument, string>();
+/**
+ * What each document read from a bundle file was parsed from, by the document (a copy made otherwise
+ * has nothing): its text until its digest is first asked for, then the digest.
+ */
+const sources = new WeakMap<OpenApiDocument, { text?: string; digest?: string }>();
 
 /**
  * The digest of the text the document was parsed from (undefined for a document not read by this
- * module): the build's checks (spec/checks.ts) serve only the bundle they were compiled from.
+ * module): the build's checks (spec/checks.ts) serve only the bundle they were compiled from. Made
+ * when first asked for: a bundle no check is taken for is not hashed.
  */
 export function bundleDigest(document: OpenApiDocument): string | undefined {
-  return digests.get(document);
+  const source = sources.get(document);
+  if (source?.text !== undefined) {
+    source.digest = digestOf(source.text);
+    source.text = undefined;
+  }
+  return source?.digest;
 }
 
 /** Digests of bundle texts, as bundleDigest gives them. */
@@ -121,7 +130,7 @@ export function digestOf(text: string): string {
 function readBundle(api: SpecName, specDir: string | undefined): OpenApiDocument {
   const text = readFileSync(specFilePath(api, specDir), 'utf8');
   const document = JSON.parse(text) as OpenApiDocument;
-  digests.set(document, digestOf(text));
+  sources.set(document, { text });
   return document;
 }
 
