@@ -5,7 +5,6 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 const MEDIA_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -31,12 +30,16 @@ export interface StaticSite {
 function findBuiltDir(packageName: string, workspaceDir: string, preferred: string | undefined): string | undefined {
   if (preferred !== undefined) return existsSync(join(preferred, 'index.html')) ? preferred : undefined;
   const candidates: string[] = [];
+  const require = createRequire(import.meta.url);
   try {
-    candidates.push(join(dirname(createRequire(import.meta.url).resolve(`${packageName}/package.json`)), 'dist'));
+    candidates.push(join(dirname(require.resolve(`${packageName}/package.json`)), 'dist'));
   } catch {
     // Not resolvable (no such package, or it does not export package.json).
   }
-  candidates.push(fileURLToPath(new URL(`../../../${workspaceDir}/dist`, import.meta.url)));
+  // Beside this package in the repository's packages/, found by this package's own name (the same from
+  // its modules and from the bundled command line).
+  const packagesDir = dirname(dirname(require.resolve('@platform-api/mock-server/package.json')));
+  candidates.push(join(packagesDir, workspaceDir, 'dist'));
   return candidates.find((dir) => existsSync(join(dir, 'index.html')));
 }
 

@@ -5,7 +5,7 @@
 // its compiler being a sizeable share of a start (BENCHMARKS.md, start-up).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { isDateTime } from '@platform-api/spec/conventions';
 import type { Ajv2020, CodeOptions, Format, Options, ValidateFunction } from 'ajv/dist/2020.js';
 import { bundleDigest, digestOf, type OpenApiDocument, type SpecName } from './bundles.js';
@@ -85,8 +85,11 @@ export type CheckKind = 'params' | 'values';
 /** The build's check of a key (SchemaChecks.key), if it compiled one. */
 type BuiltLookup = (key: string) => ValidateFunction | undefined;
 
-/** The package's dist/checks/, found from src/ (the tests) as from dist/. */
-const BUILT_DIR = new URL('../../dist/checks/', import.meta.url);
+/**
+ * The package's dist/checks/, found by the package's own name: from src/ (the tests), from dist/ and
+ * from the bundled command line alike.
+ */
+const builtDir = () => join(dirname(require.resolve('@platform-api/mock-server/package.json')), 'dist', 'checks');
 
 /** Compiles the schemas of some specs' documents with one set of ajv options, or takes the build's code. */
 export class SchemaChecks {
@@ -138,13 +141,14 @@ export class SchemaChecks {
 
 /** The build's checks named `name`, when they were compiled from the bundle of this digest; their code is read on first use. */
 function loadBuilt(name: string, digest: string | undefined): BuiltLookup | undefined {
-  const index = readIndex(new URL(`${name}.json`, BUILT_DIR));
+  const dir = builtDir();
+  const index = readIndex(join(dir, `${name}.json`));
   if (!index || digest === undefined || index.digest !== digest) return undefined;
   let checks: Record<string, ValidateFunction> | undefined;
   return (key) => {
     const exported = Object.hasOwn(index.checks, key) ? index.checks[key] : undefined;
     if (exported === undefined) return undefined;
-    checks ??= (require(fileURLToPath(new URL(`${name}.cjs`, BUILT_DIR))) as BuiltCode).load(allFormats());
+    checks ??= (require(join(dir, `${name}.cjs`)) as BuiltCode).load(allFormats());
     return checks[exported];
   };
 }
@@ -154,7 +158,7 @@ interface BuiltCode {
   load(formats: Record<string, Format>): Record<string, ValidateFunction>;
 }
 
-function readIndex(file: URL): BuiltIndex | undefined {
+function readIndex(file: string): BuiltIndex | undefined {
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as BuiltIndex;
   } catch (error) {
