@@ -7,6 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { _ } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
+import { createResourceEngine } from '../dist/engine/engine.js';
 import { readResourceTypes } from '../dist/engine/vocabulary.js';
 import { resolveLimits } from '../dist/options.js';
 import { bundleDigest, SPEC_NAMES } from '../dist/spec/bundles.js';
@@ -18,6 +19,10 @@ const bundles = sharedSpecs();
 const platform = bundles.requestValidators(resolveLimits(bundles.specs, {}).maxBatchMessages);
 const documents = { ...bundles.specs.documents, emulator: bundles.emulator.document };
 const operations = [...bundles.specs.operations, ...bundles.emulator.operations];
+
+// The management spec's vocabulary, read as at start: a mistake in it fails the build, and an emulator
+// of this bundle reads it on its first management request instead of at start (src/server.ts).
+createResourceEngine(bundles.specs);
 
 mkdirSync(out, { recursive: true });
 for (const api of SPEC_NAMES) {

@@ -17,7 +17,7 @@ import { Faults, faultProblem } from './domain/faults.js';
 import { RateLimiter } from './domain/rate-limit.js';
 import type { EmulatorState } from './domain/state.js';
 import { Topics } from './domain/topics.js';
-import { createResourceEngine } from './engine/engine.js';
+import { createResourceEngine, lazyResourceEngine } from './engine/engine.js';
 import { stateSections, WorkspaceState } from './engine/state.js';
 import { EMITTED_ERROR_CODES } from './errors.js';
 import type { Handlers } from './handlers/handler.js';
@@ -36,6 +36,7 @@ import {
   resolveLimits,
 } from './options.js';
 import { documentedErrorCodes, type Specs, specFilePath } from './spec/bundles.js';
+import { builtFrom } from './spec/checks.js';
 import { sharedSpecs } from './spec/shared.js';
 import { MemoryStore } from './store/memory.js';
 import { scopedResources } from './store/resource-store.js';
@@ -84,23 +85,32 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const handlers = createHandlers(state);
   assertHandlersMatchSpecs(specs, handlers);
   const prism = new PrismBackend(specFilePath('management', options.specDir), logger);
-  const engine = createResourceEngine(specs, {
-    clock,
-    random: options.random,
-    checks: bundles.valueChecks,
-    store: scopedResources(resources, 'management:'),
-    domain: { credentials: state.credentials, topics: state.topics, messages: store },
-  });
+  const createEngine = () =>
+    createResourceEngine(specs, {
+      clock,
+      random: options.random,
+      checks: bundles.valueChecks,
+      store: scopedResources(resources, 'management:'),
+      domain: { credentials: state.credentials, topics: state.topics, messages: store },
+    });
+  // The build read the bundled spec's vocabulary: made at first use. Another spec's is read now, so
+  // that a mistake in it stops the start.
+  const engine = builtFrom('management', specs.documents.management)
+    ? lazyResourceEngine(createEngine)
+    : createEngine();
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
   let bootstrap: BootstrapCredentials | undefined;
   // The state document: the engine's resources, then the families whose state the domain keeps (topics,
   // API clients and keys). A reset also restores the rest as at start: a fresh emulator.
-  const workspace = new WorkspaceState(stateSections(engine), async () => {
-    bootstrap?.restore();
-    state.faults.clear();
-    journal.clear();
-    await controlledClock.reset();
-  });
+  const workspace = new WorkspaceState(
+    () => stateSections(engine),
+    async () => {
+      bootstrap?.restore();
+      state.faults.clear();
+      journal.clear();
+      await controlledClock.reset();
+    },
+  );
   const validators = bundles.requestValidators(limits.maxBatchMessages);
   const dispatcher = new Dispatcher({
     state,

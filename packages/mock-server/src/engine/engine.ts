@@ -90,6 +90,22 @@ export function createResourceEngine(specs: Specs, options: EngineOptions = {}):
   return new Engine(specs, options);
 }
 
+/**
+ * The engine, made on first use (the first management request, state document or console view). For
+ * a spec whose vocabulary was read when it was built (scripts/build-checks.mjs; spec/checks.ts, builtFrom): a mistake in it
+ * would otherwise surface at a request instead of stopping the start.
+ */
+export function lazyResourceEngine(create: () => ResourceEngine): ResourceEngine {
+  let engine: ResourceEngine | undefined;
+  return new Proxy({} as ResourceEngine, {
+    get(_, property) {
+      engine ??= create();
+      const member: unknown = Reflect.get(engine, property, engine);
+      return typeof member === 'function' ? member.bind(engine) : member;
+    },
+  });
+}
+
 interface Served {
   op: EngineOperation;
   shape: AnswerShape;

@@ -97,9 +97,18 @@ export interface Specs {
 }
 
 const require = createRequire(import.meta.url);
+/** The installed bundles' paths, resolved once: every start asks for each twice. */
+const installed = new Map<SpecName, string>();
+
 /** The bundle of `api`: `<specDir>/<api>.json` when a directory is given, else @platform-api/spec's. */
 export function specFilePath(api: SpecName, specDir?: string): string {
-  return specDir === undefined ? require.resolve(`@platform-api/spec/${api}.json`) : join(specDir, `${api}.json`);
+  if (specDir !== undefined) return join(specDir, `${api}.json`);
+  let path = installed.get(api);
+  if (path === undefined) {
+    path = require.resolve(`@platform-api/spec/${api}.json`);
+    installed.set(api, path);
+  }
+  return path;
 }
 
 /**

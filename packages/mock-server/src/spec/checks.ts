@@ -139,16 +139,24 @@ export class SchemaChecks {
   }
 }
 
+/**
+ * Whether the build compiled its checks from the bundle this document was read from; the build also
+ * read the bundle's vocabulary then (scripts/build-checks.mjs).
+ */
+export function builtFrom(api: SpecName, document: OpenApiDocument): boolean {
+  const digest = bundleDigest(document);
+  return digest !== undefined && builtIndex(`${api}.values`)?.digest === digest;
+}
+
 /** The build's checks named `name`, when they were compiled from the bundle of this digest; their code is read on first use. */
 function loadBuilt(name: string, digest: string | undefined): BuiltLookup | undefined {
-  const dir = builtDir();
-  const index = readIndex(join(dir, `${name}.json`));
+  const index = builtIndex(name);
   if (!index || digest === undefined || index.digest !== digest) return undefined;
   let checks: Record<string, ValidateFunction> | undefined;
   return (key) => {
     const exported = Object.hasOwn(index.checks, key) ? index.checks[key] : undefined;
     if (exported === undefined) return undefined;
-    checks ??= (require(join(dir, `${name}.cjs`)) as BuiltCode).load(allFormats());
+    checks ??= (require(join(builtDir(), `${name}.cjs`)) as BuiltCode).load(allFormats());
     return checks[exported];
   };
 }
@@ -156,6 +164,14 @@ function loadBuilt(name: string, digest: string | undefined): BuiltLookup | unde
 /** `<spec>.<kind>.cjs`: ajv's standalone code of the checks, in a function of the formats they name. */
 interface BuiltCode {
   load(formats: Record<string, Format>): Record<string, ValidateFunction>;
+}
+
+const indexes = new Map<string, BuiltIndex | undefined>();
+
+/** `<name>.json` of the build, read once. */
+function builtIndex(name: string): BuiltIndex | undefined {
+  if (!indexes.has(name)) indexes.set(name, readIndex(join(builtDir(), `${name}.json`)));
+  return indexes.get(name);
 }
 
 function readIndex(file: string): BuiltIndex | undefined {
