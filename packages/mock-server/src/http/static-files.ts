@@ -1,7 +1,6 @@
 // Serves the built front ends from their packages' dist folders: the rendered API documentation
 // (packages/docs) under /docs/ and the web console (packages/console) under /_emulator/console/.
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { existsSync, promises } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, resolve, sep } from 'node:path';
@@ -86,7 +85,8 @@ export async function serveStatic(site: StaticSite, pathname: string, res: Serve
   const file = resolve(root, relative);
   if (!file.startsWith(root + sep)) return respondText(res, 404, 'Not found');
   try {
-    const content = await readFile(existsSync(file) || extname(file) ? file : `${file}.html`);
+    // fs.promises when first read: loading node:fs/promises at start takes readline and the REPL's history too.
+    const content = await promises.readFile(existsSync(file) || extname(file) ? file : `${file}.html`);
     res.writeHead(200, {
       'content-type': MEDIA_TYPES[extname(file) || '.html'] ?? 'application/octet-stream',
       'content-length': content.length,
