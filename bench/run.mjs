@@ -627,6 +627,27 @@ async function startupOnly() {
   }
 }
 
+/** Only the publish rounds (the emulator with its journal on and off, with a data dir, bare node:http); printed only. */
+async function publishOnly() {
+  requireTools();
+  const dir = mkdtempSync(join(tmpdir(), 'platform-api-bench-'));
+  const files = { message: join(dir, 'message.json'), batch: join(dir, 'batch.json') };
+  writeFileSync(files.message, PAYLOAD_TEXT);
+  try {
+    const { ratios, ...servers } = await publishRounds(files, dir);
+    const perServer = Object.fromEntries(
+      Object.entries(servers).map(([name, { requestsPerSecond, serverCpuMicrosPerRequest, rounds }]) => [
+        name,
+        { requestsPerSecond, serverCpuMicrosPerRequest, rounds },
+      ]),
+    );
+    console.log(JSON.stringify({ machine: describeMachine(), servers: perServer, ratios }, null, 2));
+  } finally {
+    await stopAllChildren();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** The Redis rows and their targets, beside one in-memory publish run; printed only. */
 async function redisOnly() {
   requireTools();
@@ -648,7 +669,7 @@ async function redisOnly() {
   }
 }
 
-const modes = { redis: redisOnly, startup: startupOnly };
+const modes = { redis: redisOnly, startup: startupOnly, publish: publishOnly };
 (modes[process.argv[2]] ?? main)().catch((error) => {
   console.error(`bench failed: ${error.stack ?? error}`);
   process.exitCode = 1;

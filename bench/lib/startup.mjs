@@ -16,8 +16,9 @@ const ONE_LINE_SERVER =
   "require('node:http').createServer((req, res) => req.resume().on('end', () => res.end('{}')))" +
   ".listen(0, '127.0.0.1', function () { console.log('http://127.0.0.1:' + this.address().port) })";
 
-export function startupTimes({ cli, runs = 7, args = [] }) {
-  return medianOfRuns(runs, () => emulatorFirstAnswer(cli, args));
+/** `nodeFlags`: node's own, before the script (a profiler's). */
+export function startupTimes({ cli, runs = 7, args = [], nodeFlags = [] }) {
+  return medianOfRuns(runs, () => emulatorFirstAnswer(cli, args, nodeFlags));
 }
 
 /**
@@ -41,9 +42,9 @@ export async function startupComparison({ cli, bareServer, runs = 11 }) {
   return Object.fromEntries(names.map((name) => [name, summary(times[name])]));
 }
 
-function emulatorFirstAnswer(cli, args) {
+function emulatorFirstAnswer(cli, args, nodeFlags = []) {
   const flags = ['--port', '0', '--log-level', 'error', '--client-id', CLIENT_ID, '--client-secret', CLIENT_SECRET];
-  return firstAnswer([cli, ...flags, ...args], {
+  return firstAnswer([...nodeFlags, cli, ...flags, ...args], {
     path: '/oauth2/token',
     contentType: 'application/x-www-form-urlencoded',
     body: TOKEN_BODY,
@@ -58,7 +59,13 @@ async function medianOfRuns(runs, once) {
 
 function summary(times) {
   const sorted = [...times].sort((a, b) => a - b);
-  return { runs: times.length, medianMs: sorted[Math.floor(times.length / 2)], minMs: sorted[0], maxMs: sorted.at(-1) };
+  return {
+    runs: times.length,
+    medianMs: sorted[Math.floor(times.length / 2)],
+    minMs: sorted[0],
+    maxMs: sorted.at(-1),
+    times: times.map((ms) => Math.round(ms * 10) / 10),
+  };
 }
 
 /** Milliseconds from spawning node with `args` to the answer of one POST to the URL it prints first. */
