@@ -1,7 +1,9 @@
 // Profiles the emulator's start-up: `node --cpu-prof` on platform-api-mock from spawn to its first
-// answered token request (bench/lib/startup.mjs's method), several runs, and prints where the CPU time
-// went by phase (the median of the runs; the profiler adds its own cost to every phase). `cli`: another
-// build's bin to profile, e.g. one of an earlier commit, for a before/after.
+// answered token request (bench/lib/startup.mjs's method), several runs, and prints where the time went
+// by phase: the main thread's time as the profiler samples it (idle time left out), the median of the
+// runs. The profiler adds its own cost to every phase, and on a busy machine a phase also counts the
+// time the thread waited for a core. `cli`: another build's bin, e.g. an earlier commit's, for a
+// before/after; the phases are printed in one order, so that two outputs line up.
 // Usage: node bench/profile-start.mjs [runs] [cli]
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +36,17 @@ const BY_LEAF = new Map([
   ['(garbage collector)', 'garbage collection'],
   ['(program)', 'V8 and node outside JavaScript'],
 ]);
+const EMULATOR = "the emulator's other code (its modules' top levels, the command line)";
+const REST = 'the rest of node (its bootstrap, built-ins, the socket, the exit)';
+const ORDER = [
+  LOADING,
+  UNDICI,
+  ...PACKAGES.map(([phase]) => phase),
+  ...STEPS.map(([phase]) => phase),
+  EMULATOR,
+  ...BY_LEAF.values(),
+  REST,
+];
 
 /** The phase of a sample, from its stack (the leaf first). */
 function phaseOfStack(stack) {
@@ -50,12 +63,12 @@ function phaseOfStack(stack) {
       const step = STEPS.find(([, belongs]) => belongs(frame));
       if (step) return step[0];
     }
-    return "the emulator's other code (its modules' top levels, the command line)";
+    return EMULATOR;
   }
   const step = STEPS.find(([, belongs]) => stack.some(belongs));
   if (step) return step[0];
   if (stack.some((f) => f.url.startsWith('node:internal/modules/'))) return LOADING;
-  return 'the rest of node (its bootstrap, built-ins, the socket, the exit)';
+  return REST;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'platform-api-profile-start-'));
@@ -69,12 +82,11 @@ try {
       byPhase.set(phase, [...(byPhase.get(phase) ?? []), ms]);
     }
   }
-  const rows = [...byPhase].map(([phase, times]) => [phase, median(times, Number(runs))]);
-  rows.sort((a, b) => b[1] - a[1]);
+  const rows = ORDER.map((phase) => [phase, median(byPhase.get(phase) ?? [], Number(runs))]);
   const total = rows.reduce((sum, [, ms]) => sum + ms, 0);
-  console.log(`${cli}: ${runs} runs, the median of each phase (ms of CPU, profiled)`);
+  console.log(`${cli}: ${runs} runs, the median of each phase (ms, profiled)`);
   for (const [phase, ms] of rows) console.log(`${ms.toFixed(1).padStart(8)}  ${phase}`);
-  console.log(`${total.toFixed(1).padStart(8)}  in all`);
+  console.log(`${total.toFixed(1).padStart(8)}  in all (the sum of the medians)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
