@@ -22,9 +22,16 @@ import { roundTrips } from './lib/management.mjs';
 import { batchPublishPath, batchText, PAYLOAD_TEXT, publishPath } from './lib/payload.mjs';
 import { freePort, startChild, startProbed, stopAllChildren, stopChild } from './lib/processes.mjs';
 import { redisAlone, startRedisCluster, startRedisServer } from './lib/redis.mjs';
-import { devLoopTargets, evaluateTargets, redisTargets, renderMarkdown, replaceGenerated } from './lib/report.mjs';
+import {
+  devLoopTargets,
+  evaluateTargets,
+  redisTargets,
+  renderMarkdown,
+  replaceGenerated,
+  startupTargets,
+} from './lib/report.mjs';
 import { resetTimes } from './lib/reset.mjs';
-import { bareStartupTimes, startupTimes } from './lib/startup.mjs';
+import { startupComparison, startupTimes } from './lib/startup.mjs';
 import { clientSize, codegenTimes } from './lib/tooling.mjs';
 import { wrkPost } from './lib/wrk.mjs';
 
@@ -536,10 +543,8 @@ async function main() {
     const dataDir = await dataDirMeasures(dir);
     const redis = await redisMeasures(files, dir);
     redis.cluster = await clusterMeasure(files, dir);
-    log('start-up');
-    const startup = await startupTimes({ cli: at('packages/mock-server/bin/platform-api-mock.js') });
-    log('start-up, bare node:http');
-    const bareStartup = await bareStartupTimes({ server: at('bench/servers/bare.mjs') });
+    log('start-up: the emulator, a one-line node -e server and bench/servers/bare.mjs, in turns');
+    const startup = await startupMeasures();
     log('reset with 1,000 resources and 10,000 messages');
     const reset = await resetTimes();
     log('emulators in one process: start, five requests, close');
@@ -587,7 +592,7 @@ async function main() {
           twoToOne: redis.two.requestsPerSecond / redis.one.requestsPerSecond,
         },
       },
-      startup: { ...startup, bare: bareStartup, toBare: startup.medianMs / bareStartup.medianMs },
+      startup,
       inProcess,
       container,
       reset,
@@ -600,6 +605,49 @@ async function main() {
     const markdown = renderMarkdown(results);
     writeFileSync(at('BENCHMARKS.md'), replaceGenerated(readFileSync(at('BENCHMARKS.md'), 'utf8'), markdown));
     console.log(`\n${markdown}\n\nbench: wrote bench/results.json and BENCHMARKS.md`);
+  } finally {
+    await stopAllChildren();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The emulator's start-up beside its baselines', in the same runs (startup.mjs). */
+async function startupMeasures() {
+  const { emulator, oneLine, bareModule } = await startupComparison({
+    cli: at('packages/mock-server/bin/platform-api-mock.js'),
+    bareServer: at('bench/servers/bare.mjs'),
+  });
+  return {
+    ...emulator,
+    oneLine,
+    bare: bareModule,
+    toOneLine: emulator.medianMs / oneLine.medianMs,
+    toBare: emulator.medianMs / bareModule.medianMs,
+  };
+}
+
+/** Only the start-up rows and their targets (after `npm run build`); printed only. */
+async function startupOnly() {
+  const startup = await startupMeasures();
+  console.log(JSON.stringify({ machine: describeMachine(), startup }, null, 2));
+  printTargets(startupTargets(startup));
+}
+
+/** Only the publish rounds (the emulator with its journal on and off, with a data dir, bare node:http); printed only. */
+async function publishOnly() {
+  requireTools();
+  const dir = mkdtempSync(join(tmpdir(), 'platform-api-bench-'));
+  const files = { message: join(dir, 'message.json'), batch: join(dir, 'batch.json') };
+  writeFileSync(files.message, PAYLOAD_TEXT);
+  try {
+    const { ratios, ...servers } = await publishRounds(files, dir);
+    const perServer = Object.fromEntries(
+      Object.entries(servers).map(([name, { requestsPerSecond, serverCpuMicrosPerRequest, rounds }]) => [
+        name,
+        { requestsPerSecond, serverCpuMicrosPerRequest, rounds },
+      ]),
+    );
+    console.log(JSON.stringify({ machine: describeMachine(), servers: perServer, ratios }, null, 2));
   } finally {
     await stopAllChildren();
     rmSync(dir, { recursive: true, force: true });
@@ -638,7 +686,7 @@ function printTargets(targets) {
   }
 }
 
-const modes = { redis: redisOnly, 'dev-loop': devLoopOnly };
+const modes = { redis: redisOnly, startup: startupOnly, publish: publishOnly, 'dev-loop': devLoopOnly };
 (modes[process.argv[2]] ?? main)().catch((error) => {
   console.error(`bench failed: ${error.stack ?? error}`);
   process.exitCode = 1;

@@ -4,7 +4,6 @@
 // http/replies.ts), handing the answered request to the journal. A path of the emulator's own API
 // (/_emulator/*) goes to the control plane, which its spec routes.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
 import type { ControlPlane } from './control/control-plane.js';
 import type { Journal } from './control/journal.js';
 import type { ApiKey, Scope } from './domain/credentials.js';
@@ -46,6 +45,7 @@ import type { PrismBackend } from './http/prism.js';
 import { HeldReplies, jsonReply, type Reply } from './http/replies.js';
 import type { RouteMatch, RouteResult, Router } from './http/router.js';
 import { isUnder, type StaticSite, serveRoot, serveStatic } from './http/static-files.js';
+import type { Logger } from './logger.js';
 import type { ApiName, Operation, SpecName } from './spec/bundles.js';
 import type { RequestValidators } from './spec/validators.js';
 

@@ -4,10 +4,8 @@
 // or a data dir), the domain state, the handlers, the resource engine, and the dispatcher that runs
 // requests. With Redis, several emulators share one state: each follows the changes the others announce.
 
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { positiveInteger } from '@platform-api/spec/conventions';
-import { type Logger, pino } from 'pino';
 import { ControlPlane } from './control/control-plane.js';
 import { CoverageTally } from './control/coverage.js';
 import { controlEndpoints } from './control/endpoints.js';
@@ -20,15 +18,17 @@ import { Faults, faultProblem } from './domain/faults.js';
 import { RateLimiter } from './domain/rate-limit.js';
 import type { EmulatorState } from './domain/state.js';
 import { Topics } from './domain/topics.js';
-import { createResourceEngine } from './engine/engine.js';
+import { createResourceEngine, lazyResourceEngine } from './engine/engine.js';
 import { stateSections, WorkspaceState } from './engine/state.js';
 import { EMITTED_ERROR_CODES } from './errors.js';
 import type { Handlers } from './handlers/handler.js';
 import { createHandlers } from './handlers/index.js';
+import { createServer } from './http/node-http.js';
 import { PrismBackend } from './http/prism.js';
 import { Router } from './http/router.js';
 import { consoleSite, docsSite } from './http/static-files.js';
 import { answerUnparsable } from './http/unparsable.js';
+import { createLogger, type Logger } from './logger.js';
 import {
   DEFAULT_JOURNAL_SIZE,
   DEFAULT_REDIS_PREFIX,
@@ -37,6 +37,7 @@ import {
   resolveLimits,
 } from './options.js';
 import { documentedErrorCodes, type Specs, specFilePath } from './spec/bundles.js';
+import { builtFrom } from './spec/checks.js';
 import { sharedSpecs } from './spec/shared.js';
 import { MemoryStore } from './store/memory.js';
 import { scopedResources } from './store/resource-store.js';
@@ -58,7 +59,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   // Everything time-based reads this clock, which the emulator API can set, advance or freeze.
   const controlledClock = new Clock(options.clock ?? Date.now);
   const clock = controlledClock.now;
-  const logger = pino({ level: options.logLevel ?? 'silent', base: undefined });
+  const logger = createLogger(options.logLevel ?? 'silent');
   const bundles = sharedSpecs(options.specDir);
   const { specs } = bundles;
   assertErrorCodesDocumented(specs);
@@ -85,23 +86,32 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const handlers = createHandlers(state);
   assertHandlersMatchSpecs(specs, handlers);
   const prism = new PrismBackend(specFilePath('management', options.specDir), logger);
-  const engine = createResourceEngine(specs, {
-    clock,
-    random: options.random,
-    ajv: bundles.bodyAjv,
-    store: scopedResources(resources, 'management:'),
-    domain: { credentials: state.credentials, topics: state.topics, messages: store },
-  });
+  const createEngine = () =>
+    createResourceEngine(specs, {
+      clock,
+      random: options.random,
+      checks: bundles.valueChecks,
+      store: scopedResources(resources, 'management:'),
+      domain: { credentials: state.credentials, topics: state.topics, messages: store },
+    });
+  // The build read the bundled spec's vocabulary: made at first use. Another spec's is read now, so
+  // that a mistake in it stops the start.
+  const engine = builtFrom('management', specs.documents.management)
+    ? lazyResourceEngine(createEngine)
+    : createEngine();
   const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, JOURNAL_MAX_BYTES, new CoverageTally(clock));
   let bootstrap: BootstrapCredentials | undefined;
   // The state document: the engine's resources, then the families whose state the domain keeps (topics,
   // API clients and keys). A reset also restores the rest as at start: a fresh emulator.
-  const workspace = new WorkspaceState(stateSections(engine), async () => {
-    bootstrap?.restore();
-    state.faults.clear();
-    journal.clear();
-    await controlledClock.reset();
-  });
+  const workspace = new WorkspaceState(
+    () => stateSections(engine),
+    async () => {
+      bootstrap?.restore();
+      state.faults.clear();
+      journal.clear();
+      await controlledClock.reset();
+    },
+  );
   const validators = bundles.requestValidators(limits.maxBatchMessages);
   const dispatcher = new Dispatcher({
     state,

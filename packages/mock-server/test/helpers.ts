@@ -15,7 +15,7 @@ import { afterEach, expect } from 'vitest';
 import { type MockServer, type MockServerOptions, startMockServer } from '../src/index.js';
 import { deref, loadSpecs, type MediaTypeObject, type Operation, type ParameterObject } from '../src/spec/bundles.js';
 
-import { anchorRefs, createAjv } from '../src/spec/validators.js';
+import { anchorRefs, createAjv } from '../src/spec/checks.js';
 import { defined } from './defined.js';
 
 export const specs = loadSpecs();

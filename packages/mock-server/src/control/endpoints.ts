@@ -1,6 +1,6 @@
 // Every endpoint of the emulator API, by operationId (tsc holds the list to spec/emulator).
 
-import { readFile } from 'node:fs/promises';
+import { promises } from 'node:fs';
 import type { Clock } from '../domain/clock.js';
 import type { EmulatorState } from '../domain/state.js';
 import type { ResourceEngine } from '../engine/engine.js';
@@ -68,7 +68,8 @@ export function controlEndpoints({
       // The bundle the emulator loaded, as the file it read; read once, on first request.
       let reply = specs.get(api);
       if (!reply) {
-        reply = readFile(specFilePath(api, specDir), 'utf8').then((json) => ({ status: 200, json }));
+        // fs.promises when first read (static-files.ts says why).
+        reply = promises.readFile(specFilePath(api, specDir), 'utf8').then((json) => ({ status: 200, json }));
         specs.set(api, reply);
       }
       return reply.catch(() => {

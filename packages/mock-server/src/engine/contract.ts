@@ -4,11 +4,11 @@
 // keeps. The engine, handlers.ts and custom/ import it; it imports neither, so they form no import circle.
 
 import type { operations as ManagementOperations } from '@platform-api/spec/types/management';
-import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Credentials, Scope } from '../domain/credentials.js';
 import type { Topics } from '../domain/topics.js';
 import type { ResourceTypeName } from '../generated/resource-types.js';
 import type { JsonBodyOf, ParametersOf } from '../handlers/handler.js';
+import type { SchemaChecks } from '../spec/checks.js';
 import type { Awaitable, MessageStore } from '../store/message-store.js';
 import type { JsonObject, ResourceStore, StoredItem } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
@@ -114,8 +114,8 @@ export type Precheck = (workspace: Workspace, op: EngineOperation, params: Reado
 
 /** What a family's state section is made with. */
 export interface SectionContext {
-  /** The engine's ajv, which knows the management spec's component schemas. */
-  ajv: Ajv2020;
+  /** The engine's checks of the management spec's component schemas. */
+  checks: SchemaChecks;
   clock: () => number;
 }
 

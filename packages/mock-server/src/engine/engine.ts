@@ -1,12 +1,13 @@
 // The resource engine: serves every management operation the spec annotates with `x-resource`
 // (spec/management/EXTENSIONS.md) from its own store, with generic code for list, find, create, get,
 // update, delete and actions, and the few hand-written handlers the vocabulary names.
-import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { Scope } from '../domain/credentials.js';
 import { InvalidRequest, NotFound, Refused } from '../errors.js';
 import type { OpenApiDocument, Specs } from '../spec/bundles.js';
+import { SchemaChecks } from '../spec/checks.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
-import { createAjv, schemaValidator, violations } from '../spec/validators.js';
+import { violations } from '../spec/validators.js';
 import { type JsonObject, MemoryResourceStore, type ResourceStore, type StoredItem } from '../store/resource-store.js';
 import { type AnswerShape, answerShape, buildAnswer } from './answers.js';
 import type { CheckedRequest, Domain, Family, FileBody, Handler, HandlerResult, Workspace } from './contract.js';
@@ -35,10 +36,10 @@ export interface EngineOptions {
   /** Default a new MemoryResourceStore. */
   store?: ResourceStore;
   /**
-   * The ajv instance (createAjv's, not coercing) to compile item validators with; a server shares its
-   * own, which saves its set-up at start. Default a new one.
+   * The checks (not coercing) of the items' schemas; a server shares its own, whose compiled checks
+   * emulators of the same bundles share. Default new ones.
    */
-  ajv?: Ajv2020;
+  checks?: SchemaChecks;
   /** The emulator's domain, which keeps the state of some families (topics, API clients and keys); none: their operations throw. */
   domain?: Domain;
 }
@@ -90,6 +91,22 @@ export function createResourceEngine(specs: Specs, options: EngineOptions = {}):
   return new Engine(specs, options);
 }
 
+/**
+ * The engine, made on first use (the first management request, state document or console view). For
+ * a spec whose vocabulary was read when it was built (scripts/build-checks.mjs; spec/checks.ts, builtFrom): a mistake in it
+ * would otherwise surface at a request instead of stopping the start.
+ */
+export function lazyResourceEngine(create: () => ResourceEngine): ResourceEngine {
+  let engine: ResourceEngine | undefined;
+  return new Proxy({} as ResourceEngine, {
+    get(_, property) {
+      engine ??= create();
+      const member: unknown = Reflect.get(engine, property, engine);
+      return typeof member === 'function' ? member.bind(engine) : member;
+    },
+  });
+}
+
 interface Served {
   op: EngineOperation;
   shape: AnswerShape;
@@ -115,7 +132,7 @@ class Engine implements ResourceEngine {
   private readonly served = new Map<string, Served>();
   private readonly children = new Map<string, ResourceType[]>();
   private readonly referrers = new Map<string, Referrer[]>();
-  private readonly itemAjv: Ajv2020;
+  private readonly itemChecks: SchemaChecks;
   private readonly itemValidators = new Map<string, ValidateFunction>();
   private readonly clock: () => number;
   private readonly random: () => number;
@@ -148,7 +165,7 @@ class Engine implements ResourceEngine {
         this.referrers.set(ref.type, [...list, { type, field: ref.field, onDelete: ref.onDelete }]);
       }
     }
-    this.itemAjv = options.ajv ?? createAjv(specs);
+    this.itemChecks = options.checks ?? new SchemaChecks(specs.documents, 'values');
   }
 
   get operationIds(): string[] {
@@ -176,7 +193,7 @@ class Engine implements ResourceEngine {
 
   familySections(): StateSection[] {
     const domain = this.requireDomain();
-    return families.map((family) => family.section(domain, { ajv: this.itemAjv, clock: this.clock }));
+    return families.map((family) => family.section(domain, { checks: this.itemChecks, clock: this.clock }));
   }
 
   private requireDomain(): Domain {
@@ -581,7 +598,7 @@ class Engine implements ResourceEngine {
   private itemValidator(type: ResourceType): ValidateFunction {
     let validate = this.itemValidators.get(type.name);
     if (!validate) {
-      validate = schemaValidator(this.itemAjv, 'management', type.ref);
+      validate = this.itemChecks.component('management', type.ref);
       this.itemValidators.set(type.name, validate);
     }
     return validate;

@@ -2,8 +2,9 @@
 // and the sections of the families whose state the domain keeps (topics with their messages, API
 // clients and keys). Also the checks those families' sections share. Imports nothing of the engine, so
 // the families (custom/) and the document (state.ts) both use it without an import circle.
-import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
-import { schemaValidator, violations } from '../spec/validators.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import type { SchemaChecks } from '../spec/checks.js';
+import { violations } from '../spec/validators.js';
 import type { Awaitable } from '../store/message-store.js';
 import type { JsonObject } from '../store/resource-store.js';
 import { isObject } from './schema.js';
@@ -23,10 +24,10 @@ export interface StateSection {
 }
 
 /** A validator of one of the management spec's component schemas; StateError names the entry at fault. */
-export function schemaCheck(ajv: Ajv2020, schemaName: string): (where: string, value: unknown) => void {
+export function schemaCheck(checks: SchemaChecks, schemaName: string): (where: string, value: unknown) => void {
   let validate: ValidateFunction | undefined;
   return (where, value) => {
-    validate ??= schemaValidator(ajv, 'management', `#/components/schemas/${schemaName}`);
+    validate ??= checks.component('management', `#/components/schemas/${schemaName}`);
     if (validate(value)) return;
     const problems = violations(validate.errors).map((v) => `${v.pointer} ${v.message}`);
     throw new StateError(`${where}: ${problems.join('; ')}`);

@@ -25,11 +25,19 @@ export const STATE_VERSION = 1;
 export type StateDocument = JsonObject;
 
 export class WorkspaceState {
+  private made: StateSection[] | undefined;
+
   constructor(
-    private readonly sections: StateSection[],
+    /** Made on first use: the engine's sections need the engine, which may be made on first use too. */
+    private readonly makeSections: () => StateSection[],
     /** What else a reset restores beyond the document's state (the bootstrap key, faults, journal, clock). */
     private readonly restoreRest: () => Awaitable<void> = () => undefined,
   ) {}
+
+  private get sections(): StateSection[] {
+    this.made ??= this.makeSections();
+    return this.made;
+  }
 
   async export(): Promise<StateDocument> {
     const parts = await Promise.all(this.sections.map((section) => section.export()));

@@ -8,7 +8,7 @@ import { createResourceEngine } from '../../src/engine/engine.js';
 import { type EngineOperation, operationExtension, type ResourceType } from '../../src/engine/vocabulary.js';
 import type { MockServer } from '../../src/index.js';
 import { deref, type Operation } from '../../src/spec/bundles.js';
-import { createAjv, schemaValidator } from '../../src/spec/validators.js';
+import { SchemaChecks } from '../../src/spec/checks.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
 import { defined } from '../defined.js';
 import { specs } from '../helpers.js';
@@ -53,9 +53,9 @@ const readsFirst = [...specs.operations.filter((op) => op.api === 'management')]
   (a, b) => Number(a.method.toUpperCase() !== 'GET') - Number(b.method.toUpperCase() !== 'GET'),
 );
 
-const ajv = createAjv(specs);
+const checks = new SchemaChecks(specs.documents, 'values');
 const validators = new Map(
-  [...engine.types.values()].map((type) => [type.name, schemaValidator(ajv, 'management', type.ref)]),
+  [...engine.types.values()].map((type) => [type.name, checks.component('management', type.ref)]),
 );
 
 /** The values of an operation's 2xx JSON answer examples. */

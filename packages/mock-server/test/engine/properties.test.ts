@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { createResourceEngine, type ResourceEngine } from '../../src/engine/engine.js';
 import { type OperationAnnotation, operationExtension } from '../../src/engine/vocabulary.js';
 import { errorReply, InvalidRequest } from '../../src/errors.js';
-import { createAjv, RequestValidators } from '../../src/spec/validators.js';
+import { SchemaChecks } from '../../src/spec/checks.js';
+import { RequestValidators } from '../../src/spec/validators.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
 import { assertConforms, exampleBody, type OperationId, operation as specOperation, specs } from '../helpers.js';
 import { propertyRuns, propertyTimeout } from '../property/runs.js';
@@ -16,7 +17,10 @@ import { describeEngines, resourceStoreEngines } from '../store/engines.js';
 
 const document = specs.documents.management;
 /** The pipeline's checks of parameters and bodies (dispatch.ts), which the engine's requests have passed. */
-const validators = new RequestValidators(createAjv(specs, { coerceTypes: true }), createAjv(specs));
+const validators = new RequestValidators(
+  new SchemaChecks(specs.documents, 'params'),
+  new SchemaChecks(specs.documents, 'values'),
+);
 const RUNS = 10;
 const FUZZ_SHARE = 0.1;
 const MAX_COMMANDS = 16;

@@ -135,7 +135,7 @@ export const apiClientsFamily: Family = {
     'api_keys.create': ({ domain }, _op, params) => void domain.credentials.requireClient(Number(params.api_client_id)),
     'api_keys.update': ({ domain }, _op, params) => void keyOf(domain.credentials, params as unknown as KeyPath),
   },
-  section: ({ credentials }, { ajv }) => credentialSection(credentials, ajv),
+  section: ({ credentials }, { checks }) => credentialSection(credentials, checks),
 };
 
 /** The list's filters: a project, and certificate bundles (a client matches when it checks against one of them). */
@@ -148,9 +148,9 @@ function clientsMatching(clients: ApiClient[], filters: { project_id?: number; c
   );
 }
 
-function credentialSection(credentials: Credentials, ajv: Parameters<typeof schemaCheck>[0]): StateSection {
-  const checkClient = schemaCheck(ajv, 'ApiClient');
-  const checkKey = schemaCheck(ajv, 'ApiKey');
+function credentialSection(credentials: Credentials, checks: Parameters<typeof schemaCheck>[0]): StateSection {
+  const checkClient = schemaCheck(checks, 'ApiClient');
+  const checkKey = schemaCheck(checks, 'ApiKey');
   return {
     keys: ['api_clients', 'api_keys'],
     export() {
