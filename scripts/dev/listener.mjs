@@ -48,11 +48,20 @@ export async function loopListener({ host, port, status, emulatorUrl }) {
   };
 }
 
+/** Headers of one connection, not of the request or answer (RFC 9110, 7.6.1): never passed on. */
+const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade'];
+
+function endToEnd(headers) {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.includes(name)));
+}
+
 function forward(req, res, target) {
+  // A draining emulator answers `Connection: close`; passed on, the author's client would lose its
+  // connection to the loop, which stays, and a request it sends meanwhile would meet a reset.
   const forwarded = request(
-    { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+    { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: endToEnd(req.headers) },
     (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
       answer.pipe(res);
     },
   );

@@ -195,23 +195,23 @@ describe('npm run dev', { timeout: 240_000 }, () => {
     expect((await api('GET', '/api/folders_by_name')).status).toBe(200);
   });
 
-  test('a lint error keeps the last good spec serving, before any request meets the new one', async () => {
+  test('a lint finding names the file and line while the emulator serves the save; the fix clears it', async () => {
     expect(loop.status.error).toBeNull();
     // The first operation without its description: operation-description is an error in redocly.yaml.
     writeFileSync(
       pathOf(FOLDERS),
-      withSummary(FOLDERS, 'Lint error: no description').replace(/^ {2}description: .*\n/m, ''),
+      withSummary(FOLDERS, 'Lint finding: no description').replace(/^ {2}description: .*\n/m, ''),
     );
     await until(() => loop.status.error !== null);
-    expect(loop.status.error).toMatch(/lint management[\s\S]*api@folders\.yaml:\d+:\d+.*operation-description/);
-    expect(await served()).not.toContain('Lint error: no description');
+    expect(loop.status.error).toMatch(/does not lint[\s\S]*api@folders\.yaml:\d+:\d+.*operation-description/);
+    expect(await served()).toContain('Lint finding: no description');
     const fixed = withSummary(FOLDERS, 'List folders, linted again').replace(
       '\n  tags:',
       '\n  description: Lists folders.\n  tags:',
     );
     writeFileSync(pathOf(FOLDERS), fixed);
     await untilServed('List folders, linted again');
-    expect(loop.status.error).toBeNull();
+    await until(() => loop.status.error === null);
   });
 });
 
