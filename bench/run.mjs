@@ -1,7 +1,8 @@
 // npm run bench: measures the emulator beside Prism and a bare node:http server, plus the repository's
 // tooling, in one run; writes bench/results.json and the results section of BENCHMARKS.md.
 // `node bench/run.mjs redis` (after a build): the Redis rows alone, beside one in-memory publish run,
-// with their targets; printed, nothing written.
+// with their targets; `node bench/run.mjs publish`: the publish rounds and the consume drain alone
+// (what a change to the request path moves). Printed, nothing written.
 // Loopback only; every load is bounded (wrk durations, fixed message counts); every server it starts
 // is stopped, also on failure.
 
@@ -626,7 +627,26 @@ async function redisOnly() {
   }
 }
 
-(process.argv[2] === 'redis' ? redisOnly() : main()).catch((error) => {
+/** The publish rounds and the consume drain alone (the figures a change to the request path moves); printed only. */
+async function publishOnly() {
+  requireTools();
+  const dir = mkdtempSync(join(tmpdir(), 'platform-api-bench-'));
+  const files = { message: join(dir, 'message.json'), batch: join(dir, 'batch.json') };
+  writeFileSync(files.message, PAYLOAD_TEXT);
+  writeFileSync(files.batch, batchText(BATCH_MESSAGES));
+  try {
+    const { emulator, bare, journalOff, ratios } = await publishRounds(files, dir);
+    const { consume } = await consumeAndMemory(dir);
+    const rows = { emulator, bare, journalOff, consume };
+    console.log(JSON.stringify({ machine: describeMachine(), ...rows, ratios }, null, 2));
+  } finally {
+    await stopAllChildren();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const modes = { redis: redisOnly, publish: publishOnly };
+(modes[process.argv[2]] ?? main)().catch((error) => {
   console.error(`bench failed: ${error.stack ?? error}`);
   process.exitCode = 1;
 });
