@@ -5,9 +5,9 @@
 // Secrets and tokens are kept as SHA-256 digests only: they are random (192 and 256 bits), so a fast
 // digest is enough, and a data dir holds nothing that authenticates.
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { type Awaitable, after } from '../awaitable.js';
 import { Forbidden, NotFound, Unauthorized } from '../errors.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
-import { type Awaitable, after } from '../store/message-store.js';
 import { asJsonObject, type ResourceStore, type StoredItem } from '../store/resource-store.js';
 
 export type Scope = 'event_streams:publish' | 'event_streams:consume' | 'topics:manage' | 'api_clients:manage';

@@ -3,10 +3,12 @@
 // which rebuilds them at start; the messages are the message store's. With a store shared by several
 // emulators (Redis), the topics follow the changes the others announce, and their appends wake the
 // consumers waiting here.
+
+import { type Awaitable, after } from '../awaitable.js';
 import { NotFound, Unprocessable } from '../errors.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
 import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from '../spec/topic-schema.js';
-import { type Awaitable, after, appendAll, type MessageStore } from '../store/message-store.js';
+import { appendAll, type MessageStore } from '../store/message-store.js';
 import { asJsonObject, type ResourceStore, type StoredItem } from '../store/resource-store.js';
 
 export interface Topic {

@@ -5,11 +5,12 @@
 
 import type { operations as ManagementOperations } from '@platform-api/spec/types/management';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Awaitable } from '../awaitable.js';
 import type { Credentials, Scope } from '../domain/credentials.js';
 import type { Topics } from '../domain/topics.js';
 import type { ResourceTypeName } from '../generated/resource-types.js';
 import type { JsonBodyOf, ParametersOf } from '../handlers/handler.js';
-import type { Awaitable, MessageStore } from '../store/message-store.js';
+import type { MessageStore } from '../store/message-store.js';
 import type { JsonObject, ResourceStore, StoredItem } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
 import type { StateSection } from './sections.js';

@@ -3,8 +3,8 @@
 // clients and keys). Also the checks those families' sections share. Imports nothing of the engine, so
 // the families (custom/) and the document (state.ts) both use it without an import circle.
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import type { Awaitable } from '../awaitable.js';
 import { schemaValidator, violations } from '../spec/validators.js';
-import type { Awaitable } from '../store/message-store.js';
 import type { JsonObject } from '../store/resource-store.js';
 import { isObject } from './schema.js';
 

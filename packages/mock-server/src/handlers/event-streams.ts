@@ -1,12 +1,13 @@
 // publish_message, publish_messages_batch and consume_messages (long polling included).
 
 import { instantOf } from '@platform-api/spec/conventions';
+import { type Awaitable, after } from '../awaitable.js';
 import type { EmulatorState } from '../domain/state.js';
 import type { TopicEntry } from '../domain/topics.js';
 import { InvalidRequest, NotFound, PayloadTooLarge } from '../errors.js';
 import type { Reply } from '../http/replies.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
-import { type Awaitable, after, appendAll, type ReadResult } from '../store/message-store.js';
+import { appendAll, type ReadResult } from '../store/message-store.js';
 import type { HandlerRequest, Handlers, JsonBody, JsonBodyRule, Outcome } from './handler.js';
 
 /** Room for the `{"payloads":[...]}` wrapper and separators around the messages of a batch. */

@@ -3,7 +3,7 @@
 // its own indexes in memory and writes every change through), and the management API's resource
 // engine has the same shape, so one database can hold both. Every method may answer at once or with a
 // promise, as in the message store.
-import type { Awaitable } from './message-store.js';
+import type { Awaitable } from '../awaitable.js';
 
 export type JsonObject = Record<string, unknown>;
 
