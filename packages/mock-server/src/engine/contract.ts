@@ -6,11 +6,10 @@
 import type { operations as ManagementOperations } from '@platform-api/spec/types/management';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Awaitable } from '../awaitable.js';
-import type { Credentials, Scope } from '../domain/credentials.js';
-import type { Topics } from '../domain/topics.js';
+import type { Scope } from '../domain/credentials.js';
+import type { DomainState } from '../domain/state.js';
 import type { ResourceTypeName } from '../generated/resource-types.js';
-import type { JsonBodyOf, ParametersOf } from '../handlers/handler.js';
-import type { MessageStore } from '../store/message-store.js';
+import type { JsonBodyOf, ParametersOf } from '../spec/operation-types.js';
 import type { JsonObject, ResourceStore, StoredItem } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
 import type { StateSection } from './sections.js';
@@ -28,7 +27,7 @@ export type TypeName = ResourceTypeName | SpecTypeName | CounterName;
 export type CounterName = 'member_invitation';
 
 /**
- * A request to an engine operation as the pipeline hands it over (dispatch.ts), checked against the
+ * A request to an engine operation as the pipeline hands it over (pipeline/management.ts), checked against the
  * spec: the path and query parameters coerced to their schema types, the body read and checked as every
  * operation's is.
  */
@@ -64,15 +63,10 @@ export interface Workspace {
 }
 
 /**
- * What the engine's families reach of the emulator's domain, which keeps their state in indexes of its
- * own (the token endpoint and every bearer token check read the API keys; publish and consume the topics).
+ * What the engine's families reach of the domain state, which keeps their state in indexes of its own
+ * (the token endpoint and every bearer token check read the API keys; publish and consume the topics).
  */
-export interface Domain {
-  credentials: Credentials;
-  topics: Topics;
-  /** The topics' messages. */
-  messages: MessageStore;
-}
+export type Domain = Pick<DomainState, 'credentials' | 'topics' | 'messages'>;
 
 /** A body that is not JSON (a package's zip file), answered with its content type. */
 export interface FileBody {

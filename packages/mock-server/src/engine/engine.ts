@@ -56,7 +56,7 @@ export interface ResourceEngine {
   handles(operationId: string): boolean;
   /**
    * Answers one request, its parameters and body already checked against the spec (the pipeline's
-   * job, dispatch.ts), or throws the refusal (an EmulatorError: errors.ts renders it with the status
+   * job, pipeline/call.ts), or throws the refusal (an EmulatorError: errors.ts renders it with the status
    * and body the operation documents).
    */
   handle(operationId: string, request: CheckedRequest): Promise<EngineAnswer>;

@@ -1,7 +1,7 @@
-// A part of the state document (engine/state.ts): the resource engine's `resources` and `counters`,
+// A part of the state document (engine/state-document.ts): the resource engine's `resources` and `counters`,
 // and the sections of the families whose state the domain keeps (topics with their messages, API
 // clients and keys). Also the checks those families' sections share. Imports nothing of the engine, so
-// the families (custom/) and the document (state.ts) both use it without an import circle.
+// the families (custom/) and the document (state-document.ts) both use it without an import circle.
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import type { Awaitable } from '../awaitable.js';
 import { schemaValidator, violations } from '../spec/validators.js';

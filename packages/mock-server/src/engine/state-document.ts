@@ -24,7 +24,8 @@ export const STATE_VERSION = 1;
 
 export type StateDocument = JsonObject;
 
-export class WorkspaceState {
+/** The state as one document: exported, loaded (replacing all of it), or reset to a fresh emulator's. */
+export class StateAsDocument {
   constructor(
     private readonly sections: StateSection[],
     /** What else a reset restores beyond the document's state (the bootstrap key, faults, journal, clock). */

@@ -1,0 +1,23 @@
+// What an operation's parameters and JSON body are, read from the operation types openapi-typescript
+// generates from the bundled specs (@platform-api/spec/types/<api>). Types only; the hand-written
+// endpoints (pipeline/endpoint.ts) and the engine's handlers (engine/contract.ts) see their requests
+// through them, which the pipeline has checked against the same spec at run time.
+
+/** What the spec declares of one operation, as openapi-typescript writes it. */
+export interface OperationTypes {
+  parameters: { path?: unknown; query?: unknown };
+  requestBody?: { content: object };
+}
+
+type PathParameters<Op extends OperationTypes> = Op['parameters'] extends { path: infer P } ? P : unknown;
+type QueryParameters<Op extends OperationTypes> = [NonNullable<Op['parameters']['query']>] extends [never]
+  ? unknown
+  : NonNullable<Op['parameters']['query']>;
+
+/** Path and query parameters of the operation, validated and coerced to their schema types. */
+export type ParametersOf<Op extends OperationTypes> = Readonly<PathParameters<Op> & QueryParameters<Op>>;
+
+/** The operation's JSON request body (under any `application/json...` media type); never when it takes none. */
+export type JsonBodyOf<Op extends OperationTypes> = Op['requestBody'] extends { content: infer Content }
+  ? { [Media in keyof Content]: Media extends `application/json${string}` ? Content[Media] : never }[keyof Content]
+  : never;
