@@ -606,14 +606,24 @@ async function main() {
   }
 }
 
-/** The Redis rows and their targets, beside one in-memory publish run; printed only. */
-async function redisOnly() {
+/** Runs `measure` with the bench's request bodies in a temporary folder, removed after, with every server it started. */
+async function inBenchDir(measure) {
   requireTools();
   const dir = mkdtempSync(join(tmpdir(), 'platform-api-bench-'));
   const files = { message: join(dir, 'message.json'), batch: join(dir, 'batch.json') };
   writeFileSync(files.message, PAYLOAD_TEXT);
   writeFileSync(files.batch, batchText(BATCH_MESSAGES));
   try {
+    await measure(files, dir);
+  } finally {
+    await stopAllChildren();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The Redis rows and their targets, beside one in-memory publish run; printed only. */
+const redisOnly = () =>
+  inBenchDir(async (files, dir) => {
     const inMemory = await publishOn('emulator in memory', 'emulator.mjs', files);
     const redis = await redisMeasures(files, dir);
     redis.cluster = await clusterMeasure(files, dir);
@@ -621,29 +631,15 @@ async function redisOnly() {
     for (const { measure, figure, target, met } of redisTargets(redis, inMemory)) {
       console.log(`${met ? 'met    ' : 'NOT MET'} ${measure}: ${figure} (target ${target})`);
     }
-  } finally {
-    await stopAllChildren();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+  });
 
 /** The publish rounds and the consume drain alone (the figures a change to the request path moves); printed only. */
-async function publishOnly() {
-  requireTools();
-  const dir = mkdtempSync(join(tmpdir(), 'platform-api-bench-'));
-  const files = { message: join(dir, 'message.json'), batch: join(dir, 'batch.json') };
-  writeFileSync(files.message, PAYLOAD_TEXT);
-  writeFileSync(files.batch, batchText(BATCH_MESSAGES));
-  try {
+const publishOnly = () =>
+  inBenchDir(async (files, dir) => {
     const { emulator, bare, journalOff, ratios } = await publishRounds(files, dir);
     const { consume } = await consumeAndMemory(dir);
-    const rows = { emulator, bare, journalOff, consume };
-    console.log(JSON.stringify({ machine: describeMachine(), ...rows, ratios }, null, 2));
-  } finally {
-    await stopAllChildren();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+    console.log(JSON.stringify({ machine: describeMachine(), emulator, bare, journalOff, consume, ratios }, null, 2));
+  });
 
 const modes = { redis: redisOnly, publish: publishOnly };
 (modes[process.argv[2]] ?? main)().catch((error) => {
