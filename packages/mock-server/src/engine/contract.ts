@@ -6,7 +6,7 @@
 import type { operations as ManagementOperations } from '@platform-api/spec/types/management';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Awaitable } from '../awaitable.js';
-import type { Scope } from '../domain/credentials.js';
+import type { Scope } from '../domain/model.js';
 import type { DomainState } from '../domain/state.js';
 import type { ResourceTypeName } from '../generated/resource-types.js';
 import type { JsonBodyOf, ParametersOf } from '../spec/operation-types.js';

@@ -2,7 +2,7 @@
 // (spec/management/EXTENSIONS.md) from its own store, with generic code for list, find, create, get,
 // update, delete and actions, and the few hand-written handlers the vocabulary names.
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
-import type { Scope } from '../domain/credentials.js';
+import type { Scope } from '../domain/model.js';
 import { InvalidRequest, NotFound } from '../errors.js';
 import type { OpenApiDocument, Specs } from '../spec/bundles.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';

@@ -22,12 +22,18 @@ export interface StateSection {
   prepare(part: JsonObject): Awaitable<() => Awaitable<void>>;
 }
 
-/** A validator of one of the management spec's component schemas; StateError names the entry at fault. */
-export function schemaCheck(ajv: Ajv2020, schemaName: string): (where: string, value: unknown) => void {
+/**
+ * Holds a record of a state document to one of the management spec's component schemas: `answered`,
+ * the answer the record stands for (default the record itself), must match it; StateError names the
+ * entry at fault.
+ */
+export type RecordCheck<T extends object> = (where: string, record: object, answered?: object) => asserts record is T;
+
+export function schemaCheck<T extends object>(ajv: Ajv2020, schemaName: string): RecordCheck<T> {
   let validate: ValidateFunction | undefined;
-  return (where, value) => {
+  return (where, record, answered = record) => {
     validate ??= schemaValidator(ajv, 'management', `#/components/schemas/${schemaName}`);
-    if (validate(value)) return;
+    if (validate(answered)) return;
     const problems = violations(validate.errors).map((v) => `${v.pointer} ${v.message}`);
     throw new StateError(`${where}: ${problems.join('; ')}`);
   };

@@ -4,8 +4,8 @@
 // a closure made per request, and goes on at once with what is at hand: a promise only where a store,
 // a shared store's catch-up or a handler returns one, so a publish costs no promise job.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { ApiKey } from '../domain/credentials.js';
 import { faultError } from '../domain/faults.js';
+import type { ApiKey } from '../domain/model.js';
 import type { PayloadTooLarge } from '../errors.js';
 import type { BodyReader, BodyReceiver } from '../http/body.js';
 import type { ApiName, Operation, SpecName } from '../spec/bundles.js';

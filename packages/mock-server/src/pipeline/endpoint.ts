@@ -11,7 +11,7 @@ import type { operations as AuthOperations } from '@platform-api/spec/types/auth
 import type { operations as EmulatorOperations } from '@platform-api/spec/types/emulator';
 import type { operations as EventStreamsOperations } from '@platform-api/spec/types/event-streams';
 import type { Awaitable } from '../awaitable.js';
-import type { Scope } from '../domain/credentials.js';
+import type { Scope } from '../domain/model.js';
 import type { Reply } from '../http/replies.js';
 import type { JsonBodyOf, OperationTypes, ParametersOf } from '../spec/operation-types.js';
 import type { Tenant } from '../tenants/tenant.js';

@@ -6,7 +6,7 @@
 // no operation answers is served here too: the docs and the console, the home page, a 405, a 404.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { ApiKey } from '../domain/credentials.js';
+import type { ApiKey } from '../domain/model.js';
 import { EmulatorError, errorReply, MethodNotAllowed, NotFound, StoreUnavailable } from '../errors.js';
 import { BodyReader, discardUnreadBody } from '../http/body.js';
 import { BoundedMemo } from '../http/memo.js';
