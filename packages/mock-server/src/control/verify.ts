@@ -1,7 +1,8 @@
 // POST /_emulator/requests/verify: counts the journal entries that match, waiting for enough of them
 // when asked, and explains a failure with the entries that came closest and what differed in each.
 import type { components } from '@platform-api/spec/types/emulator';
-import { type Journal, type JournalEntry, pathMatches } from './journal.js';
+import type { Journal, JournalEntry } from './journal.js';
+import { pathMatches } from './journal-filter.js';
 
 type Verification = components['schemas']['Verification'];
 type RequestMatch = components['schemas']['RequestMatch'];
