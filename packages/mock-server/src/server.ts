@@ -68,7 +68,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const server = httpServer(pipeline);
   let bootstrap: BootstrapCredentials;
   try {
-    bootstrap = await loadState(tenant, storage, options);
+    bootstrap = await loadDomainAndSeed(tenant, storage, options);
     restoredAtReset.bootstrap = bootstrap;
     await listen(server, options);
   } catch (error) {
@@ -234,7 +234,11 @@ function httpServer(pipeline: Pipeline): Server {
 }
 
 /** The domain (followed, with a shared store), the bootstrap key, and a seed for a new store; committed. */
-async function loadState(tenant: Tenant, storage: Storage, options: MockServerOptions): Promise<BootstrapCredentials> {
+async function loadDomainAndSeed(
+  tenant: Tenant,
+  storage: Storage,
+  options: MockServerOptions,
+): Promise<BootstrapCredentials> {
   const { shared } = storage;
   const endStart = await shared?.startAlone();
   try {

@@ -174,7 +174,7 @@ export class Credentials {
   }
 
   /** The clients and keys (with their secrets' digests) of the state document: all but the kept ones. */
-  exportState(): { clients: ApiClient[]; keys: StoredKey[] } {
+  exportForDocument(): { clients: ApiClient[]; keys: StoredKey[] } {
     const clients = this.listClients().filter((client) => !this.kept.has(client.id));
     const keys = [...this.keys.values()].filter((entry) => !this.kept.has(entry.key.api_client_id)).map(storedKey);
     return { clients: structuredClone(clients), keys: structuredClone(keys) };
@@ -195,7 +195,7 @@ export class Credentials {
    * Replaces every client and key but the kept ones (their tokens are revoked) with these, checked by
    * the caller; new ids continue after the highest held.
    */
-  async replaceState(clients: ApiClient[], keys: DocumentKey[]): Promise<void> {
+  async replaceFromDocument(clients: ApiClient[], keys: DocumentKey[]): Promise<void> {
     for (const client of this.listClients()) if (!this.kept.has(client.id)) this.deleteClient(client);
     for (const client of clients) this.clients.set(client.id, client);
     for (const { secret, secret_sha256, ...key } of keys) {

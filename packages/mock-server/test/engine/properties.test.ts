@@ -15,7 +15,7 @@ import { propertyRuns, propertyTimeout } from '../property/runs.js';
 import { describeEngines, resourceStoreEngines } from '../store/engines.js';
 
 const document = specs.documents.management;
-/** The pipeline's checks of parameters and bodies (dispatch.ts), which the engine's requests have passed. */
+/** The pipeline's checks of parameters and bodies (pipeline/call.ts), which the engine's requests have passed. */
 const validators = new RequestValidators(createAjv(specs, { coerceTypes: true }), createAjv(specs));
 const RUNS = 10;
 const FUZZ_SHARE = 0.1;

@@ -127,7 +127,7 @@ function credentialSection(credentials: Credentials, ajv: Ajv2020): StateSection
   return {
     keys: ['api_clients', 'api_keys'],
     export() {
-      const { clients, keys } = credentials.exportState();
+      const { clients, keys } = credentials.exportForDocument();
       return {
         ...(clients.length > 0 ? { api_clients: clients } : {}),
         ...(keys.length > 0 ? { api_keys: keys } : {}),
@@ -184,7 +184,7 @@ function credentialSection(credentials: Credentials, ajv: Ajv2020): StateSection
         clientIdsTaken.add(key.client_id);
         return withSecret;
       });
-      return () => credentials.replaceState(clients, keys);
+      return () => credentials.replaceFromDocument(clients, keys);
     },
   };
 }
