@@ -4,7 +4,7 @@
 // workspace's own package.json files leave it out: npm checks the engines of every workspace
 // package at `npm ci`, which runs on the Node 20 the README bootstraps from (npm scripts then run on
 // the Node 24 it installs), and would warn twice per package for a requirement that does not apply
-// there. `npm test` runs the repository's checks (the consumer test packs too; the start test's
+// there. `npm test` runs the repository's checks (the registry suite packs too; the start test's
 // build hashes every package.json) after every package's `lint:package` (turbo.json), so two packs
 // of one package never overlap and no build sees a package.json mid-pack.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';

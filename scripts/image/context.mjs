@@ -58,7 +58,11 @@ function stage(dir) {
     // What `npm publish` would ship: package.json and its `files` (the built output).
     mkdirSync(target, { recursive: true });
     link(join(dir, 'package.json'), join(target, 'package.json'));
-    for (const entry of manifest.files ?? ['dist']) link(join(dir, entry), join(target, entry));
+    // An entry written only while npm packs (the emulator's web/, a copy of the docs and the console) is
+    // absent here: the image holds those packages themselves, beside the emulator's.
+    for (const entry of manifest.files ?? ['dist']) {
+      if (existsSync(join(dir, entry))) link(join(dir, entry), join(target, entry));
+    }
   } else {
     // Nested node_modules are staged on their own, as the dependencies that need them are reached.
     link(dir, target, join(dir, 'node_modules'));

@@ -1,7 +1,9 @@
 // `@platform-api/spec/conventions`: the rules the specs imply that more than one package follows (how
-// lists page, what a topic schema's values are, RFC 3339 dates, positive counts), written once for the
-// client, its generators and the emulator. Plain ES2022 without Node.js APIs: it runs wherever they do.
+// lists page, what a topic schema's values are, RFC 3339 dates, e-mail addresses, positive counts),
+// written once for the client, its generators and the emulator. Plain ES2022 without Node.js APIs: it
+// runs wherever they do.
 export { instantOf, isDate, isDateTime } from './date-time.js';
+export { isEmail } from './email.js';
 export { isPositiveInteger, positiveInteger } from './numbers.js';
 export {
   CURSOR_PARAMETERS,

@@ -45,6 +45,13 @@ export interface Paging {
 const numberOr = <Otherwise>(value: unknown, otherwise: Otherwise) => (typeof value === 'number' ? value : otherwise);
 
 /**
+ * A page size's documented maximum. Every integer parameter of the bundles states at most 2^53 - 1
+ * (spec/plugins/integer-bounds.js), which bounds the number, not a page: no documented maximum.
+ */
+const pageSizeMaximum = (schema: PagingParameter['schema']) =>
+  typeof schema?.maximum === 'number' && schema.maximum < Number.MAX_SAFE_INTEGER ? schema.maximum : undefined;
+
+/**
  * How an operation with these parameters pages, or undefined when it does not: it pages when it has a
  * page-number or a cursor query parameter (a page number wins when it has both), optionally with a page size.
  */
@@ -62,6 +69,6 @@ export function pagingOf(parameters: readonly PagingParameter[]): Paging | undef
     size: size?.name ?? null,
     defaultPage: numberOr(number?.schema?.default, FIRST_PAGE),
     defaultSize,
-    maxSize: numberOr(size?.schema?.maximum, defaultSize),
+    maxSize: pageSizeMaximum(size?.schema) ?? defaultSize,
   };
 }

@@ -23,6 +23,8 @@ describe('the emulator API', () => {
       'post /_emulator/requests/verify verify_requests',
       'get /_emulator/requests/stream stream_requests',
       'get /_emulator/requests/{id} get_request',
+      'get /_emulator/coverage get_coverage',
+      'delete /_emulator/coverage clear_coverage',
       'get /_emulator/clock get_clock',
       'put /_emulator/clock set_clock',
       'delete /_emulator/clock reset_clock',
@@ -35,6 +37,8 @@ describe('the emulator API', () => {
       'get /_emulator/resources/{type} list_resources',
       'post /_emulator/resources/{type} create_resource',
       'delete /_emulator/resources/{type}/{id} delete_resource',
+      'get /_emulator/oauth/authorize authorize_connection',
+      'post /_emulator/connections/{connection_id}/authorize set_connection_authorization',
     ]);
   });
 

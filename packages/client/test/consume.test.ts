@@ -118,7 +118,7 @@ describe('consume', () => {
     platform = await startPlatform();
     const topic = await createTopic(platform);
     await platform.events.publishBatch(topic, numbered(3));
-    platform.emulator.faults.failNext('consume_messages', { status: 500, code: 'TIMEOUT' }, { times: 2 });
+    platform.emulator.faults.failNext('consume_messages', { status: 500, code: 'TIMEOUT', times: 2 });
     platform.emulator.faults.failNext('consume_messages', { status: 429, retryAfter: 2 });
     const messages = await collect(platform.events.consume(topic, { timeoutSecs: 0, stopAtEnd: true }));
     expect(ns(messages)).toEqual([0, 1, 2]);
@@ -138,7 +138,7 @@ describe('consume', () => {
   it('throws a typed error when the attempts run out or the request is refused', async () => {
     platform = await startPlatform({ retry: { maxAttempts: 2 } });
     const topic = await createTopic(platform);
-    platform.emulator.faults.failNext('consume_messages', { status: 500, code: 'TIMEOUT' }, { times: 2 });
+    platform.emulator.faults.failNext('consume_messages', { status: 500, code: 'TIMEOUT', times: 2 });
     const error = await rejectionOf(collect(platform.events.consume(topic, { timeoutSecs: 0 })));
     expect(error).toBeInstanceOf(EventStreamsError);
     expect((error as EventStreamsError).status).toBe(500);
@@ -163,7 +163,7 @@ describe('publish', () => {
   it('waits out 429s and stores the message once', async () => {
     platform = await startPlatform();
     const topic = await createTopic(platform);
-    platform.emulator.faults.failNext('publish_message', { status: 429, retryAfter: 1 }, { times: 2 });
+    platform.emulator.faults.failNext('publish_message', { status: 429, retryAfter: 1, times: 2 });
     await platform.events.publish(topic, { n: 9 });
     expect(platform.waits).toEqual([1000, 1000]);
     expect(ns(await collect(platform.events.consume(topic, { timeoutSecs: 0, stopAtEnd: true })))).toEqual([9]);

@@ -52,6 +52,9 @@ describe.skipIf(noChromium)(
     /** No request off this machine, no error in the page, no serious accessibility problem; a screenshot. */
     async function finish({ page, consoleErrors, offHostRequests }: Visit, name: string) {
       expect(await seriousViolations(page)).toEqual([]);
+      // The page's icon is the emulator's, never a 404 in the request journal.
+      const icons = await platform.send('GET', '/_emulator/requests?path=/favicon.ico');
+      expect(((await icons.json()) as { total: number }).total).toBe(0);
       expect(offHostRequests).toEqual([]);
       expect(consoleErrors).toEqual([]);
       await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
@@ -206,6 +209,16 @@ describe.skipIf(noChromium)(
     it('Resources: a folder created in the form is listed by the management API, its JSON shown, deleted', async () => {
       const visited = await open('Resources');
       const { page } = visited;
+      // Before a family is picked: every family with its count, each a way in.
+      await page.getByRole('heading', { name: 'All families' }).waitFor(SETTLED);
+      const families = (await page.getByLabel('Resource family').locator('option').count()) - 1;
+      expect(families).toBeGreaterThan(40);
+      expect(await page.locator('table tbody tr').count()).toBe(families);
+      await page.getByRole('button', { name: 'connection', exact: true }).click();
+      await page.getByRole('heading', { name: 'Create a connection' }).waitFor(SETTLED);
+      // Field help reads its Markdown: `salesforce` is code, not backticks.
+      expect(await page.locator('#create-provider-hint code').allTextContents()).toEqual(['salesforce']);
+      expect(await page.locator('#create-provider-hint').textContent()).not.toContain('`');
       await page.getByLabel('Resource family').selectOption('folder');
       await page.getByRole('heading', { name: 'Create a folder' }).waitFor(SETTLED);
       await page.getByLabel('name', { exact: true }).fill('Console folder');

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { JournalEntry, Topic } from '../src/app/api.js';
 import { curlCommand } from '../src/app/curl.js';
 import { createFields, faultRequest, topicFields, valuesToObject, violationsByField } from '../src/app/forms.js';
+import { inlineMarkdown } from '../src/app/markdown.js';
 
 const topic: Topic = {
   id: 1,
@@ -158,5 +159,32 @@ describe('copy as curl', () => {
     expect(curlCommand(entry({ headers: {}, body: null }, { method: 'GET', path: '/api/folders' }), 'http://h:1')).toBe(
       `curl 'http://h:1/api/folders'`,
     );
+  });
+});
+
+describe('field help', () => {
+  it("reads the descriptions' inline Markdown: code, strong, emphasis and links, the rest as text", () => {
+    expect(
+      inlineMarkdown('The `folder_id` of a **project**, see [the docs](https://docs.workato.com/x) or *this*.'),
+    ).toEqual([
+      { kind: 'text', text: 'The ' },
+      { kind: 'code', text: 'folder_id' },
+      { kind: 'text', text: ' of a ' },
+      { kind: 'strong', text: 'project' },
+      { kind: 'text', text: ', see ' },
+      { kind: 'link', text: 'the docs', href: 'https://docs.workato.com/x' },
+      { kind: 'text', text: ' or ' },
+      { kind: 'em', text: 'this' },
+      { kind: 'text', text: '.' },
+    ]);
+  });
+
+  it('leaves snake_case names, Markdown inside code and links that are not http(s) as they are', () => {
+    expect(inlineMarkdown('batch_fail_positions and `*not* emphasis`')).toEqual([
+      { kind: 'text', text: 'batch_fail_positions and ' },
+      { kind: 'code', text: '*not* emphasis' },
+    ]);
+    expect(inlineMarkdown('[x](javascript:alert(1))')).toEqual([{ kind: 'text', text: '[x](javascript:alert(1))' }]);
+    expect(inlineMarkdown('plain')).toEqual([{ kind: 'text', text: 'plain' }]);
   });
 });

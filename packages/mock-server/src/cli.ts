@@ -1,9 +1,11 @@
 // platform-api-mock: starts the emulator on one port and prints how to use it; `snapshot` and
-// `restore` copy the database of a data dir into a file and back.
+// `restore` copy the database of a data dir into a file and back; `coverage` reports what a running
+// emulator's requests covered of the APIs.
 import { readFileSync } from 'node:fs';
 import { isPositiveInteger } from '@platform-api/spec/conventions';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseState, StateError } from './engine/state-document.js';
+import { consoleSite, docsSite, type StaticSite } from './http/static-files.js';
 import {
   DEFAULT_JOURNAL_SIZE,
   DEFAULT_REDIS_PREFIX,
@@ -14,6 +16,7 @@ import { type MockServer, startMockServer } from './server.js';
 import { redactedUrl } from './store/redis/url.js';
 import type { Durability } from './store/sqlite/data-dir.js';
 import { restoreDataDir, snapshotDataDir } from './store/sqlite/snapshot.js';
+import type { CoverageApi, CoverageOptions, CoverageReport } from './testkit/coverage.js';
 
 const LOG_LEVELS: LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
 const DURABILITIES: Durability[] = ['full', 'relaxed'];
@@ -23,10 +26,23 @@ const STOP_DEADLINE_MS = 4000;
 
 hideSqliteExperimentalWarning();
 
+/** Text wrapped as commander wraps its help: to the terminal's width, 80 columns when not a terminal. */
+function wrapped(text: string): string {
+  const width = program.configureOutput().getOutHelpWidth?.() ?? 80;
+  return `\n${program.createHelp().boxWrap(text, width)}`;
+}
+
 /** A count given on the command line (the rule is the conventions' isPositiveInteger; the message, commander's style). */
 function positiveIntegerArgument(value: string): number {
   if (!isPositiveInteger(value)) throw new InvalidArgumentError('Expected a positive integer.');
   return Number(value);
+}
+
+function percentage(value: string): number {
+  const number = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || number > 100)
+    throw new InvalidArgumentError('Expected a percentage from 0 to 100.');
+  return number;
 }
 
 function wholeNumber(value: string): number {
@@ -60,12 +76,14 @@ function port(value: string): number {
 
 const program = new Command('platform-api-mock')
   .description(
-    'Local emulator of the platform API: stateful event streams, token endpoint, topics, API keys and\n' +
+    'Local emulator of the platform API: stateful event streams, token endpoint, topics, API keys and ' +
       'every management operation, from state (--mode prism: example answers). One process, one port.',
   )
-  .addHelpText(
-    'after',
-    `\nEvery option can also be set by the environment variable named after it (--client-id <id>:\n${ENV_PREFIX}CLIENT_ID=<id>), for containers and orchestrators; a flag wins over its variable.`,
+  // Commander wraps the description and the options to the terminal's width, not text added after them.
+  .addHelpText('after', () =>
+    wrapped(
+      `Every option can also be set by the environment variable named after it (--client-id <id>: ${ENV_PREFIX}CLIENT_ID=<id>), for containers and orchestrators; a flag wins over its variable.`,
+    ),
   )
   .addOption(setting('--host <host>', 'address to listen on').default('127.0.0.1'))
   .addOption(setting('--port <port>', 'port to listen on (0: a free port)').argParser(port).default(4010))
@@ -133,6 +151,12 @@ const program = new Command('platform-api-mock')
   .addOption(
     setting('--docs-dir <dir>', 'serve the rendered docs of this folder under /docs/ (default: the installed ones)'),
   )
+  .addOption(
+    setting(
+      '--console-dir <dir>',
+      'serve the web console of this folder under /_emulator/console/ (default: the installed one)',
+    ),
+  )
   .showHelpAfterError('(run platform-api-mock --help for the options)')
   .action(start);
 
@@ -149,6 +173,25 @@ program
   .argument('<file>', 'the snapshot file')
   .argument('<dir>', 'the data dir to create (it must hold no database)')
   .action((file: string, dir: string) => copy('restore', () => restoreDataDir(file, dir), `${file} -> ${dir}`));
+
+program
+  .command('coverage')
+  .description(
+    'print the API coverage of the requests a running emulator answered (GET /_emulator/coverage): the operations called, the statuses answered, the answers no spec declares; exit 1 under a threshold',
+  )
+  .argument('[url]', "the emulator's address", 'http://127.0.0.1:4010')
+  .addOption(
+    new Option('--api <api...>', 'the APIs reported (default: those called)').choices([
+      'event-streams',
+      'auth',
+      'management',
+    ]),
+  )
+  .option('--min-operations <percent>', 'exit 1 when fewer of the operations were called', percentage)
+  .option('--min-statuses <percent>', 'exit 1 when fewer of the documented statuses were answered', percentage)
+  .option('--json <file>', 'write the report as JSON to this file')
+  .option('--junit <file>', 'write it as JUnit XML to this file')
+  .action(coverage);
 
 await program.parseAsync();
 
@@ -173,6 +216,7 @@ interface StartFlags {
   redisReplyTimeout: number;
   specDir?: string;
   docsDir?: string;
+  consoleDir?: string;
 }
 
 async function start(flags: StartFlags): Promise<void> {
@@ -202,6 +246,7 @@ async function start(flags: StartFlags): Promise<void> {
       redisReplyTimeoutMs: flags.redisReplyTimeout,
       specDir: flags.specDir,
       docsDir: flags.docsDir,
+      consoleDir: flags.consoleDir,
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -238,6 +283,29 @@ function stopOnSignals(server: MockServer): void {
   }
 }
 
+async function coverage(url: string, options: Omit<CoverageOptions, 'apis'> & { api?: CoverageApi[] }): Promise<void> {
+  const { api, ...rest } = options;
+  // Loaded here: starting the emulator needs neither the emulator API's client nor the report.
+  const [{ Emulator }, { reportCoverage }] = await Promise.all([
+    import('./testkit/emulator.js'),
+    import('./testkit/coverage.js'),
+  ]);
+  let report: CoverageReport;
+  try {
+    report = await new Emulator({ url, clientId: '', clientSecret: '' }).coverage();
+  } catch (error) {
+    const cause = (error as Error & { cause?: Error }).cause?.message;
+    console.error(`platform-api-mock coverage: no coverage from ${url}: ${cause ?? (error as Error).message}`);
+    process.exit(1);
+  }
+  try {
+    await reportCoverage(report, { ...rest, ...(api && { apis: api }) });
+  } catch (error) {
+    console.error(`platform-api-mock coverage: ${(error as Error).message}`);
+    process.exit(1);
+  }
+}
+
 async function copy(command: string, run: () => Promise<void>, done: string): Promise<void> {
   try {
     await run();
@@ -269,12 +337,14 @@ function banner({ url, clientId, clientSecret }: MockServer, flags: StartFlags):
     : dataDir
       ? `${dataDir} (durability ${durability})`
       : 'in memory (--data-dir DIR keeps it)';
+  // Each front end's address, or what is absent and how to add it.
+  const served = (site: StaticSite) => (site.dir ? `${url}${site.prefix}/` : `none: ${site.notBuilt}`);
   return `Platform API emulator listening on ${url}
-  Console         ${url}/_emulator/console/
+  Console         ${served(consoleSite(flags.consoleDir))}
   Event streams   ${url}/api/v1/topics/{topic_id}/publish | /consume, ${url}/api/v1/batch/topics/{topic_id}/publish
   Token endpoint  ${url}/oauth2/token
   Management API  ${url}/api/...  (${management})
-  Docs            ${url}/docs/
+  Docs            ${served(docsSite(flags.docsDir))}
   Faults          POST/DELETE ${url}/_emulator/faults
   State           GET/PUT ${url}/_emulator/state, POST ${url}/_emulator/reset
   Requests        GET ${url}/_emulator/requests (the journal), POST ${url}/_emulator/requests/verify

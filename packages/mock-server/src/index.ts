@@ -1,4 +1,4 @@
-export type { BatchFault, FaultSpec, Faults } from './domain/faults.js';
+export type { BatchFault, Fault, FaultSpec, Faults } from './domain/faults.js';
 export { EMITTED_ERROR_CODES } from './errors.js';
 export type { LogLevel, MockServerOptions } from './options.js';
 export { type MockServer, startMockServer } from './server.js';

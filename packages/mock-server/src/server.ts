@@ -10,8 +10,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { positiveInteger } from '@platform-api/spec/conventions';
 import { type Logger, pino } from 'pino';
+import { CoverageTally } from './control/coverage.js';
 import { emulatorEndpoints } from './control/endpoints.js';
 import { Journal } from './control/journal.js';
+import { JOURNAL_MAX_BYTES } from './control/journal-ring.js';
 import { type BootstrapCredentials, bootstrapKey } from './domain/bootstrap.js';
 import { Clock } from './domain/clock.js';
 import { Credentials } from './domain/credentials.js';
@@ -162,7 +164,11 @@ function composeTenant(
     store: scopedResources(storage.resources, 'management:'),
     domain,
   });
-  const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
+  const journal = new Journal(
+    options.journalSize ?? DEFAULT_JOURNAL_SIZE,
+    JOURNAL_MAX_BYTES,
+    new CoverageTally(clock.now),
+  );
   const restoredAtReset: RestoredAtReset = {};
   // The engine's resources, then the families whose state the domain keeps (topics, API clients and
   // keys). A reset also restores the rest as at start: a fresh emulator.
@@ -209,7 +215,12 @@ function composePipeline(
     ...Object.values(platformEndpoints()),
     ...managementEndpoints(specs.operations, backends),
     ...Object.values(
-      emulatorEndpoints({ management: specs.documents.management, validators, specDir: options.specDir }),
+      emulatorEndpoints({
+        management: specs.documents.management,
+        validators,
+        specDir: options.specDir,
+        operations: specs.operations,
+      }),
     ),
   ];
   return new Pipeline({

@@ -169,6 +169,40 @@ describe('token endpoint', () => {
     }
   });
 
+  it('treats a parameter sent without a value as omitted (RFC 6749 3.2), beside a Basic header too', async () => {
+    const server = await start();
+    const form = 'application/x-www-form-urlencoded';
+    const authorization = basic(server.clientId, server.clientSecret);
+    const multipart = new FormData();
+    multipart.set('grant_type', 'client_credentials');
+    multipart.set('client_id', '');
+    multipart.set('client_secret', '');
+    const granted = [
+      await tokenRequest(server, {
+        headers: { authorization, 'content-type': form },
+        body: 'grant_type=client_credentials&client_id=&client_secret=',
+      }),
+      await tokenRequest(server, { headers: { authorization }, body: multipart }),
+      await tokenRequest(server, {
+        headers: { authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'client_credentials', client_id: '', client_secret: '' }),
+      }),
+    ];
+    expect(granted.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    // A value in the body beside the header is still two ways of authenticating; none at all is none.
+    const refused = [
+      await tokenRequest(server, {
+        headers: { authorization, 'content-type': form },
+        body: `grant_type=client_credentials&client_id=&client_secret=${server.clientSecret}`,
+      }),
+      await tokenRequest(server, { headers: { 'content-type': form }, body: 'grant_type=&client_id=&client_secret=' }),
+    ];
+    expect(refused.map((answer) => [answer.status, oauthErrorOf(answer).error_description])).toEqual([
+      [400, 'Send the client credentials in the Authorization header or in the body, not both'],
+      [400, 'grant_type is required'],
+    ]);
+  });
+
   it('reads a Basic header both plain and form-encoded, so secrets with +, % or : work either way', async () => {
     // RFC 6749 2.3.1 form-encodes both parts first: a space becomes +.
     const formEncoded = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');

@@ -1,5 +1,6 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { listeningUrl, runCli } from './cli-process.js';
 import { assertConforms, createTopic, start, toAnswer, token } from './helpers.js';
@@ -7,36 +8,51 @@ import { NO_REDIS, sharedRedis, startRedis, uniquePrefix } from './redis-server.
 import { tempDir } from './temp-dirs.js';
 
 describe('platform-api-mock CLI', () => {
-  it('--help lists every flag', async () => {
+  it("--help lists every flag with its variable, and the README's flag table lists the same flags", async () => {
     const cli = runCli(['--help']);
     expect(await cli.exited).toBe(0);
-    for (const flag of [
-      '--host',
-      '--port',
-      '--client-id',
-      '--client-secret',
-      '--max-batch-size',
-      '--max-message-bytes',
-      '--max-batch-messages',
-      '--rate-limit',
-      '--token-ttl',
-      '--log-level',
-      '--mode',
-      '--seed',
-      '--data-dir',
-      '--durability',
-      '--redis-url',
-      '--redis-prefix',
-      '--redis-reply-timeout',
-      'snapshot <dir> <file>',
-      'restore <file> <dir>',
-    ]) {
-      expect(cli.output()).toContain(flag);
-      // Each option names the environment variable that sets it too.
-      if (flag.startsWith('--')) {
-        expect(cli.output()).toContain(`PLATFORM_API_MOCK_${flag.slice(2).replaceAll('-', '_').toUpperCase()}`);
-      }
+    const help = cli.output();
+    const flags = [...help.matchAll(/^ {2}(--[a-z-]+)/gm)]
+      .map(([, flag]) => flag as string)
+      .filter((flag) => flag !== '--help');
+    expect(flags).toContain('--redis-reply-timeout');
+    // Each option names the environment variable that sets it too (commander may wrap it onto the next line).
+    for (const flag of flags) {
+      expect(help.replace(/\s+/g, ' ')).toContain(
+        `PLATFORM_API_MOCK_${flag.slice(2).replaceAll('-', '_').toUpperCase()}`,
+      );
     }
+    expect(help).toMatch(/^ {2}snapshot <dir> <file> /m);
+    expect(help).toMatch(/^ {2}restore <file> <dir> /m);
+    const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+    const table = readme.split('| Flag | Default | Meaning |')[1]?.split('\n\n')[0] ?? '';
+    const documented = [...table.matchAll(/`(--[a-z-]+)[^`]*`/g)].map(([, flag]) => flag);
+    // Only a row's first cell names flags: the other cells mention flags they relate to.
+    const rows = table.split('\n').map((row) => row.split(' | ')[0] ?? '');
+    const tabled = documented.filter((flag) =>
+      rows.some((row) => row.includes(`\`${flag} `) || row.includes(`\`${flag}\``)),
+    );
+    expect([...new Set(tabled)].sort()).toEqual([...flags].sort());
+  }, 20_000);
+
+  it('--help wraps its sentences at 80 columns, breaking a line only where the next word would not fit', async () => {
+    const cli = runCli(['--help']);
+    expect(await cli.exited).toBe(0);
+    const lines = cli.output().trimEnd().split('\n');
+    expect(lines.filter((line) => line.length > 80)).toEqual([]);
+    // A line continues the one before when both are prose at column 0, or it sits alone in the
+    // description column (30) of the option or command above.
+    const continues = (line: string, before: string) =>
+      (line !== '' && before !== '' && !/^\s/.test(line) && !/^\s/.test(before) && !before.endsWith(':')) ||
+      /^ {30}\S/.test(line);
+    const early = lines.flatMap((line, i) => {
+      const before = lines[i - 1] ?? '';
+      const firstWord = line.trim().split(' ')[0] ?? '';
+      return i > 0 && continues(line, before) && before.length + 1 + firstWord.length <= 80
+        ? [`${before}⏎${line}`]
+        : [];
+    });
+    expect(early).toEqual([]);
   }, 20_000);
 
   it('takes its options from PLATFORM_API_MOCK_* variables, a flag winning over its variable', async () => {
@@ -94,6 +110,38 @@ describe('platform-api-mock CLI', () => {
       cli.child.kill('SIGTERM');
       await cli.exited;
     }
+  }, 60_000);
+
+  it('names in its banner the console and docs it serves, or the folder that holds none and how to add one', async () => {
+    const cli = runCli(['--port', '0', '--log-level', 'silent', '--docs-dir', tempDir()]);
+    const url = await listeningUrl(cli);
+    expect(cli.output()).toContain(`  Console         ${url}/_emulator/console/\n`);
+    expect(cli.output()).toMatch(
+      /^ {2}Docs {12}none: The API documentation is not served: \S+ \(--docs-dir, docsDir\) holds no index.html\. Give the folder of a build and restart\.$/m,
+    );
+    cli.child.kill('SIGTERM');
+    await cli.exited;
+  }, 60_000);
+
+  it('coverage prints what a running emulator answered, writes it as JSON, and exits 1 under a threshold', async () => {
+    const server = await start();
+    await token(server);
+    const json = join(tempDir(), 'coverage.json');
+    const passing = runCli(['coverage', server.url, '--api', 'auth', '--min-operations', '100', '--json', json]);
+    expect(await passing.exited, passing.output()).toBe(0);
+    expect(passing.output()).toMatch(
+      /^API coverage of 1 requests since \S+\nAPI +Operations called .*\nauth +1\/1 \(100%\)/m,
+    );
+    expect(JSON.parse(readFileSync(json, 'utf8')).summary).toMatchObject({ apis: ['auth'], operationsPercent: 100 });
+    const failing = runCli(['coverage', server.url, '--api', 'event-streams', '--min-operations', '50']);
+    expect(await failing.exited).toBe(1);
+    expect(failing.errors()).toContain(
+      'platform-api-mock coverage: API coverage below its threshold: 0% of the operations called (0/3), below 50%',
+    );
+    await server.close();
+    const gone = runCli(['coverage', server.url]);
+    expect(await gone.exited).toBe(1);
+    expect(gone.errors()).toMatch(/^platform-api-mock coverage: no coverage from http:\/\/127\.0\.0\.1:\d+: /);
   }, 60_000);
 
   it('--log-level debug logs each request with the status it was answered with', async () => {

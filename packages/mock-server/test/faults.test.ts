@@ -31,10 +31,10 @@ describe('fault injection', () => {
 
   it('injects 500s in the InternalServerErrorResponse shape, 429 with RETRY-AFTER and 401, for the given number of calls', async () => {
     const { server, consume, publish } = await withTopic();
-    server.faults.failNext('consume_messages', { status: 500, code: 'TIMEOUT' }, { times: 1 });
-    server.faults.failNext('consume_messages', { status: 500 }, { times: 1 });
-    server.faults.failNext('consume_messages', { status: 401 }, { times: 1 });
-    server.faults.failNext('publish_message', { status: 429, retryAfter: 7 }, { times: 2 });
+    server.faults.failNext('consume_messages', { status: 500, code: 'TIMEOUT', times: 1 });
+    server.faults.failNext('consume_messages', { status: 500 });
+    server.faults.failNext('consume_messages', { status: 401, times: 1 });
+    server.faults.failNext('publish_message', { status: 429, retryAfter: 7, times: 2 });
     expect(errorOf(await consume()).details.code).toBe('TIMEOUT');
     expect(errorOf(await consume()).details.code).toBe('INTERNAL_SERVER_ERROR');
     const unauthorized = await consume();
@@ -45,6 +45,15 @@ describe('fault injection', () => {
       expect([limited.status, limited.headers.get('retry-after')]).toEqual([429, '7']);
     }
     expect((await publish({ order_id: 'A' })).status).toBe(201);
+  });
+
+  it('still takes the earlier spelling, times as a third argument', async () => {
+    const { server, consume } = await withTopic();
+    server.faults.failNext('consume_messages', { status: 500 }, { times: 2 });
+    expect(server.faults.pending().operations).toEqual([
+      { operationId: 'consume_messages', fault: { status: 500 }, times: 2 },
+    ]);
+    expect([(await consume()).status, (await consume()).status, (await consume()).status]).toEqual([500, 500, 200]);
   });
 
   it('refuses a fault the operation cannot answer, and clears faults', async () => {
@@ -59,7 +68,8 @@ describe('fault injection', () => {
     expect(() => server.faults.failNext('publish_message', { status: 429, retryAfter: 1.5 })).toThrow(
       /whole number of seconds/,
     );
-    server.faults.failNext('consume_messages', { status: 500 }, { times: 5 });
+    expect(() => server.faults.failNext('consume_messages', { status: 500, times: 0 })).toThrow(/positive integer/);
+    server.faults.failNext('consume_messages', { status: 500, times: 5 });
     server.faults.clear();
     expect((await consume()).status).toBe(200);
   });

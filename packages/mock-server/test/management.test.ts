@@ -386,7 +386,7 @@ describe('routes outside the specs', () => {
     expect(errorOf(headerTooLarge).message).toMatch(/headers are larger/);
   });
 
-  it('serves the built docs under /docs/, and a clear 404 when they are not built', async () => {
+  it('serves the built docs under /docs/, and a 404 naming the folder given when it holds no build', async () => {
     const docsDir = mkdtempSync(join(tmpdir(), 'docs-'));
     writeFileSync(join(docsDir, 'index.html'), '<h1>API</h1>');
     const withDocs = await start({ docsDir });
@@ -400,7 +400,9 @@ describe('routes outside the specs', () => {
     const without = await start({ docsDir: join(docsDir, 'missing') });
     const missing = await fetch(`${without.url}/docs/`);
     expect(missing.status).toBe(404);
-    expect(await missing.text()).toMatch(/not built/);
+    expect(await missing.text()).toMatch(
+      /^The API documentation is not served: .*missing \(--docs-dir, docsDir\) holds no index.html/,
+    );
   });
 });
 

@@ -92,6 +92,42 @@ describe('publish', () => {
     expect((await consume()).body.messages).toEqual([]);
   });
 
+  it('refuses a number past the range of a double in a field the schema leaves open (NUMBER_OUT_OF_RANGE)', async () => {
+    // Acknowledged, it would come back changed: a batch's messages are stored from their parsed values,
+    // where 1e400 is Infinity, which JSON writes as null.
+    const { server, accessToken, topicId, consume } = await withTopic();
+    const params = { topic_id: topicId };
+    const headers = { 'content-type': 'application/json' };
+    const publish = (rawBody: string) =>
+      call(server, 'publish_message', { token: accessToken, params, rawBody, headers });
+    const batch = (payloads: string) =>
+      call(server, 'publish_messages_batch', {
+        token: accessToken,
+        params,
+        rawBody: `{"payloads":[${payloads}]}`,
+        headers,
+      });
+    const refusals = [
+      await publish('{"order_id":"A","note":1e400}'),
+      await publish(`{"order_id":"A","extra":{"values":[1,${'9'.repeat(400)}]}}`),
+      await batch('{"order_id":"A"},{"order_id":"B","extra":{"values":[1,-1E+400]}}'),
+    ];
+    expect(refusals.map((answer) => [answer.status, errorOf(answer).details])).toEqual([
+      [400, { code: 'NUMBER_OUT_OF_RANGE', field: 'note' }],
+      [400, { code: 'NUMBER_OUT_OF_RANGE', field: 'extra.values[1]' }],
+      [400, { code: 'NUMBER_OUT_OF_RANGE', field: 'extra.values[1]', position: 1 }],
+    ]);
+    expect(errorOf(refusals[2] as Answer).message).toBe(
+      'Message 1: extra.values[1] is a number past the range of a double; send it as a string',
+    );
+    // Numbers within the range, and text that only looks like a long exponent, are stored as ever.
+    const kept = '{"order_id":"C","big":1.7976931348623157e308,"small":1e-400,"padded":1e099,"text":"1e400"}';
+    expect((await publish(kept)).status).toBe(201);
+    expect((await batch(kept)).status).toBe(201);
+    const payloads = (await consume()).body.messages.map((m) => m.payload);
+    expect(payloads).toEqual([JSON.parse(kept), JSON.parse(kept)]);
+  });
+
   it('gives a consumer the message text exactly as published: spacing, key order and UTF-8', async () => {
     const { server, accessToken, topicId } = await withTopic();
     const sent = '{ "order_id" : "Ä-1 😀",\n  "note": "\\u00e9 é",  "total": 1.50 }';

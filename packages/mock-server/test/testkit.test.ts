@@ -54,10 +54,35 @@ describe('the test kit', () => {
   it('turns a refused call into an EmulatorApiError with the message', async () => {
     const { emulator: platform, close } = await startEmulator();
     closing.push(close);
-    const refused = platform.faults.failNext('publish_message', 418);
+    const refused = platform.faults.failNext('publish_message', { status: 418 });
     await expect(refused).rejects.toBeInstanceOf(EmulatorApiError);
     await expect(refused).rejects.toThrow(/declares no 418/);
     await expect(platform.clock.advance(-1)).rejects.toThrow(/advance_seconds must be >= 0/);
+  });
+
+  it("arms faults spelled as the emulator's own (server.faults), and still in the earlier spelling", async () => {
+    const { server, consume } = await withTopic();
+    const platform = new Emulator(server);
+    await platform.faults.failNext('consume_messages', { status: 500, code: 'TIMEOUT', times: 2 });
+    await platform.faults.failNext('consume_messages', 429, { retryAfter: 1, code: 'RATE_LIMITED' });
+    await platform.faults.failBatchPositions([1], { omit: true });
+    expect(server.faults.pending()).toEqual({
+      operations: [
+        { operationId: 'consume_messages', fault: { status: 500, code: 'TIMEOUT' }, times: 2 },
+        { operationId: 'consume_messages', fault: { status: 429, code: 'RATE_LIMITED', retryAfter: 1 }, times: 1 },
+      ],
+      batches: [{ fault: { positions: new Set([1]), omit: true }, times: 1 }],
+    });
+    const answers = [await consume(), await consume(), await consume(), await consume()];
+    expect(answers.map((answer) => [answer.status, answer.headers.get('retry-after')])).toEqual([
+      [500, null],
+      [500, null],
+      [429, '1'],
+      [200, null],
+    ]);
+    await platform.faults.failNext('consume_messages', { status: 500 });
+    await platform.faults.clear();
+    expect((await consume()).status).toBe(200);
   });
 
   it('counts the consumers waiting on a topic, so that a test publishes once its consumer waits', async () => {

@@ -60,7 +60,8 @@ export interface components {
         /**
          * @description The token request, in any of the three media types. The credentials go in exactly one place: either
          *     in a Basic `Authorization` header, with only `grant_type` in the body, or in the body, with no header.
-         *     Sending them in both is refused.
+         *     Sending them in both is refused. A parameter sent without a value (`client_id=`) counts as omitted
+         *     (RFC 6749 section 3.2), so `client_id=&client_secret=` beside the header is the grant alone.
          */
         TokenRequestBody: components["schemas"]["TokenRequestGrantOnly"] | components["schemas"]["TokenRequestWithCredentials"];
         TokenResponse: {

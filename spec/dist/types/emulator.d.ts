@@ -169,6 +169,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_emulator/coverage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Report which operations and answers the requests covered
+         * @description API coverage of the requests answered since the emulator started (or since the last `DELETE`):
+         *     for each of the three platform APIs, which operations were called and which of their documented
+         *     statuses were answered, the operations never called, and every answer the spec does not declare for
+         *     its operation. It is counted as the journal records, but apart from it: `POST /_emulator/reset` and
+         *     `DELETE /_emulator/requests` (a test's own reset) leave it, so it covers a whole test run; a journal
+         *     turned off (`--journal-size 0`) counts nothing. The test kit's global teardown and
+         *     `platform-api-mock coverage` print it as a table and write it as JSON and JUnit.
+         */
+        get: operations["get_coverage"];
+        put?: never;
+        post?: never;
+        /**
+         * Start counting the coverage again
+         * @description Forgets the requests counted so far; the coverage's `since` becomes now.
+         */
+        delete: operations["clear_coverage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_emulator/clock": {
         parameters: {
             query?: never;
@@ -260,7 +290,8 @@ export interface paths {
         /**
          * Publish a message
          * @description Publishes the body to the topic as `publish_message` would, checked against the topic's schema
-         *     (a mismatch is a 400 naming the field by JSON pointer), without a token and without a journal
+         *     (a mismatch, or a number past the range of a double such as `1e400`, is a 400 naming the field
+         *     by JSON pointer), without a token and without a journal
          *     entry. Consumers waiting on the topic get it at once. Like every body of this API but the state
          *     document, at most 64 KiB.
          */
@@ -370,6 +401,65 @@ export interface paths {
          *     (sub-collections, dependents), without a token and without a journal entry.
          */
         delete: operations["delete_resource"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorize a connection (its OAuth URL)
+         * @description The OAuth URL that `create_runtime_user_connection` and `get_connection_oauth_url` give for a
+         *     connection: opening it (a person in a browser, a test, `$BROWSER=curl`) completes the
+         *     authorization, as the end user's consent and the platform's token exchange would. The
+         *     connection's `authorization_status` becomes `success`, `authorized_at` the clock's time, and its
+         *     `authorization_error`, `connection_lost_at` and `connection_lost_reason` are cleared; an
+         *     authorized connection is authorized again. The change is in the emulator's state (memory, data
+         *     dir or Redis), so every management answer shows it.
+         *
+         *     The answer is a 302 to the runtime user connection's `redirect_url`, else to its
+         *     `callback_url` (the emulator calls no URL of its own accord: the browser is sent there), with
+         *     the request's `state`, when given, added to that URL's query; without either URL, a page
+         *     saying the connection is authorized. A `HEAD` answers the same headers without authorizing.
+         */
+        get: operations["authorize_connection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/connections/{connection_id}/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The connection's id (a management API connection, runtime user connections included). */
+                connection_id: components["parameters"]["ConnectionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Authorize a connection, or fail its authorization
+         * @description Ends a connection's authorization as a test needs, without a browser: `success` does what
+         *     opening its OAuth URL does (`authorization_status` `success`, `authorized_at` now, the error and
+         *     lost marks cleared); `failure` is an end user who denied access or a token exchange that
+         *     failed: `authorization_status` becomes `failed` and `authorization_error` the `error` given
+         *     (default `Authorization was denied`), `authorized_at` unchanged. The answer is the connection's
+         *     authorization as the management API now shows it.
+         */
+        post: operations["set_connection_authorization"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -554,6 +644,52 @@ export interface components {
                 differences: string[];
             }[];
         };
+        /** @description API coverage of the requests the emulator answered, by API and operation. */
+        CoverageReport: {
+            /**
+             * Format: date-time
+             * @description When the counting began (the emulator's start, or the last `DELETE /_emulator/coverage`), on its clock.
+             */
+            since: string;
+            /** @description Answered requests of the platform APIs counted. */
+            requests: number;
+            /** @description Of them, requests no operation answers (an unknown path, or a method the path does not have). */
+            unrouted: number;
+            /** @description The event-streams API, the token endpoint and the management API, each with every operation. */
+            apis: {
+                /** @enum {string} */
+                api: "event-streams" | "auth" | "management";
+                /** @description Operations of the API. */
+                operations: number;
+                /** @description Operations called at least once. */
+                called: number;
+                /** @description Documented statuses of all its operations together. */
+                statuses: number;
+                /** @description Documented statuses answered at least once. */
+                statuses_answered: number;
+                /** @description Answers (counted once per operation and status) whose status the operation does not declare. */
+                undeclared: number;
+                /** @description Every operation of the API, in the spec's order. */
+                operation_list: {
+                    /** @description The operationId. */
+                    operation: string;
+                    method: string;
+                    /** @description The path template. */
+                    path: string;
+                    calls: number;
+                    /** @description The statuses the operation declares, ascending. */
+                    documented: number[];
+                    /** @description The statuses it was answered with, ascending, each with how often and whether the operation declares it. */
+                    answered: {
+                        status: number;
+                        count: number;
+                        documented: boolean;
+                    }[];
+                }[];
+                /** @description The operationIds of the operations not called, in the spec's order. */
+                never_called: string[];
+            }[];
+        };
         Clock: {
             /**
              * Format: date-time
@@ -669,6 +805,33 @@ export interface components {
         ResourceList: {
             items: components["schemas"]["ResourceItem"][];
         };
+        /** @description How a connection's authorization ends. */
+        ConnectionAuthorizationRequest: {
+            /**
+             * @description `success`: authorized; `failure`: the authorization failed.
+             * @enum {string}
+             */
+            outcome: "success" | "failure";
+            /** @description With `failure`, the connection's `authorization_error`; not with `success`. */
+            error?: string;
+        };
+        /** @description A connection's authorization, as the management API's answers show it. */
+        ConnectionAuthorization: {
+            /** @description The connection's id. */
+            id: number;
+            /**
+             * @description `success` once authorized, `failed` after a failed authorization.
+             * @enum {string|null}
+             */
+            authorization_status: "success" | "failed" | "exception" | null;
+            /**
+             * Format: date-time
+             * @description When it was last authorized; null if never.
+             */
+            authorized_at: string | null;
+            /** @description Why the last authorization failed; null after a success. */
+            authorization_error: string | null;
+        };
     };
     responses: {
         /** @description The request breaks its schema or a rule of the operation. */
@@ -713,6 +876,8 @@ export interface components {
         ResourceType: string;
         /** @description For a sub-collection's item, its parent's id. */
         ResourceParent: string;
+        /** @description The connection's id (a management API connection, runtime user connections included). */
+        ConnectionId: number;
     };
     requestBodies: never;
     headers: never;
@@ -1038,6 +1203,141 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    get_coverage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The coverage of the requests answered so far. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "since": "2026-05-01T09:00:00.000Z",
+                     *       "requests": 4,
+                     *       "unrouted": 1,
+                     *       "apis": [
+                     *         {
+                     *           "api": "event-streams",
+                     *           "operations": 3,
+                     *           "called": 1,
+                     *           "statuses": 18,
+                     *           "statuses_answered": 2,
+                     *           "undeclared": 0,
+                     *           "operation_list": [
+                     *             {
+                     *               "operation": "publish_message",
+                     *               "method": "POST",
+                     *               "path": "/api/v1/topics/{topic_id}/publish",
+                     *               "calls": 2,
+                     *               "documented": [
+                     *                 201,
+                     *                 400,
+                     *                 401,
+                     *                 403,
+                     *                 404,
+                     *                 413,
+                     *                 429,
+                     *                 500
+                     *               ],
+                     *               "answered": [
+                     *                 {
+                     *                   "status": 201,
+                     *                   "count": 1,
+                     *                   "documented": true
+                     *                 },
+                     *                 {
+                     *                   "status": 404,
+                     *                   "count": 1,
+                     *                   "documented": true
+                     *                 }
+                     *               ]
+                     *             },
+                     *             {
+                     *               "operation": "consume_messages",
+                     *               "method": "POST",
+                     *               "path": "/api/v1/topics/{topic_id}/consume",
+                     *               "calls": 0,
+                     *               "documented": [
+                     *                 200,
+                     *                 400,
+                     *                 401,
+                     *                 403,
+                     *                 404,
+                     *                 429,
+                     *                 500
+                     *               ],
+                     *               "answered": []
+                     *             }
+                     *           ],
+                     *           "never_called": [
+                     *             "consume_messages"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "api": "auth",
+                     *           "operations": 1,
+                     *           "called": 1,
+                     *           "statuses": 3,
+                     *           "statuses_answered": 1,
+                     *           "undeclared": 0,
+                     *           "operation_list": [
+                     *             {
+                     *               "operation": "request_access_token",
+                     *               "method": "POST",
+                     *               "path": "/oauth2/token",
+                     *               "calls": 1,
+                     *               "documented": [
+                     *                 200,
+                     *                 400,
+                     *                 401
+                     *               ],
+                     *               "answered": [
+                     *                 {
+                     *                   "status": 200,
+                     *                   "count": 1,
+                     *                   "documented": true
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "never_called": []
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CoverageReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    clear_coverage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Nothing is counted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
         };
     };
     get_clock: {
@@ -1380,6 +1680,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    authorize_connection: {
+        parameters: {
+            query: {
+                /** @description The connection to authorize. */
+                connection_id: number;
+                /** @description An opaque value of the caller's, added to the redirect as `state` (as OAuth 2.0 carries it). */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection is authorized; it has no URL to send the browser to. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The connection is authorized; the browser goes on to its redirect or callback URL. */
+            302: {
+                headers: {
+                    /** @description The connection's `redirect_url` (else `callback_url`), with `state` in its query when sent. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    set_connection_authorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The connection's id (a management API connection, runtime user connections included). */
+                connection_id: components["parameters"]["ConnectionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "outcome": "failure",
+                 *       "error": "The user denied access"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConnectionAuthorizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The connection's authorization now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionAuthorization"];
+                };
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];

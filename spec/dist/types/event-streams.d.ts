@@ -59,7 +59,9 @@ export interface paths {
          * Publish a message
          * @description Stores one JSON object as a message in the topic, stamped with the server's time, and
          *     returns its `message_id`. The object must match the topic's schema (400
-         *     `SCHEMA_MISMATCH` names the failing field) and be at most 1 MB (413 otherwise).
+         *     `SCHEMA_MISMATCH` names the failing field) and be at most 1 MB (413 otherwise). A number
+         *     past the range of a double (`1e400`, which a JSON reader takes as infinity or refuses) is
+         *     a 400 `NUMBER_OUT_OF_RANGE` naming its field: send such a value as a string.
          *
          *     A 500 does not say whether the message was stored: retrying it blindly can store it
          *     twice. Consume from the last known offset to check before publishing again.
@@ -99,9 +101,11 @@ export interface paths {
          *
          *     Each message must match the topic's schema and be at most 1 MB. The whole request is
          *     refused, and nothing of it stored, with 413 when any message is larger, with 400
-         *     `BATCH_TOO_LARGE` when it carries more than 100 messages, and with 400 `SCHEMA_MISMATCH`
+         *     `BATCH_TOO_LARGE` when it carries more than 100 messages, with 400 `SCHEMA_MISMATCH`
          *     when a message does not match the schema (`details.position` names the message,
-         *     `details.field` the field): resending such a message could never succeed.
+         *     `details.field` the field), and with 400 `NUMBER_OUT_OF_RANGE` when a message holds a number
+         *     past the range of a double, such as `1e400` (the same details): resending such a message
+         *     could never succeed.
          */
         post: operations["publish_messages_batch"];
         delete?: never;

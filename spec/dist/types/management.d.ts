@@ -8317,7 +8317,7 @@ export interface components {
          */
         LookupTableId: number;
         /**
-         * @description The column values to match, one `by[<column label>]=<value>` pair each, as in `?by[code]=DE`; at least one pair (without any, the parameter is absent). A row matches when every pair matches.
+         * @description The column values to match, one `by[<column label>]=<value>` pair each, as in `?by[code]=DE`; at least one pair (without any, the parameter is absent, a 400). A row matches when every pair matches.
          * @example {
          *       "code": "DE"
          *     }
@@ -13398,7 +13398,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The column values to match, one `by[<column label>]=<value>` pair each, as in `?by[code]=DE`; at least one pair (without any, the parameter is absent). A row matches when every pair matches.
+                 * @description The column values to match, one `by[<column label>]=<value>` pair each, as in `?by[code]=DE`; at least one pair (without any, the parameter is absent, a 400). A row matches when every pair matches.
                  * @example {
                  *       "code": "DE"
                  *     }

@@ -12,6 +12,8 @@ export interface EventStreamsErrorCodes {
   INVALID_TOPIC_ID: 400;
   /** The message does not match the topic's schema; `details.field` names the failing field, and for a batch `details.position` the message. */
   SCHEMA_MISMATCH: 400;
+  /** The message holds a number past the range of a double (`1e400`), which could not be given back as it was sent; `details.field` names it, and for a batch `details.position` the message. */
+  NUMBER_OUT_OF_RANGE: 400;
   /** A batch publish carries more messages than allowed; `details.max_messages` is the limit. */
   BATCH_TOO_LARGE: 400;
   /** after_message_id names no message retained in the topic. */

@@ -36,8 +36,52 @@ export function ResourcesView() {
           ))}
         </select>
       </div>
-      {type && <Family key={type.name} type={type} onChange={loadTypes} />}
+      {type ? (
+        <Family key={type.name} type={type} onChange={loadTypes} />
+      ) : (
+        types && <Overview types={types} onPick={setTypeName} />
+      )}
     </>
+  );
+}
+
+/** Before a family is picked: every family with its count, those holding items first, each a way in. */
+function Overview({ types, onPick }: { types: ResourceType[]; onPick: (name: string) => void }) {
+  const sorted = [...types].sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
+  const items = types.reduce((sum, type) => sum + type.count, 0);
+  const holding = types.filter((type) => type.count > 0).length;
+  return (
+    <section aria-labelledby="overview-title">
+      <h2 id="overview-title">All families</h2>
+      <p class="hint">
+        {items} items in {holding} of {types.length} families. Pick one to see its items, create or delete.
+      </p>
+      <div class="table-scroll">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Family</th>
+              <th scope="col">Items</th>
+              <th scope="col">Create</th>
+            </tr>
+          </thead>
+          <tbody>
+            {sorted.map((type) => (
+              <tr key={type.name}>
+                <th scope="row">
+                  <button type="button" class="link" onClick={() => onPick(type.name)}>
+                    {type.name}
+                  </button>
+                  {type.parent && <span class="hint"> in a {type.parent}</span>}
+                </th>
+                <td>{type.count}</td>
+                <td>{type.create ? type.create.operation : 'read-only here'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
   );
 }
 

@@ -1,6 +1,7 @@
 // Pieces every view uses: a labelled field with its error, a refusal's message, JSON shown as text.
 import type { ComponentChildren } from 'preact';
 import type { FieldErrors, FieldSpec, FormValues } from './forms.js';
+import { inlineMarkdown } from './markdown.js';
 
 interface FieldProps {
   /** Unique on the page: the control's id, and its error's. */
@@ -33,7 +34,7 @@ export function Field({ id, spec, values, errors, onInput }: FieldProps) {
         {spec.required ? '' : ' (optional)'}
       </label>
       <span class="hint" id={hintId}>
-        {spec.hint}
+        <Markdown text={spec.hint ?? ''} />
       </span>
       {choices ? (
         <select {...common} onChange={common.onInput}>
@@ -55,6 +56,28 @@ export function Field({ id, spec, values, errors, onInput }: FieldProps) {
         </p>
       )}
     </div>
+  );
+}
+
+/** A description's inline Markdown as elements: code, strong, emphasis, links (opened in a new tab). */
+export function Markdown({ text }: { text: string }) {
+  return (
+    <>
+      {inlineMarkdown(text).map((span, i) => {
+        const key = `${i}${span.kind}`;
+        if (span.kind === 'code') return <code key={key}>{span.text}</code>;
+        if (span.kind === 'strong') return <strong key={key}>{span.text}</strong>;
+        if (span.kind === 'em') return <em key={key}>{span.text}</em>;
+        if (span.kind === 'link') {
+          return (
+            <a key={key} href={span.href} target="_blank" rel="noreferrer">
+              {span.text}
+            </a>
+          );
+        }
+        return span.text;
+      })}
+    </>
   );
 }
 

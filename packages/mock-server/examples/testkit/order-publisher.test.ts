@@ -52,7 +52,7 @@ describe('OrderPublisher', () => {
   });
 
   it('waits out a 429 and sends the order again, once', async () => {
-    await platform.faults.failNext('publish_message', 429, { retryAfter: 0 });
+    await platform.faults.failNext('publish_message', { status: 429, retryAfter: 0 });
     await publisher.publish(topicId, { order_id: 'A-2' });
     await platform.expectRequest({ operation: 'publish_message', status: 429 }, { times: 1 });
     await platform.expectRequest(

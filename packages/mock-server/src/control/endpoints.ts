@@ -6,9 +6,10 @@ import { readFile } from 'node:fs/promises';
 import { NotFound } from '../errors.js';
 import type { Reply } from '../http/replies.js';
 import { type EmulatorEndpoints, endpoint, NO_BODY } from '../pipeline/endpoint.js';
-import { type OpenApiDocument, type SpecName, specFilePath } from '../spec/bundles.js';
+import { type OpenApiDocument, type Operation, type SpecName, specFilePath } from '../spec/bundles.js';
 import type { RequestValidators } from '../spec/validators.js';
 import { clockEndpoints } from './clock.js';
+import { connectionEndpoints } from './connections.js';
 import { faultEndpoints } from './faults.js';
 import { requestEndpoints } from './requests.js';
 import { resourceEndpoints } from './resources.js';
@@ -22,16 +23,19 @@ export interface ServedSpecs {
   validators: RequestValidators;
   /** The folder the bundles were loaded from (`--spec-dir`); default the installed @platform-api/spec. */
   specDir: string | undefined;
+  /** The platform APIs' operations, which the coverage report covers. */
+  operations: readonly Operation[];
 }
 
-export function emulatorEndpoints({ management, validators, specDir }: ServedSpecs): EmulatorEndpoints {
+export function emulatorEndpoints({ management, validators, specDir, operations }: ServedSpecs): EmulatorEndpoints {
   return {
     ...faultEndpoints(),
     ...topicEndpoints(),
     ...resourceEndpoints(management, validators),
     ...stateDocumentEndpoints(),
-    ...requestEndpoints(),
+    ...requestEndpoints(operations),
     ...clockEndpoints(),
+    ...connectionEndpoints(),
     get_spec: specEndpoint(specDir),
   };
 }

@@ -36,8 +36,8 @@ export function faultEndpoints(): Pick<EmulatorEndpoints, 'list_faults' | 'add_f
           if (body.batch_fail_positions !== undefined) {
             faults.failBatchPositions(body.batch_fail_positions, { times: body.times, omit: body.omit === true });
           } else if (body.operation !== undefined && body.status !== undefined) {
-            const fault = { status: body.status, code: body.code, retryAfter: body.retry_after };
-            faults.failNext(body.operation, fault, { times: body.times });
+            const fault = { status: body.status, code: body.code, retryAfter: body.retry_after, times: body.times };
+            faults.failNext(body.operation, fault);
           } else {
             throw new TypeError(
               'Send {"operation", "status"[, "code", "retry_after", "times"]} or {"batch_fail_positions"[, "omit", "times"]}',

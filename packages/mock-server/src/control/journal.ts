@@ -1,8 +1,9 @@
 // The request journal: the last N answered requests of the platform's APIs, for tests that check what
-// their code sent, listed, filtered, verified and followed live. The requests are kept off the heap
+// their code sent, listed, filtered, verified and followed live, and the coverage counted from them. The requests are kept off the heap
 // (journal-ring.ts) and become entries (journal-entry.ts, their credentials masked) when read.
 import { DEFAULT_JOURNAL_SIZE } from '../options.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
+import { CoverageTally } from './coverage.js';
 import { type JournalEntry, journalEntry } from './journal-entry.js';
 import { type JournalFilter, passes } from './journal-filter.js';
 import { type AnsweredRequest, JOURNAL_MAX_BYTES, RequestRing } from './journal-ring.js';
@@ -21,6 +22,8 @@ export class Journal {
   constructor(
     readonly size: number = DEFAULT_JOURNAL_SIZE,
     maxBytes = JOURNAL_MAX_BYTES,
+    /** Counts each request recorded, for the coverage report; a clear of the journal leaves it. */
+    readonly coverage = new CoverageTally(Date.now),
   ) {
     if (!Number.isSafeInteger(size) || size < 0) throw new TypeError(`journalSize must be a whole number, not ${size}`);
     this.ring = new RequestRing(size, maxBytes);
@@ -32,6 +35,7 @@ export class Journal {
   }
 
   record(answered: AnsweredRequest): void {
+    this.coverage.count(answered.operationId, answered.status);
     const id = this.ring.write(answered);
     if (this.listeners.size > 0) {
       const entry = this.entryOf(id);

@@ -1,19 +1,39 @@
 // The request journal over HTTP: GET and DELETE /_emulator/requests, GET /_emulator/requests/{id},
-// POST /_emulator/requests/verify, and GET /_emulator/requests/stream (Server-Sent Events).
+// POST /_emulator/requests/verify, GET /_emulator/requests/stream (Server-Sent Events), and the
+// coverage report counted from it, GET and DELETE /_emulator/coverage.
 import { NotFound } from '../errors.js';
 import { jsonReply } from '../http/replies.js';
 import { type EmulatorEndpoints, endpoint, NO_BODY, NO_REPLY } from '../pipeline/endpoint.js';
+import type { Operation } from '../spec/bundles.js';
 import { openEventStream } from './event-stream.js';
 import { NO_CONTENT } from './replies.js';
 import { verify } from './verify.js';
 
 type Endpoints = Pick<
   EmulatorEndpoints,
-  'list_requests' | 'get_request' | 'clear_requests' | 'verify_requests' | 'stream_requests'
+  | 'list_requests'
+  | 'get_request'
+  | 'clear_requests'
+  | 'verify_requests'
+  | 'stream_requests'
+  | 'get_coverage'
+  | 'clear_coverage'
 >;
 
-export function requestEndpoints(): Endpoints {
+/** `operations`: those of the platform APIs the emulator serves, which the coverage report covers. */
+export function requestEndpoints(operations: readonly Operation[]): Endpoints {
   return {
+    get_coverage: endpoint('get_coverage', {
+      body: NO_BODY,
+      handle: ({ tenant }) => jsonReply(200, tenant.journal.coverage.report(operations)),
+    }),
+    clear_coverage: endpoint('clear_coverage', {
+      body: NO_BODY,
+      handle({ tenant }) {
+        tenant.journal.coverage.clear();
+        return NO_CONTENT;
+      },
+    }),
     list_requests: endpoint('list_requests', {
       body: NO_BODY,
       handle({ tenant, params }) {

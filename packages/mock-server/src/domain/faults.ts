@@ -22,6 +22,16 @@ export interface FaultSpec {
   retryAfter?: number;
 }
 
+/**
+ * A fault to arm: what the next requests to an operation are answered, and how many of them. The one
+ * spelling of `server.faults.failNext`, the test kit's `faults.failNext` and `POST /_emulator/faults`
+ * (`{operation, status, code, retry_after, times}`).
+ */
+export interface Fault extends FaultSpec {
+  /** How many of the next requests fail (default 1). */
+  times?: number;
+}
+
 export interface BatchFault {
   positions: ReadonlySet<number>;
   /** true: the positions get no entry at all in message_ids; false: a `failure` entry. */
@@ -43,11 +53,15 @@ export class Faults {
   constructor(private readonly check: FaultCheck = () => undefined) {}
 
   /** The next `times` calls of the operation fail as described (queued after earlier faults). */
-  failNext(operationId: string, fault: FaultSpec, options: { times?: number } = {}): void {
-    const problem = this.check(operationId, fault);
+  failNext(operationId: string, fault: Fault): void;
+  /** @deprecated Give `times` in the fault: `failNext(operation, { status, times })`. */
+  failNext(operationId: string, fault: FaultSpec, options: { times?: number }): void;
+  failNext(operationId: string, fault: Fault, options: { times?: number } = {}): void {
+    const { times = options.times, ...answer } = fault;
+    const problem = this.check(operationId, answer);
     if (problem) throw new TypeError(problem);
     const queue = this.byOperation.get(operationId) ?? [];
-    queue.push({ value: { ...fault }, times: positiveTimes(options.times) });
+    queue.push({ value: answer, times: positiveTimes(times) });
     this.byOperation.set(operationId, queue);
   }
 

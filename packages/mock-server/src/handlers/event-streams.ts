@@ -17,6 +17,7 @@ import {
   type RequestHead,
 } from '../pipeline/endpoint.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
+import { mayHoldOutOfRangeNumber, outOfRangeNumberPath } from '../spec/json-numbers.js';
 import type { JsonBodyOf } from '../spec/operation-types.js';
 import { appendAll, type ReadResult } from '../store/message-store.js';
 import type { Tenant } from '../tenants/tenant.js';
@@ -81,7 +82,8 @@ export function eventStreamEndpoints(): Pick<
         limit: ({ domain: { limits } }) => limits.maxBatchMessages * limits.maxMessageBytes + BATCH_OVERHEAD_BYTES,
         beforeSchema: batchWithinLimit,
       },
-      handle: ({ tenant, body }, entry) => storeBatch(tenant.domain, entry, body.payloads),
+      handle: ({ tenant, body, bodyText }, entry) =>
+        storeBatch(tenant.domain, entry, body.payloads, mayHoldOutOfRangeNumber(bodyText)),
     }),
     consume_messages: endpoint('consume_messages', {
       scope: 'event_streams:consume',
@@ -173,6 +175,7 @@ function publish(
   const { tenant, body, bodyText, bodyBytes } = request;
   const { topics, messages } = tenant.domain;
   checkTopicSchema(entry, body);
+  if (mayHoldOutOfRangeNumber(bodyText)) checkNumbersInRange(body);
   const messageId = messages.append(entry.topic.id, bodyText, bodyBytes);
   // Not through after(): its closure would cost every publish.
   return typeof messageId === 'string'
@@ -185,8 +188,16 @@ function published(topics: Topics, entry: TopicEntry, messageId: string): Reply 
   return { status: 201, json: `{"message_id":"${messageId}"}` };
 }
 
-/** Everything is checked before anything is stored: a refused batch stores nothing. */
-function storeBatch(domain: DomainState, entry: TopicEntry, payloads: object[]): Awaitable<Reply> {
+/**
+ * Everything is checked before anything is stored: a refused batch stores nothing. `mayOverflow`: the
+ * batch's text could hold a number past a double's range, so each message is looked through for one.
+ */
+function storeBatch(
+  domain: DomainState,
+  entry: TopicEntry,
+  payloads: object[],
+  mayOverflow: boolean,
+): Awaitable<Reply> {
   const { limits, faults, messages, topics } = domain;
   const { maxMessageBytes } = limits;
   const texts = payloads.map((payload, position) => {
@@ -196,6 +207,7 @@ function storeBatch(domain: DomainState, entry: TopicEntry, payloads: object[]):
       throw new PayloadTooLarge(maxMessageBytes, size, `Message ${position} is larger than ${maxMessageBytes} bytes`);
     }
     checkTopicSchema(entry, payload, position);
+    if (mayOverflow) checkNumbersInRange(payload, position);
     return text;
   });
   const fault = faults.takeBatchFault();
@@ -254,7 +266,24 @@ function stringify(payload: object, position: number): string {
 function checkTopicSchema(entry: TopicEntry, message: unknown, position?: number): void {
   const mismatch = entry.validate(message);
   if (!mismatch) return;
-  const where = position === undefined ? '' : `Message ${position}: `;
-  const details = position === undefined ? { field: mismatch.field } : { field: mismatch.field, position };
-  throw new InvalidRequest('SCHEMA_MISMATCH', where + mismatch.message, details);
+  throw new InvalidRequest('SCHEMA_MISMATCH', where(position) + mismatch.message, detailsOf(mismatch.field, position));
 }
+
+/**
+ * A number JSON.parse read as ±Infinity (`1e400`) cannot be stored as it was sent (it would be written
+ * back as null): 400 NUMBER_OUT_OF_RANGE naming the field, before anything is stored.
+ */
+function checkNumbersInRange(message: unknown, position?: number): void {
+  const field = outOfRangeNumberPath(message);
+  if (field === undefined) return;
+  throw new InvalidRequest(
+    'NUMBER_OUT_OF_RANGE',
+    `${where(position)}${field} is a number past the range of a double; send it as a string`,
+    detailsOf(field, position),
+  );
+}
+
+const where = (position: number | undefined) => (position === undefined ? '' : `Message ${position}: `);
+
+const detailsOf = (field: string, position: number | undefined) =>
+  position === undefined ? { field } : { field, position };

@@ -111,11 +111,15 @@ function parseJsonParameters(text: string): TokenParameters {
   return stringFields((name) => (Object.hasOwn(fields, name) ? fields[name] : undefined));
 }
 
+/**
+ * The three parameters as strings; RFC 6749 3.2 (and 3.1): a parameter sent without a value is treated
+ * as omitted, so `client_id=&client_secret=` beside a Basic header is the grant alone.
+ */
 function stringFields(parameter: (name: keyof TokenParameters) => unknown): TokenParameters {
   const pick = (name: keyof TokenParameters) => {
     const v = parameter(name);
     if (v !== undefined && typeof v !== 'string') throw new OAuthError('invalid_request', `${name} must be a string`);
-    return v;
+    return v === '' ? undefined : v;
   };
   return { grant_type: pick('grant_type'), client_id: pick('client_id'), client_secret: pick('client_secret') };
 }

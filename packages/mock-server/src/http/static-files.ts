@@ -1,10 +1,10 @@
-// Serves the built front ends from their packages' dist folders: the rendered API documentation
-// (packages/docs) under /docs/ and the web console (packages/console) under /_emulator/console/.
+// Serves the built front ends: the rendered API documentation (packages/docs) under /docs/ and the web
+// console (packages/console) under /_emulator/console/, from the copies the published package ships
+// in web/, else from their packages' dist folders.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
-import { dirname, extname, join, resolve, sep } from 'node:path';
+import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const MEDIA_TYPES: Record<string, string> = {
@@ -19,43 +19,54 @@ const MEDIA_TYPES: Record<string, string> = {
 
 /** A front end the emulator serves from a folder of built files. */
 export interface StaticSite {
-  /** The folder, or undefined when it is not built. */
+  /** The folder, or undefined when there is none to serve. */
   dir: string | undefined;
   /** Where it is served, without the trailing slash: `/docs`. */
   prefix: string;
-  /** Said in the 404 when the folder is not built. */
+  /** Said in the 404 (and the banner) when there is no folder: what is absent and how to add it. */
   notBuilt: string;
 }
 
-/** The folder of a front-end package's build: `preferred` when given, else the package's (installed, then the workspace path). */
-function findBuiltDir(packageName: string, workspaceDir: string, preferred: string | undefined): string | undefined {
-  if (preferred !== undefined) return existsSync(join(preferred, 'index.html')) ? preferred : undefined;
-  const candidates: string[] = [];
-  try {
-    candidates.push(join(dirname(createRequire(import.meta.url).resolve(`${packageName}/package.json`)), 'dist'));
-  } catch {
-    // Not resolvable (no such package, or it does not export package.json).
+/** A front end of the emulator: its workspace package, the folder the published package ships it in, its option. */
+interface FrontEnd {
+  what: string;
+  /** The workspace folder under packages/ whose dist/ is the build. */
+  workspace: string;
+  prefix: string;
+  /** The flag and the startMockServer option that name another folder. */
+  flag: string;
+  option: string;
+}
+
+/** Where the front end's build is, and, when it is nowhere, why. */
+function frontEndSite(frontEnd: FrontEnd, preferred: string | undefined): StaticSite {
+  const { prefix } = frontEnd;
+  if (preferred !== undefined) {
+    const dir = existsSync(join(preferred, 'index.html')) ? preferred : undefined;
+    const notBuilt = `${frontEnd.what} is not served: ${resolve(preferred)} (${frontEnd.flag}, ${frontEnd.option}) holds no index.html. Give the folder of a build and restart.`;
+    return { dir, prefix, notBuilt };
   }
-  candidates.push(fileURLToPath(new URL(`../../../${workspaceDir}/dist`, import.meta.url)));
-  return candidates.find((dir) => existsSync(join(dir, 'index.html')));
+  // The published package ships the build in web/ (scripts/bundle-web.mjs, at pack time); in the
+  // repository it is the workspace package's dist/, and in the container image the package beside
+  // this one (node_modules/@platform-api/console/dist), at the same relative path.
+  const shipped = fileURLToPath(new URL(`../../web/${frontEnd.workspace}`, import.meta.url));
+  const workspace = fileURLToPath(new URL(`../../../${frontEnd.workspace}`, import.meta.url));
+  const dir = [shipped, join(workspace, 'dist')].find((candidate) => existsSync(join(candidate, 'index.html')));
+  const inRepository = existsSync(join(workspace, 'package.json'));
+  const notBuilt = inRepository
+    ? `${frontEnd.what} is not built: run \`npm run build\` at the repository root and restart.`
+    : `${frontEnd.what} is not in this installation: ${shipped} is missing from @platform-api/mock-server's package. Reinstall it (npm install @platform-api/mock-server), or start with ${frontEnd.flag} DIR (a folder holding a build).`;
+  return { dir, prefix, notBuilt };
 }
 
 export function docsSite(preferred?: string): StaticSite {
-  return {
-    dir: findBuiltDir('@platform-api/docs', 'docs', preferred),
-    prefix: '/docs',
-    notBuilt:
-      'The API documentation is not built. Run `npm run build` at the repository root (or in packages/docs) and restart.',
-  };
+  const docs = { what: 'The API documentation', workspace: 'docs', prefix: '/docs' };
+  return frontEndSite({ ...docs, flag: '--docs-dir', option: 'docsDir' }, preferred);
 }
 
 export function consoleSite(preferred?: string): StaticSite {
-  return {
-    dir: findBuiltDir('@platform-api/console', 'console', preferred),
-    prefix: '/_emulator/console',
-    notBuilt:
-      'The web console is not built. Run `npm run build` at the repository root (or `npm run build -w @platform-api/console`) and restart.',
-  };
+  const console = { what: 'The web console', workspace: 'console', prefix: '/_emulator/console' };
+  return frontEndSite({ ...console, flag: '--console-dir', option: 'consoleDir' }, preferred);
 }
 
 /** Whether the site answers this path: its prefix, or a path under it. */
@@ -94,11 +105,33 @@ export async function serveStatic(site: StaticSite, pathname: string, res: Serve
   }
 }
 
+/**
+ * The emulator's icon: browsers ask for /favicon.ico on every page (the console and `/` link it), and
+ * an unanswered one would be a 404 and a row in the request journal.
+ */
+const ICON = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1f4e79"/><path d="M4 11V5h3.5a2 2 0 0 1 0 4H4" fill="none" stroke="#fff" stroke-width="1.6"/></svg>',
+);
+
+/** Answers `/` (a page linking the console and the docs) and `/favicon.ico`; false for another path. */
+export function serveRoot(pathname: string, res: ServerResponse, req: IncomingMessage): boolean {
+  if (pathname === '/') serveHome(res, req);
+  else if (pathname === '/favicon.ico') {
+    res.writeHead(200, {
+      'content-type': MEDIA_TYPES['.svg'],
+      'content-length': ICON.length,
+      'cache-control': 'max-age=86400',
+    });
+    res.end(req.method === 'HEAD' ? undefined : ICON);
+  } else return false;
+  return true;
+}
+
 /** The emulator's address itself: where the console and the docs are. */
-export function serveHome(res: ServerResponse, req: IncomingMessage) {
+function serveHome(res: ServerResponse, req: IncomingMessage) {
   const html = `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><title>Platform API emulator</title></head>
+<head><meta charset="utf-8"><title>Platform API emulator</title><link rel="icon" href="/favicon.ico" type="image/svg+xml"></head>
 <body>
 <h1>Platform API emulator</h1>
 <ul>

@@ -12,7 +12,7 @@ import { BodyReader, discardUnreadBody } from '../http/body.js';
 import { BoundedMemo } from '../http/memo.js';
 import { HeldReplies, type Reply } from '../http/replies.js';
 import type { RouteResult, Router } from '../http/router.js';
-import { isUnder, type StaticSite, serveHome, serveStatic } from '../http/static-files.js';
+import { isUnder, type StaticSite, serveRoot, serveStatic } from '../http/static-files.js';
 import type { ApiName, Operation, SpecName } from '../spec/bundles.js';
 import type { RequestValidators } from '../spec/validators.js';
 import type { Tenant } from '../tenants/tenant.js';
@@ -118,10 +118,7 @@ export class Pipeline implements CallRunner {
       serveStatic(site, pathname, res, req).catch((error: unknown) => this.lastResort(error, res));
       return;
     }
-    if (pathname === '/' && (method === 'GET' || method === 'HEAD')) {
-      serveHome(res, req);
-      return;
-    }
+    if ((method === 'GET' || method === 'HEAD') && serveRoot(pathname, res, req)) return;
     target.emulatorRoute ??= this.parts.emulator.router.route(method, pathname);
     const control = target.emulatorRoute;
     if (control && 'operation' in control) {

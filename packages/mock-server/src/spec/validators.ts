@@ -1,7 +1,7 @@
 // Request validators compiled with ajv from the operations' parameter and request-body schemas.
 
 import { createRequire } from 'node:module';
-import { isDateTime } from '@platform-api/spec/conventions';
+import { isDateTime, isEmail } from '@platform-api/spec/conventions';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { InvalidRequest, type Violation } from '../errors.js';
 import type { OpenApiDocument, Operation, SchemaObject, SpecName } from './bundles.js';
@@ -30,6 +30,8 @@ export function createAjv(
   });
   addFormats(ajv);
   ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
+  // RFC 5321's Mailbox, as JSON Schema defines `email`; ajv-formats' regex refuses `0@com`.
+  ajv.addFormat('email', { type: 'string', validate: isEmail });
   ajv.addFormat('uint32', {
     type: 'number',
     validate: (n: number) => Number.isInteger(n) && n >= 0 && n <= UINT32_MAX,

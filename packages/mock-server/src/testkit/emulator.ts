@@ -1,6 +1,7 @@
 // A test's handle on a running emulator: its URL and bootstrap credentials, and the emulator API
 // through the generated client: reset, the journal and its verification, the clock, faults.
 import type { operations } from '@platform-api/spec/types/emulator';
+import type { Fault } from '../domain/faults.js';
 import {
   createEmulatorApiClient,
   type EmulatorApiClient,
@@ -10,6 +11,7 @@ import {
   type VerificationFailure,
   type VerificationResult,
 } from './client.js';
+import type { CoverageReport } from './coverage.js';
 
 /** Where the emulator is and the credentials of its bootstrap key (every right). */
 export interface EmulatorConnection {
@@ -26,6 +28,18 @@ export interface ExpectOptions {
   atMost?: number;
   /** Wait up to this long for enough matching requests to be answered (at most 30,000); default 0. */
   waitMs?: number;
+}
+
+/** Fault injection through the emulator API, spelled as `server.faults` spells it. */
+export interface EmulatorFaults {
+  /** The next `times` requests to the operation (an operationId) fail with `status`, which its spec declares. */
+  failNext(operation: string, fault: Fault): Promise<void>;
+  /** @deprecated Give the fault as one object: `failNext(operation, { status, code, retryAfter, times })`. */
+  failNext(operation: string, status: number, options?: Omit<Fault, 'status'>): Promise<void>;
+  /** The next `times` batch publishes fail at these 0-based positions (`omit`: with no entry at all). */
+  failBatchPositions(positions: number[], options?: { times?: number; omit?: boolean }): Promise<void>;
+  /** Disarms every fault not yet used. */
+  clear(): Promise<void>;
 }
 
 export type RequestFilter = NonNullable<operations['list_requests']['parameters']['query']>;
@@ -112,6 +126,22 @@ export class Emulator {
   }
 
   /**
+   * The API coverage of the requests answered since the emulator started (or since clearCoverage()):
+   * which operations were called, with which statuses, against what the specs declare. A reset leaves it.
+   */
+  async coverage(): Promise<CoverageReport> {
+    const { data, error, response } = await this.api.GET('/_emulator/coverage');
+    if (!data) throw new EmulatorApiError(response.status, error);
+    return data;
+  }
+
+  /** Starts counting the coverage again. */
+  async clearCoverage(): Promise<void> {
+    const { error, response } = await this.api.DELETE('/_emulator/coverage');
+    if (!response.ok) throw new EmulatorApiError(response.status, error);
+  }
+
+  /**
    * How many consumers long-poll the topic on this emulator now (0 for a topic it does not have;
    * emulators sharing state on Redis each count their own). A test whose consumer must be woken by a
    * publish waits for this to reach 1 before it publishes.
@@ -144,22 +174,23 @@ export class Emulator {
   };
 
   /** Fault injection: the next requests to an operation fail with a status its spec declares. */
-  readonly faults = {
-    failNext: async (
-      operation: string,
-      status: number,
-      options: { code?: string; times?: number; retryAfter?: number } = {},
-    ): Promise<void> => {
-      const { error, response } = await this.api.POST('/_emulator/faults', {
-        body: { operation, status, code: options.code, times: options.times, retry_after: options.retryAfter },
-      });
-      if (!response.ok) throw new EmulatorApiError(response.status, error);
+  readonly faults: EmulatorFaults = {
+    failNext: async (operation: string, fault: Fault | number, deprecated: Omit<Fault, 'status'> = {}) => {
+      const { status, code, retryAfter, times } = typeof fault === 'number' ? { ...deprecated, status: fault } : fault;
+      await this.armFault({ operation, status, code, retry_after: retryAfter, times });
     },
+    failBatchPositions: (positions: number[], options: { times?: number; omit?: boolean } = {}) =>
+      this.armFault({ batch_fail_positions: positions, omit: options.omit, times: options.times }),
     clear: async (): Promise<void> => {
       const { error, response } = await this.api.DELETE('/_emulator/faults');
       if (!response.ok) throw new EmulatorApiError(response.status, error);
     },
   };
+
+  private async armFault(body: operations['add_fault']['requestBody']['content']['application/json']) {
+    const { error, response } = await this.api.POST('/_emulator/faults', { body });
+    if (!response.ok) throw new EmulatorApiError(response.status, error);
+  }
 
   private async changeClock(change: operations['set_clock']['requestBody']['content']['application/json']) {
     const { data, error, response } = await this.api.PUT('/_emulator/clock', { body: change });

@@ -4,8 +4,10 @@
 
 import type { MockServerOptions } from '../options.js';
 import { startMockServer } from '../server.js';
+import { type CoverageOptions, reportCoverage } from './coverage.js';
 import { Emulator, type EmulatorConnection } from './emulator.js';
 
+export type { Fault } from '../domain/faults.js';
 export type {
   EmulatorApiClient,
   EmulatorErrorBody,
@@ -15,7 +17,9 @@ export type {
   VerificationResult,
 } from './client.js';
 export { createEmulatorApiClient } from './client.js';
-export type { EmulatorConnection, ExpectOptions, RequestFilter } from './emulator.js';
+export type { ApiCoverage, CoverageApi, CoverageOptions, CoverageReport, CoverageSummary } from './coverage.js';
+export { CoverageThresholdError, coverageJunit, coverageTable, reportCoverage, summarize } from './coverage.js';
+export type { EmulatorConnection, EmulatorFaults, ExpectOptions, RequestFilter } from './emulator.js';
 export { describeFailure, Emulator, EmulatorApiError, RequestVerificationError } from './emulator.js';
 
 /** Where the global setup leaves the emulator for the tests (each process of the run inherits them). */
@@ -47,28 +51,52 @@ export async function startEmulator(
   return { emulator: new Emulator(connection), connection, close: () => server.close() };
 }
 
+/** What the test run reports when it ends. */
+export interface TestRunOptions {
+  /** The API coverage of the run: printed as a table, written as JSON and JUnit, held to thresholds. */
+  coverage?: CoverageOptions;
+}
+
 /**
  * A global setup for vitest (`globalSetup`) or jest (`globalSetup`, with `globalTeardown` pointing at
  * `@platform-api/mock-server/testkit/global-teardown`): starts one emulator with these options for
  * the run, puts its URL and credentials in the environment, and returns the teardown vitest calls.
+ * With `run.coverage`, the teardown reports the run's API coverage first, and fails under a threshold.
  */
-export function createGlobalSetup(options: MockServerOptions = {}): () => Promise<() => Promise<void>> {
+export function createGlobalSetup(
+  options: MockServerOptions = {},
+  run: TestRunOptions = {},
+): () => Promise<() => Promise<void>> {
   return async () => {
     const started = await startEmulator(options);
     process.env[ENVIRONMENT.url] = started.connection.url;
     process.env[ENVIRONMENT.clientId] = started.connection.clientId;
     process.env[ENVIRONMENT.clientSecret] = started.connection.clientSecret;
     running.close = started.close;
+    running.report =
+      run.coverage && (async () => void (await reportCoverage(await started.emulator.coverage(), run.coverage)));
     return teardown;
   };
 }
 
 /** The emulator of this run's global setup; jest's global teardown runs in the same process. */
-const running: { close?: () => Promise<void> } = {};
+const running: { close?: () => Promise<void>; report?: (() => Promise<void>) | undefined } = {};
 
-/** Stops the emulator the global setup started (vitest calls it by itself; jest through global-teardown). */
+/**
+ * Stops the emulator the global setup started (vitest calls it by itself; jest through global-teardown),
+ * after reporting its coverage when the setup asked for it: a threshold not met rejects, failing the run.
+ */
 export async function teardown(): Promise<void> {
-  const close = running.close;
+  const { close, report } = running;
   running.close = undefined;
-  await close?.();
+  running.report = undefined;
+  try {
+    await report?.();
+  } catch (error) {
+    // Vitest reports an error of a global teardown, and still exits 0: the run must fail.
+    process.exitCode = 1;
+    throw error;
+  } finally {
+    await close?.();
+  }
 }

@@ -2,9 +2,10 @@
 // and their messages (listed, published with the schema check, followed live), the management
 // resources (types with their create forms, items, creates and deletes through the management
 // operations), none of them journaled; and the pages at / and /_emulator/console/.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { call, start, token, withTopic } from '../helpers.js';
 import { control, emulatorErrorOf } from './emulator-api.js';
@@ -112,6 +113,17 @@ describe('the topics', () => {
     expect(emulatorErrorOf(mismatch).errors).toEqual([{ pointer: '/customer/id', message: expect.any(String) }]);
     const notObject = await control(server, 'add_message', { params: { topic_id: topicId }, body: [1] });
     expect(notObject.status).toBe(400);
+    // Stored from its parsed value, 1e400 would become null: refused as publish_message refuses it.
+    const outOfRange = await control(server, 'add_message', {
+      params: { topic_id: topicId },
+      rawBody: '{"order_id":"C-3","extra":[1e400]}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([outOfRange.status, emulatorErrorOf(outOfRange).errors]).toEqual([
+      400,
+      [{ pointer: '/extra/0', message: 'is a number past the range of a double' }],
+    ]);
+    expect((await consume()).body.messages).toHaveLength(1);
     expect((await control(server, 'list_requests', { query: { operation: 'publish_message' } })).body?.total).toBe(0);
   });
 
@@ -236,7 +248,19 @@ describe('a refusal of the emulator API', () => {
 });
 
 describe('the pages', () => {
-  it('/ links the console and the docs; the console is served from its folder, or a 404 says how to build it', async () => {
+  it('answer /favicon.ico, which every page load asks for, with the icon the pages link, and journal none of it', async () => {
+    const server = await start();
+    const icon = await fetch(`${server.url}/favicon.ico`);
+    expect([icon.status, icon.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
+    expect(await icon.text()).toMatch(/^<svg /);
+    expect(await (await fetch(`${server.url}/`)).text()).toContain('<link rel="icon" href="/favicon.ico"');
+    const console = readFileSync(fileURLToPath(new URL('../../../console/src/index.html', import.meta.url)), 'utf8');
+    expect(console).toContain('<link rel="icon" href="/favicon.ico"');
+    expect((await control(server, 'list_requests')).body?.total).toBe(0);
+    expect((await control(server, 'get_coverage')).body?.requests).toBe(0);
+  });
+
+  it('/ links the console and the docs; the console is served from its folder, or a 404 names the folder given when it holds none', async () => {
     const consoleDir = mkdtempSync(join(tmpdir(), 'console-'));
     writeFileSync(join(consoleDir, 'index.html'), '<h1>Console</h1>');
     writeFileSync(join(consoleDir, 'console.js'), 'export {};');
@@ -258,6 +282,8 @@ describe('the pages', () => {
     const without = await start({ consoleDir: join(consoleDir, 'missing') });
     const missing = await fetch(`${without.url}/_emulator/console/`);
     expect(missing.status).toBe(404);
-    expect(await missing.text()).toMatch(/console is not built.*npm run build/);
+    expect(await missing.text()).toBe(
+      `The web console is not served: ${join(consoleDir, 'missing')} (--console-dir, consoleDir) holds no index.html. Give the folder of a build and restart.`,
+    );
   });
 });

@@ -1,7 +1,7 @@
 // The resource engine end to end over HTTP, family by family. call() checks every answer against the
 // spec's schema for its operation and status.
 import { describe, expect, it } from 'vitest';
-import { type Answer, managementErrorOf, type Run, type SuccessBody, session, token } from '../helpers.js';
+import { type Answer, managementErrorOf, operation, type Run, type SuccessBody, session, token } from '../helpers.js';
 
 const FOLDER_SEED = { version: 1, resources: { folder: [{ id: 10, name: 'Sales' }] } };
 
@@ -266,6 +266,20 @@ describe('lookup tables and their rows', () => {
     expect((await run('list_lookup_table_rows', { params, query: { per_page: 2, page: 2 } })).body).toHaveLength(1);
     const missingBy = await run('find_lookup_table_row', { params });
     expect([missingBy.status, managementErrorOf(missingBy).errors]).toEqual([400, { by: ['is required'] }]);
+  });
+
+  it('states that a lookup needs a pair (minProperties 1), and answers a query without one its 400', async () => {
+    // A request generator that reads the spec must not send `by={}`: serialized, it is no pair at all.
+    const by = operation('find_lookup_table_row').parameters.find((parameter) => parameter.name === 'by');
+    expect(by?.schema).toMatchObject({ type: 'object', minProperties: 1 });
+    const { server, run } = await session();
+    const params = await countries(run);
+    const headers = { authorization: `Bearer ${await token(server)}` };
+    for (const query of ['', '?by=DE', '?code=DE', '?by%5B=DE']) {
+      const url = `${server.url}/api/lookup_tables/${params.lookup_table_id}/lookup${query}`;
+      const answer = await fetch(url, { headers });
+      expect([query, answer.status, (await answer.json()).errors]).toEqual([query, 400, { by: ['is required'] }]);
+    }
   });
 
   it('updates only the columns sent, refuses unknown labels, and deletes rows with their table', async () => {

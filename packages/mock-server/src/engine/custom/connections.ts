@@ -1,6 +1,8 @@
 // Hand-written handlers for the connection operations real clients call besides create, list and
 // update: runtime user connections (an end user's own child of an OAuth connection, authorized through
-// an OAuth URL), a connection's OAuth URL, and pick lists (the choices a connector's forms offer).
+// an OAuth URL), a connection's OAuth URL, and pick lists (the choices a connector's forms offer); and
+// what the end of an authorization changes, which the emulator API's OAuth URL and its
+// set_connection_authorization apply (control/connections.ts).
 
 import type { JsonObject } from '../../store/resource-store.js';
 import type { Handler } from '../contract.js';
@@ -8,9 +10,56 @@ import { invalidFields, notFound } from '../errors.js';
 import { isObject } from '../schema.js';
 import { hostOf } from './sdkfiles.js';
 
-/** Where an end user authorizes the connection: a URL of the emulator, not served (no user signs in here). */
+/**
+ * Where an end user authorizes the connection: the emulator API's authorize_connection, which completes
+ * the authorization when opened (no user signs in here). The same URL each time for a connection.
+ */
 const oauthUrl = (host: string | undefined, connectionId: unknown) =>
   `http://${hostOf(host)}/_emulator/oauth/authorize?connection_id=${connectionId}`;
+
+/** How a connection's authorization ends. */
+export interface AuthorizationOutcome {
+  outcome: 'success' | 'failure';
+  /** With a failure, its reason. */
+  error?: string;
+}
+
+const DENIED = 'Authorization was denied';
+
+/**
+ * The connection once its authorization ended so, at `now`: authorized (`success`, `authorized_at`
+ * now, no error and no longer lost), or failed (`failed` with the reason; `authorized_at` still the
+ * last success). Connection's `x-states` has the meaning of each status.
+ */
+export function withAuthorization(connection: JsonObject, { outcome, error }: AuthorizationOutcome, now: string) {
+  const ended: JsonObject =
+    outcome === 'success'
+      ? {
+          authorization_status: 'success',
+          authorized_at: now,
+          authorization_error: null,
+          connection_lost_at: null,
+          connection_lost_reason: null,
+        }
+      : { authorization_status: 'failed', authorization_error: error ?? DENIED };
+  return { ...connection, ...ended, updated_at: now };
+}
+
+/**
+ * Where the end user's browser goes once the connection is authorized: its `redirect_url`, else its
+ * `callback_url` (a runtime user connection's, kept hidden), with the caller's `state` added to the
+ * query as OAuth 2.0 carries it; undefined when it has neither.
+ */
+export function redirectAfterAuthorization(connection: JsonObject, state: string | undefined): string | undefined {
+  const target = connection.$redirect_url ?? connection.$callback_url;
+  if (typeof target !== 'string') return undefined;
+  if (state === undefined) return target;
+  // Added as text, so the URL's own query and fragment stay as they were written.
+  const hash = target.indexOf('#');
+  const [base, fragment] = hash < 0 ? [target, ''] : [target.slice(0, hash), target.slice(hash)];
+  const separator = !base.includes('?') ? '?' : /[?&]$/.test(base) ? '' : '&';
+  return `${base}${separator}state=${encodeURIComponent(state)}${fragment}`;
+}
 
 /** A seeded pick list entry (`[label, value]`, or the four-element form) as the platform answers it. */
 function pickListEntry(entry: unknown): unknown[] {
