@@ -2,7 +2,8 @@
 // tooling, in one run; writes bench/results.json and the results section of BENCHMARKS.md.
 // `node bench/run.mjs redis` (after a build): the Redis rows alone, beside one in-memory publish run,
 // with their targets; `node bench/run.mjs publish`: the publish rounds and the consume drain alone
-// (what a change to the request path moves). Printed, nothing written.
+// (what a change to the request path moves); `node bench/run.mjs startup`: the start-up rows;
+// `node bench/run.mjs dev-loop` (after a build): the live loop's rows. Printed, nothing written.
 // Loopback only; every load is bounded (wrk durations, fixed message counts); every server it starts
 // is stopped, also on failure.
 
@@ -22,9 +23,16 @@ import { roundTrips } from './lib/management.mjs';
 import { batchPublishPath, batchText, PAYLOAD_TEXT, publishPath } from './lib/payload.mjs';
 import { freePort, startChild, startProbed, stopAllChildren, stopChild } from './lib/processes.mjs';
 import { redisAlone, startRedisCluster, startRedisServer } from './lib/redis.mjs';
-import { evaluateTargets, redisTargets, renderMarkdown, replaceGenerated } from './lib/report.mjs';
+import {
+  devLoopTargets,
+  evaluateTargets,
+  redisTargets,
+  renderMarkdown,
+  replaceGenerated,
+  startupTargets,
+} from './lib/report.mjs';
 import { resetTimes } from './lib/reset.mjs';
-import { bareStartupTimes, startupTimes } from './lib/startup.mjs';
+import { startupComparison, startupTimes } from './lib/startup.mjs';
 import { clientSize, codegenTimes } from './lib/tooling.mjs';
 import { wrkPost } from './lib/wrk.mjs';
 
@@ -536,10 +544,8 @@ async function main() {
     const dataDir = await dataDirMeasures(dir);
     const redis = await redisMeasures(files, dir);
     redis.cluster = await clusterMeasure(files, dir);
-    log('start-up');
-    const startup = await startupTimes({ cli: at('packages/mock-server/bin/platform-api-mock.js') });
-    log('start-up, bare node:http');
-    const bareStartup = await bareStartupTimes({ server: at('bench/servers/bare.mjs') });
+    log('start-up: the emulator, a one-line node -e server and bench/servers/bare.mjs, in turns');
+    const startup = await startupMeasures();
     log('reset with 1,000 resources and 10,000 messages');
     const reset = await resetTimes();
     log('emulators in one process: start, five requests, close');
@@ -587,7 +593,7 @@ async function main() {
           twoToOne: redis.two.requestsPerSecond / redis.one.requestsPerSecond,
         },
       },
-      startup: { ...startup, bare: bareStartup, toBare: startup.medianMs / bareStartup.medianMs },
+      startup,
       inProcess,
       container,
       reset,
@@ -604,6 +610,28 @@ async function main() {
     await stopAllChildren();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The emulator's start-up beside its baselines', in the same runs (startup.mjs). */
+async function startupMeasures() {
+  const { emulator, oneLine, bareModule } = await startupComparison({
+    cli: at('packages/mock-server/bin/platform-api-mock.js'),
+    bareServer: at('bench/servers/bare.mjs'),
+  });
+  return {
+    ...emulator,
+    oneLine,
+    bare: bareModule,
+    toOneLine: emulator.medianMs / oneLine.medianMs,
+    toBare: emulator.medianMs / bareModule.medianMs,
+  };
+}
+
+/** Only the start-up rows and their targets (after `npm run build`); printed only. */
+async function startupOnly() {
+  const startup = await startupMeasures();
+  console.log(JSON.stringify({ machine: describeMachine(), startup }, null, 2));
+  printTargets(startupTargets(startup));
 }
 
 /** Runs `measure` with the bench's request bodies in a temporary folder, removed after, with every server it started. */
@@ -628,20 +656,40 @@ const redisOnly = () =>
     const redis = await redisMeasures(files, dir);
     redis.cluster = await clusterMeasure(files, dir);
     console.log(JSON.stringify({ machine: describeMachine(), inMemory, redis }, null, 2));
-    for (const { measure, figure, target, met } of redisTargets(redis, inMemory)) {
-      console.log(`${met ? 'met    ' : 'NOT MET'} ${measure}: ${figure} (target ${target})`);
-    }
+    printTargets(redisTargets(redis, inMemory));
   });
 
-/** The publish rounds and the consume drain alone (the figures a change to the request path moves); printed only. */
+/**
+ * The publish rounds (the emulator with its journal on and off, with a data dir, bare node:http) and the
+ * consume drain alone: the figures a change to the request path moves; printed only.
+ */
 const publishOnly = () =>
   inBenchDir(async (files, dir) => {
-    const { emulator, bare, journalOff, ratios } = await publishRounds(files, dir);
+    const { ratios, ...servers } = await publishRounds(files, dir);
+    const perServer = Object.fromEntries(
+      Object.entries(servers).map(([name, { requestsPerSecond, serverCpuMicrosPerRequest, rounds }]) => [
+        name,
+        { requestsPerSecond, serverCpuMicrosPerRequest, rounds },
+      ]),
+    );
     const { consume } = await consumeAndMemory(dir);
-    console.log(JSON.stringify({ machine: describeMachine(), emulator, bare, journalOff, consume, ratios }, null, 2));
+    console.log(JSON.stringify({ machine: describeMachine(), servers: perServer, consume, ratios }, null, 2));
   });
 
-const modes = { redis: redisOnly, publish: publishOnly };
+/** The live loop's rows and their targets; printed only. */
+async function devLoopOnly() {
+  const devLoop = await devLoopTimes({ root: ROOT });
+  console.log(JSON.stringify({ machine: describeMachine(), devLoop }, null, 2));
+  printTargets(devLoopTargets(devLoop));
+}
+
+function printTargets(targets) {
+  for (const { measure, figure, target, met } of targets) {
+    console.log(`${met ? 'met    ' : 'NOT MET'} ${measure}: ${figure} (target ${target})`);
+  }
+}
+
+const modes = { redis: redisOnly, startup: startupOnly, publish: publishOnly, 'dev-loop': devLoopOnly };
 (modes[process.argv[2]] ?? main)().catch((error) => {
   console.error(`bench failed: ${error.stack ?? error}`);
   process.exitCode = 1;

@@ -1,18 +1,36 @@
-// The spec author's live loop (npm run dev) on a temporary copy of the specs: from a save to the
-// emulator answering with the new spec, and to the docs page showing it, median of a few edits.
+// The spec author's live loop (npm run dev) on a temporary copy of the specs, with every reference page
+// open in Debian's chromium: from a save of an operation of the management API to the emulator serving
+// the new spec, and to the open management page showing it (reloaded by itself and rendered by Redoc),
+// median of a few saves. Both are timed from just before the file is written.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromium } from 'playwright-core';
 import { startDevLoop } from '../../scripts/dev/loop.mjs';
 
 const EDITS = 5;
+const PAGES = ['event-streams', 'auth', 'management', 'emulator'];
+/** What the loop may take on a loaded machine before the bench gives up on a save. */
+const PATIENCE = { timeout: 120_000, polling: 50 };
 const median = (values) => [...values].sort((a, b) => a - b)[(values.length - 1) >> 1];
 
 async function until(check) {
-  while (!check()) await new Promise((resolve) => setTimeout(resolve, 20));
+  const deadline = Date.now() + PATIENCE.timeout;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('the live loop did not serve the save');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
-export async function devLoopTimes({ root }) {
+/** Opens a reference page and waits until Redoc has rendered it. */
+async function openPage(browser, url) {
+  const page = await browser.newPage();
+  await page.goto(url);
+  await page.waitForFunction(() => document.querySelector('#redoc h1'), null, PATIENCE);
+  return page;
+}
+
+export async function devLoopTimes({ root, chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' }) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-dev-'));
   const specDir = join(dir, 'spec');
   cpSync(join(root, 'spec'), specDir, {
@@ -20,22 +38,38 @@ export async function devLoopTimes({ root }) {
     filter: (source) => !/[/\\](node_modules|dist|released|test|\.turbo)$/.test(source),
   });
   const loop = await startDevLoop({ specDir, emulatorArgs: ['--port', '0', '--log-level', 'silent'], log: () => {} });
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--headless', '--no-sandbox'] });
   try {
-    await loop.docsRendered;
-    const file = join(specDir, 'management/paths/api@folders.yaml');
+    const pages = new Map();
+    for (const name of PAGES) pages.set(name, await openPage(browser, `${loop.url}/docs/${name}.html`));
+    const file = join(specDir, 'management/paths/api@recipes.yaml');
     const original = readFileSync(file, 'utf8');
+    const saves = [];
     for (let i = 1; i <= EDITS; i++) {
-      const version = loop.status.specVersion;
-      writeFileSync(file, original.replace('summary: List folders', `summary: List folders (edit ${i})`));
-      await until(() => loop.status.specVersion > version && loop.status.docsOf > version);
+      const summary = `List recipes (edit ${i})`;
+      const reloads = loop.status.reloads.length;
+      const savedAt = Date.now();
+      writeFileSync(file, original.replace('summary: List recipes', `summary: ${summary}`));
+      await until(() => loop.status.reloads.length > reloads);
+      const reload = loop.status.reloads.at(-1);
+      await pages
+        .get('management')
+        .waitForFunction((text) => document.body.textContent?.includes(text), summary, PATIENCE);
+      saves.push({
+        emulatorMs: reload.servedAt - savedAt,
+        docsMs: Date.now() - savedAt,
+        written: reload.docsAt - savedAt,
+      });
     }
-    const reloads = loop.status.reloads.slice(-EDITS);
     return {
       edits: EDITS,
-      emulatorMs: median(reloads.map((reload) => reload.emulatorMs)),
-      docsMs: median(reloads.map((reload) => reload.docsMs)),
+      emulatorMs: median(saves.map((save) => save.emulatorMs)),
+      docsMs: median(saves.map((save) => save.docsMs)),
+      pageWrittenMs: median(saves.map((save) => save.written)),
+      saves,
     };
   } finally {
+    await browser.close();
     await loop.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,4 +1,4 @@
-// The targets of issues 7, 16 (durable state) and 31 (scale-out on Redis), checked against the figures, and the results written
+// The targets of issues 7, 16 (durable state), 31 (scale-out on Redis) and 41 (start-up), checked against the figures, and the results written
 // as JSON and as the generated part of BENCHMARKS.md (between the markers; the prose around it is kept).
 const MARK_START = '<!-- bench:results:start -->';
 const MARK_END = '<!-- bench:results:end -->';
@@ -9,6 +9,28 @@ const thousands = (n) => Math.round(n).toLocaleString('en-US');
 
 /** Redis's CPU per publish with one emulator before issue 31 (BENCHMARKS.md then): 55.5 µs. */
 const REDIS_CPU_BEFORE_MICROS = 55.5;
+
+/**
+ * The live loop's targets (issue 43), with the figures before it (an idle machine then): a save to the
+ * emulator serving it 3.4 s, to the open page showing it 37 s.
+ */
+export function devLoopTargets(devLoop) {
+  return [
+    {
+      measure: 'live loop (npm run dev): a save to the emulator serving the new spec (median)',
+      figure: `${round(devLoop.emulatorMs)} ms`,
+      target: '<= 1000 ms (3.4 s before issue 43)',
+      met: devLoop.emulatorMs <= 1000,
+    },
+    {
+      measure:
+        'live loop (npm run dev): a save to the open reference page showing it, reloaded and rendered in chromium (median)',
+      figure: `${round(devLoop.docsMs)} ms (page written after ${round(devLoop.pageWrittenMs)} ms)`,
+      target: '<= 5000 ms (37 s before issue 43)',
+      met: devLoop.docsMs <= 5000,
+    },
+  ];
+}
 
 /** The scale-out targets (issue 31): instances that do not pay for each other, and a Redis that does less. */
 export function redisTargets(redis, inMemory) {
@@ -103,31 +125,9 @@ export function evaluateTargets(r) {
       target: '< 2000 ms',
       met: r.dataDir.reopen.medianMs < 2000,
     },
-    {
-      measure: 'start-up to first answered request, resource engine loaded (median)',
-      figure: `${round(r.startup.medianMs)} ms`,
-      target: '< 300 ms',
-      met: r.startup.medianMs < 300,
-    },
+    ...startupTargets(r.startup),
     ...containerTargets(r.container),
-    {
-      measure: 'live loop (npm run dev): a save to the emulator answering with the new spec (median)',
-      figure: `${round(r.devLoop.emulatorMs)} ms`,
-      target: '<= 2000 ms',
-      met: r.devLoop.emulatorMs <= 2000,
-    },
-    {
-      measure: 'live loop (npm run dev): a save to the docs page showing it (median)',
-      figure: `${round(r.devLoop.docsMs)} ms`,
-      target: '<= 10000 ms',
-      met: r.devLoop.docsMs <= 10_000,
-    },
-    {
-      measure: 'start-up to first answered request, emulator / bare node:http (medians)',
-      figure: `${round(r.startup.toBare, 1)}x (${round(r.startup.medianMs)} / ${round(r.startup.bare.medianMs)} ms)`,
-      target: '<= 3x',
-      met: r.startup.toBare <= 3,
-    },
+    ...devLoopTargets(r.devLoop),
     {
       measure: `POST /_emulator/reset with ${thousands(r.reset.resources)} resources and ${thousands(r.reset.messages)} messages (median)`,
       figure: `${round(r.reset.medianMs, 2)} ms`,
@@ -148,6 +148,38 @@ export function evaluateTargets(r) {
     },
   ];
 }
+
+/**
+ * Start-up to the first answer (issue 41): the emulator's, and beside the barest node:http server's,
+ * measured in turns with it. bench/servers/bare.mjs, the publish rows' bare server, loads an ES module
+ * and a helper first: against it the ratio was 2.7x when it was 5.0x against the one-line server.
+ */
+export function startupTargets(startup) {
+  return [
+    {
+      measure: 'start-up to first answered request (a token request; median)',
+      figure: `${round(startup.medianMs)} ms`,
+      target: '< 300 ms',
+      met: startup.medianMs < 300,
+    },
+    {
+      measure:
+        'start-up to first answered request, emulator / a one-line `node -e` node:http server (medians, same runs)',
+      figure: `${round(startup.toOneLine, 1)}x (${round(startup.medianMs)} / ${round(startup.oneLine.medianMs)} ms)`,
+      target: '<= 3x',
+      met: startup.toOneLine <= 3,
+    },
+    {
+      measure:
+        'start-up to first answered request, emulator / bench/servers/bare.mjs (node:http in an ES module with a helper module; medians, same runs)',
+      figure: `${round(startup.toBare, 1)}x (${round(startup.medianMs)} / ${round(startup.bare.medianMs)} ms)`,
+      target: '<= 3x',
+      met: startup.toBare <= 3,
+    },
+  ];
+}
+
+const spread = (times) => `median ${round(times.medianMs)} ms (min ${round(times.minMs)}, max ${round(times.maxMs)})`;
 
 /** Issue 29's targets for the image; none where the bench ran without podman. */
 function containerTargets(c) {
@@ -276,8 +308,12 @@ export function renderMarkdown(r) {
       `${round(r.redis.consume.seconds, 2)} s, ${thousands(r.redis.consume.messagesPerSecond)} msgs/s; CPU per batch of ${r.redis.consume.batchSize}: emulator ${round(r.redis.consume.serverCpuMicrosPerBatch)} µs, Redis ${round(r.redis.consume.redisCpuMicrosPerBatch)} µs`,
     ]),
     line([
-      `start-up, ${r.startup.runs} runs`,
-      `median ${round(r.startup.medianMs)} ms (min ${round(r.startup.minMs)}, max ${round(r.startup.maxMs)})`,
+      `start-up to first answer, ${r.startup.runs} runs each, in turns`,
+      [
+        `emulator ${spread(r.startup)}`,
+        `one-line \`node -e\` node:http server ${spread(r.startup.oneLine)}`,
+        `bench/servers/bare.mjs ${spread(r.startup.bare)}`,
+      ].join('; '),
     ]),
     line([
       `emulators in one process: started, five requests answered, closed (${r.inProcess.runs} after the first)`,

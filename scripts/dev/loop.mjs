@@ -1,45 +1,28 @@
 // The spec author's live loop (`npm run dev`): serves the emulator and the docs from the specs as they
-// are edited. On each save under spec/ it lints and bundles the APIs the file belongs to (in its own
-// process, with Redocly's library: specs.mjs); when both pass it restarts the emulator on the new bundles over the same data dir, so its state and
-// credentials are kept, while requests wait in the loop's own listener instead of failing; then it
-// renders that API's docs page (the open page reloads by itself) and, for the repository's own specs,
-// regenerates the committed bundles and types. A broken edit keeps the last good spec serving, says
-// which file and line to fix in the terminal and as a banner on the docs pages; the next good save
-// recovers.
-import { spawn } from 'node:child_process';
-import { watch } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { createServer, request } from 'node:http';
+// are edited. On each save under spec/ (watch.mjs) it lints and bundles the APIs the file belongs to (in
+// this process, with Redocly's library: specs.mjs); when they pass and the bundle changed, it restarts the
+// emulator on the new bundles over the same data dir, with the same credentials (emulator.mjs), so its
+// state, tokens and keys are kept, while requests wait in the loop's own listener instead of failing;
+// then it writes those APIs' docs pages (docs.mjs; an open page reloads by itself) and, for the
+// repository's own specs, regenerates the committed bundles and types in the background. A broken edit
+// keeps the last good spec serving, says which file and line to fix in the terminal and as a banner on
+// the docs pages; the next good save recovers. It prints one line per step, with its time.
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { parse as parseYaml } from 'yaml';
+import { loopDocs } from './docs.mjs';
+import { loopEmulator, ownAddress } from './emulator.mjs';
+import { openLinter } from './lint-worker.mjs';
+import { loopListener } from './listener.mjs';
 import { openSpecs } from './specs.mjs';
+import { backgroundTask, duration, repoDir, timed, toolProblems, turbo } from './tools.mjs';
+import { watchSources } from './watch.mjs';
 
-const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const bin = (name) => join(repoDir, 'node_modules', '.bin', name);
-const emulatorCli = join(repoDir, 'packages', 'mock-server', 'bin', 'platform-api-mock.js');
-const docsBuild = join(repoDir, 'packages', 'docs', 'src', 'build.ts');
-const builtDocs = join(repoDir, 'packages', 'docs', 'dist');
-/** Files under the spec folder that are outputs or tests, not sources. */
+/** Folders under the spec folder that are outputs or tests, not sources. */
 const IGNORED = ['dist', 'released', 'node_modules', 'test', 'scripts', '.turbo'];
-const TOOL_ENV = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
-
-/** Runs a command to its end; resolves with its exit code and output, never rejects. */
-function run(command, args, options = {}) {
-  return new Promise((done) => {
-    const child = spawn(command, args, { env: TOOL_ENV, ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.on('error', (error) => done({ code: 1, output: String(error) }));
-    child.on('close', (code) => done({ code: code ?? 1, output }));
-  });
-}
+/** The committed files a spec change regenerates: spec/dist (spec#build, which both depend on) and the two generated tables. */
+const REGENERATE = ['run', 'generate', '--filter=@platform-api/client', '--filter=@platform-api/mock-server'];
 
 /** The APIs of the folder's redocly.yaml: short name (`management`), lint name (`management@v1`), root folder. */
 async function readApis(specDir) {
@@ -58,357 +41,284 @@ function affectedApis(apis, file) {
   return own.length > 0 ? own : apis;
 }
 
-/** Redocly's report without its banners and progress lines: what is wrong, where (file:line), and the code frame. */
-function problems(output) {
-  const noise = /^\s*[╔║╚]|^(validating|bundling) |validated in|generate-ignore-file|Woohoo/;
-  const lines = output.split('\n').filter((line) => /\S/.test(line) && !noise.test(line));
-  return lines.slice(0, 40).join('\n');
-}
-
-const LIVE_RELOAD = `<script>/* npm run dev: reloads when the docs change, shows the last error */(() => {
-  let version;
-  const banner = document.createElement('pre');
-  banner.id = 'dev-loop-error';
-  banner.style.cssText = 'position:fixed;z-index:99999;left:0;right:0;bottom:0;margin:0;max-height:40vh;overflow:auto;padding:12px;background:#b00020;color:#fff;font:13px/1.4 monospace;white-space:pre-wrap';
-  async function poll() {
-    try {
-      const status = await (await fetch('/_dev/status', { cache: 'no-store' })).json();
-      if (version !== undefined && status.docsVersion !== version) return location.reload();
-      version = status.docsVersion;
-      if (status.error) { banner.textContent = status.error; document.body.append(banner); } else banner.remove();
-    } catch {}
-    setTimeout(poll, 500);
-  }
-  poll();
-})();</script>`;
-
-/** Adds the live-reload script to every page of the docs folder. */
-async function addLiveReload(docsDir) {
-  for (const file of (await readdir(docsDir)).filter((name) => name.endsWith('.html'))) {
-    const html = await readFile(join(docsDir, file), 'utf8');
-    if (!html.includes('/_dev/status'))
-      await writeFile(join(docsDir, file), html.replace('</body>', `${LIVE_RELOAD}</body>`));
-  }
-}
-
 /** The emulator's resource types (x-resource of the management bundle's schemas). */
 function resourceTypes(bundle) {
   const schemas = bundle?.components?.schemas ?? {};
   return new Set(Object.values(schemas).flatMap((schema) => (schema['x-resource'] ? [schema['x-resource'].type] : [])));
 }
 
+/** The specs do not bundle or lint at the start: `problems`, one per line with its file and line. */
+export class SpecsBroken extends Error {
+  constructor(problems) {
+    super(`The specs do not bundle or lint; fix:\n${problems}`);
+    this.problems = problems;
+  }
+}
+
+/** `✓ step: detail` or `✗ step: detail`, and the problems below it, indented. */
+function stepLine(ok, step, detail, problems = []) {
+  return [`${ok ? '✓' : '✗'} ${step}: ${detail}`, ...problems.map((problem) => `    ${problem}`)].join('\n');
+}
+
 /**
  * Starts the loop. `specDir`: the folder with redocly.yaml (default the repository's spec/); `emulatorArgs`:
- * flags for platform-api-mock (`--port` and `--host` are the loop's own address); `generate`: also rewrite
- * the committed bundles and generated types (only for the repository's own spec folder).
+ * flags for platform-api-mock (`--port` and `--host` are the loop's own address); `log`: where its lines go.
+ * For the repository's own spec folder it also regenerates the committed bundles and generated types.
  */
 export async function startDevLoop({ specDir = join(repoDir, 'spec'), emulatorArgs = [], log = console.log } = {}) {
   specDir = resolve(specDir);
-  const generate = specDir === join(repoDir, 'spec');
+  const regenerates = specDir === join(repoDir, 'spec');
   const { host, port, args } = ownAddress(emulatorArgs);
   const work = await mkdtemp(join(tmpdir(), 'platform-api-dev-'));
   const bundles = join(work, 'bundles');
-  const docs = join(work, 'docs');
-  await mkdir(bundles);
-  const storage = args.some(
-    (arg) =>
-      arg === '--data-dir' || arg === '--redis-url' || arg.startsWith('--data-dir=') || arg.startsWith('--redis-url='),
-  )
-    ? []
-    : ['--data-dir', join(work, 'data'), '--durability', 'relaxed'];
+  const docsDir = join(work, 'docs');
+  await Promise.all([mkdir(bundles), mkdir(docsDir)]);
   const apis = await readApis(specDir);
   const specs = await openSpecs(specDir);
-  // specVersion counts the reloads, docsVersion the renders; docsOf is the specVersion the pages show.
-  const status = { specVersion: 0, docsVersion: 0, docsOf: 0, error: null, reloads: [] };
-  let emulator; // { child, url, banner }
-  const docsWanted = new Set();
-  let docsSavedAt;
-  let docsRunning;
-  let ready = Promise.resolve();
-
-  const first = await rebuild(apis);
-  if (first.error) throw new Error(`The specs do not lint or bundle:\n${first.error}`);
-  await commitBundles(first.made);
-  await cp(builtDocs, docs, { recursive: true }).catch(() => mkdir(docs, { recursive: true }));
-  await writeFile(
-    join(docs, 'index.html'),
-    '<!doctype html><title>Docs</title><body><p>Rendering the docs…</p></body>',
-    {
-      flag: 'wx',
-    },
-  ).catch(() => {});
-  await addLiveReload(docs);
-  emulator = await startEmulator();
-  const proxy = await listen();
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${proxy.address().port}`;
-  log(emulator.banner.replaceAll(emulator.url, url));
-  log(
-    `Live loop: watching ${relative(process.cwd(), specDir) || '.'}; each save reloads the emulator and ${url}/docs/`,
-  );
-  scheduleDocs(apis.map((api) => api.name));
-  const background = docsRunning;
-
-  let queue = Promise.resolve();
-  let pending = new Set();
-  let saved = new Set();
-  let timer;
-  const watcher = watch(specDir, { recursive: true }, (_event, name) => {
-    if (!name || IGNORED.includes(String(name).split(sep)[0])) return;
-    const file = join(specDir, String(name));
-    saved.add(file);
-    for (const api of affectedApis(apis, file)) pending.add(api);
-    clearTimeout(timer);
-    const savedAt = Date.now();
-    timer = setTimeout(() => {
-      const changed = [...pending];
-      const files = [...saved];
-      pending = new Set();
-      saved = new Set();
-      queue = queue
-        .then(() => specs.changed(files))
-        .then(() => reload(changed, savedAt))
-        .catch((error) => log(`dev loop: ${error.stack ?? error}`));
-    }, 50);
+  const linter = openLinter(specDir);
+  // specVersion counts the specs the emulator served; pages the versions of the docs pages; reloads the saves that reached the emulator.
+  const docs = await loopDocs(docsDir);
+  const status = { specVersion: 0, error: null, pages: docs.versions, reloads: [] };
+  /** Each API's bundled document, and its JSON as the emulator reads it. */
+  const documents = new Map();
+  const emulator = loopEmulator({
+    args,
+    bundles,
+    docs: docsDir,
+    onLine: (line) => log(line),
   });
+  const dataDir = join(work, 'data');
 
-  /** Lints and bundles `targets` into a new folder; the error report, or the bundles made. */
-  async function rebuild(targets) {
-    const built = [];
-    for (const api of targets) built.push(await specs.build(api));
-    const failed = built.filter((result) => result.error);
-    if (failed.length > 0) return { error: failed.map((result) => result.error).join('\n') };
-    const next = await mkdtemp(join(work, 'next-'));
-    for (const [i, api] of targets.entries())
-      await writeFile(join(next, `${api.name}.json`), JSON.stringify(built[i].document));
-    return { made: targets.map((api) => ({ api, dir: next })) };
-  }
-
-  async function commitBundles(made) {
-    for (const { api, dir } of made) await rename(join(dir, `${api.name}.json`), join(bundles, `${api.name}.json`));
-  }
-
-  async function reload(targets, savedAt) {
-    const names = targets.map((api) => api.name).join(', ');
-    const before = await readFile(join(bundles, 'management.json'), 'utf8').then(JSON.parse, () => undefined);
-    const built = await rebuild(targets);
-    if (built.error) {
-      status.error = `The last save broke ${names}; still serving the last good spec. Fix:\n${built.error}`;
-      log(`\n✗ ${status.error}\n`);
-      return;
-    }
-    const previous = await mkdtemp(join(work, 'previous-'));
-    await cp(bundles, previous, { recursive: true });
-    await commitBundles(built.made);
-    const restarted = await restartEmulator().catch(async (error) => {
-      await cp(previous, bundles, { recursive: true });
-      emulator = await startEmulator();
-      return error;
-    });
-    if (restarted instanceof Error) {
-      status.error = `The emulator refused the new ${names} spec; still serving the last good one:\n${restarted.message}`;
-      log(`\n✗ ${status.error}\n`);
-      return;
-    }
-    const ms = Date.now() - savedAt;
-    status.error = null;
-    status.specVersion += 1;
-    status.reloads.push({ apis: targets.map((api) => api.name), emulatorMs: ms });
-    const now = resourceTypes(JSON.parse(await readFile(join(bundles, 'management.json'), 'utf8')));
-    const dropped = [...resourceTypes(before)].filter((type) => !now.has(type));
+  const regenerate = backgroundTask(regenerateCommittedFiles);
+  const waiting = { files: new Set(), savedAt: undefined };
+  let handling;
+  let listener;
+  let watcher;
+  let url;
+  try {
+    let banner;
+    ({ listener, banner } = await start());
+    url = `http://${host.includes(':') ? `[${host}]` : host}:${listener.server.address().port}`;
+    log(banner.replaceAll(emulator.url, url));
+    watcher = await watchSources({ dir: specDir, ignoredFolders: IGNORED, onSaves, onError });
     log(
-      `✓ ${names}: the emulator serves the new spec ${ms} ms after the save${dropped.length ? `; resource types no longer served (their items are kept but unreachable): ${dropped.join(', ')}` : ''}`,
+      `\nLive loop: watching ${relative(process.cwd(), specDir) || '.'}; each save reloads the emulator and the open pages of ${url}/docs/`,
     );
-    scheduleDocs(
-      targets.map((api) => api.name),
-      savedAt,
-    );
+  } catch (error) {
+    await Promise.all([linter.close(), emulator.stop(), listener?.close()]);
+    await rm(work, { recursive: true, force: true });
+    throw error;
   }
 
-  /** Docs (and the committed files) follow in the background: the next save's reload does not wait for them. */
-  function scheduleDocs(names, savedAt) {
-    for (const name of names) docsWanted.add(name);
-    docsSavedAt ??= savedAt;
-    docsRunning ??= (async () => {
-      while (docsWanted.size > 0) {
-        const wanted = [...docsWanted];
-        const at = docsSavedAt;
-        docsWanted.clear();
-        docsSavedAt = undefined;
-        await renderDocs(wanted, at);
-        if (generate) await regenerate(at);
+  function onSaves(files, savedAt) {
+    for (const file of files) waiting.files.add(file);
+    waiting.savedAt ??= savedAt;
+    handling ??= handleSaves().finally(() => {
+      handling = undefined;
+    });
+  }
+
+  function onError(error) {
+    log(stepLine(false, 'watch', error.message));
+  }
+
+  /** Bundles and lints every API, writes the docs, starts the emulator and the loop's listener. */
+  async function start() {
+    const startedAt = Date.now();
+    const linted = lintAll(apis);
+    const first = await bundleAll(apis);
+    const problems = first.error ?? (await linted);
+    if (problems) throw new SpecsBroken(problems);
+    await writeBundles(first.built);
+    log(stepLine(true, `bundle and lint ${apis.map((api) => api.name).join(', ')}`, duration(Date.now() - startedAt)));
+    const pagesAt = Date.now();
+    const pages = await docs.render(
+      apis.map((api) => api.name),
+      bundledDocuments(),
+    );
+    const written = pages.map((page) => `${page}.html`).join(', ');
+    log(stepLine(true, `write the docs pages ${written}`, duration(Date.now() - pagesAt)));
+    const emulatorAt = Date.now();
+    const started = await emulator.start(dataDir);
+    const listening = await loopListener({
+      host,
+      port,
+      status: () => ({ specVersion: status.specVersion, error: status.error, pages: status.pages }),
+      emulatorUrl: () => emulator.url,
+    });
+    log(stepLine(true, 'start the emulator', duration(Date.now() - emulatorAt)));
+    return { listener: listening, banner: started.banner };
+  }
+
+  /** Handles the saves waiting, in turn; the saves made meanwhile are handled together next. */
+  async function handleSaves() {
+    while (waiting.files.size > 0) {
+      const files = [...waiting.files];
+      const { savedAt } = waiting;
+      waiting.files.clear();
+      waiting.savedAt = undefined;
+      try {
+        await Promise.all([specs.changed(files), linter.changed(files)]);
+        const targets = apis.filter((api) => files.some((file) => affectedApis(apis, file).includes(api)));
+        await reload(targets, files, savedAt);
+      } catch (error) {
+        log(stepLine(false, 'dev loop', error.stack ?? String(error)));
       }
-      docsRunning = undefined;
-    })();
-  }
-
-  async function renderDocs(names, savedAt) {
-    const specVersion = status.specVersion;
-    // The docs are rendered from YAML (the first render writes every API's); the emulator reads the JSON.
-    for (const name of names) {
-      const document = JSON.parse(await readFile(join(bundles, `${name}.json`), 'utf8'));
-      await writeFile(join(bundles, `${name}.yaml`), stringifyYaml(document, { lineWidth: 0 }));
-    }
-    const result = await run(process.execPath, [
-      bin('tsx'),
-      docsBuild,
-      '--spec-dir',
-      bundles,
-      '--out-dir',
-      docs,
-      ...names.flatMap((name) => ['--api', name]),
-    ]);
-    if (result.code !== 0) {
-      status.error = `Rendering the docs failed:\n${problems(result.output)}`;
-      log(`✗ ${status.error}`);
-      return;
-    }
-    await addLiveReload(docs);
-    status.docsVersion += 1;
-    status.docsOf = specVersion;
-    if (savedAt !== undefined) {
-      const ms = Date.now() - savedAt;
-      status.reloads.at(-1).docsMs = ms;
-      log(`✓ ${names.join(', ')}: docs updated ${ms} ms after the save`);
     }
   }
 
-  /** The committed bundles and the APIs' types (spec/dist, spec/dist/types), and the client's and emulator's tables, as `npm run generate` makes them. */
-  async function regenerate(savedAt) {
-    const result = await run(
-      'sh',
-      [join(repoDir, 'scripts', 'turbo.sh'), 'run', 'generate', '--output-logs=errors-only'],
-      { cwd: repoDir },
-    );
+  /** Bundles `targets`: each one's document and its JSON, or the problems that fail them. */
+  async function bundleAll(targets) {
+    const built = [];
+    for (const api of targets) {
+      const result = await specs.bundle(api);
+      if (result.error) return { error: result.error };
+      built.push({ api, document: result.document, json: JSON.stringify(result.document) });
+    }
+    return { built };
+  }
+
+  /** Lints `targets`: the problems that fail them, if any. */
+  async function lintAll(targets) {
+    const errors = [];
+    for (const api of targets) {
+      const result = await linter.lint(api);
+      if (result.error) errors.push(result.error);
+    }
+    return errors.join('\n') || undefined;
+  }
+
+  function bundledDocuments() {
+    return new Map([...documents].map(([name, { document }]) => [name, document]));
+  }
+
+  /** Writes the bundles whole (each through a temporary file), so a starting emulator never reads half of one. */
+  async function writeBundles(built) {
+    for (const { api, document, json } of built) {
+      const file = join(bundles, `${api.name}.json`);
+      await writeFile(`${file}.next`, json);
+      await rename(`${file}.next`, file);
+      documents.set(api.name, { document, json });
+    }
+  }
+
+  /** Says why the last save did not reach the emulator, in the terminal and on the docs pages. */
+  function refuse(step, took, saved, problems) {
+    status.error = `The last save (${saved}) did not pass: ${step}. Still serving the last good spec. Fix:\n${problems}`;
+    log(stepLine(false, step, `${took} (${saved}); still serving the last good spec. Fix:`, problems.split('\n')));
+  }
+
+  /**
+   * A save's reload: bundle the APIs it touched; when a bundle changed, restart the emulator on it while
+   * they are linted (the emulator starts in its own process, beside the lint), and hold the requests
+   * until both are done. A lint error puts the last good bundles back before any request is answered.
+   */
+  async function reload(targets, files, savedAt) {
+    const names = targets.map((api) => api.name).join(', ');
+    const saved = files.map((file) => relative(specDir, file)).join(', ');
+    const bundledAt = Date.now();
+    // The lint runs in its worker meanwhile (and while the emulator restarts).
+    const linted = timed(lintAll(targets));
+    const bundled = await bundleAll(targets);
+    const bundleMs = duration(Date.now() - bundledAt);
+    if (bundled.error) return refuse(`bundle ${names}`, bundleMs, saved, bundled.error);
+    const changed = bundled.built.filter(({ api, json }) => documents.get(api.name)?.json !== json);
     log(
-      result.code === 0
-        ? `✓ bundles and types regenerated ${Date.now() - savedAt} ms after the save`
-        : `✗ npm run generate failed:\n${result.output}`,
+      stepLine(true, `bundle ${names}`, `${bundleMs} (${saved})${changed.length ? '' : '; the bundle is unchanged'}`),
     );
-  }
-
-  function startEmulator() {
-    return new Promise((started, failed) => {
-      const child = spawn(
-        process.execPath,
-        [
-          emulatorCli,
-          ...args,
-          '--host',
-          '127.0.0.1',
-          '--port',
-          '0',
-          '--spec-dir',
-          bundles,
-          '--docs-dir',
-          docs,
-          ...storage,
-        ],
-        {
-          env: process.env,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      let output = '';
-      const collect = (chunk) => {
-        output += chunk;
-        const match = /listening on (http:\/\/\S+)/.exec(output);
-        if (match && output.includes('\nTry it:') && output.endsWith('\n')) {
-          child.stdout.off('data', collect);
-          started({ child, url: match[1], banner: output.trimEnd() });
-        }
-      };
-      child.stdout.on('data', collect);
-      child.stderr.on('data', (chunk) => {
-        output += chunk;
-      });
-      child.on('exit', (code) => failed(new Error(`platform-api-mock exited (${code}):\n${output.trim()}`)));
-    });
-  }
-
-  async function restartEmulator() {
-    let release;
-    ready = new Promise((resolve) => {
-      release = resolve;
-    });
+    const before = documents.get('management')?.document;
+    const previous = changed.map(({ api }) => ({ api, ...documents.get(api.name) }));
+    const release = listener.hold();
     try {
-      await stopEmulator();
-      emulator = await startEmulator();
+      let restarted;
+      if (changed.length > 0) {
+        await writeBundles(changed);
+        restarted = timed(restartEmulator());
+      }
+      const lint = await linted;
+      const lintError = lint.error ? `the linter failed: ${lint.error.message}` : lint.value;
+      const lintMs = lint.took;
+      const restart = await restarted;
+      if (lintError || restart?.error) {
+        if (restart) {
+          await writeBundles(previous);
+          await restartEmulator();
+        }
+        if (lintError) return refuse(`lint ${names}`, lintMs, saved, lintError);
+        return refuse('restart the emulator', restart.took, saved, restart.error.message);
+      }
+      log(stepLine(true, `lint ${names}`, lintMs));
+      status.error = null;
+      if (!restart) return;
+      const servedAt = Date.now();
+      status.specVersion += 1;
+      const reloaded = { apis: changed.map(({ api }) => api.name), savedAt, servedAt, emulatorMs: servedAt - savedAt };
+      status.reloads.push(reloaded);
+      const dropped = [...resourceTypes(before)].filter(
+        (type) => !resourceTypes(documents.get('management')?.document).has(type),
+      );
+      log(
+        stepLine(
+          true,
+          'restart the emulator',
+          `${restart.took}; it serves the new spec ${duration(reloaded.emulatorMs)} after the save${dropped.length ? `; resource types no longer served (their items are kept but unreachable): ${dropped.join(', ')}` : ''}`,
+        ),
+      );
+      release();
+      await renderDocs(reloaded);
+      if (regenerates) regenerate.schedule(savedAt);
     } finally {
       release();
     }
   }
 
-  function stopEmulator() {
-    const { child } = emulator;
-    if (child.exitCode !== null) return Promise.resolve();
-    return new Promise((stopped) => {
-      child.once('exit', () => stopped());
-      child.kill('SIGTERM');
-    });
+  async function renderDocs(reloaded) {
+    try {
+      const pages = await docs.render(reloaded.apis, bundledDocuments());
+      reloaded.docsAt = Date.now();
+      reloaded.docsMs = reloaded.docsAt - reloaded.savedAt;
+      if (pages.length > 0)
+        log(
+          stepLine(
+            true,
+            `write the docs pages ${pages.map((page) => `${page}.html`).join(', ')}`,
+            `${duration(reloaded.docsAt - reloaded.servedAt)}; the open ones reload ${duration(reloaded.docsMs)} after the save`,
+          ),
+        );
+    } catch (error) {
+      status.error = `Writing the docs pages failed: ${error.message}`;
+      log(stepLine(false, 'write the docs pages', error.message));
+    }
   }
 
-  /** The loop's listener: `/_dev/status`, else the request forwarded to the emulator (held while it restarts). */
-  function listen() {
-    const server = createServer(async (req, res) => {
-      if (req.url === '/_dev/status') {
-        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-        return res.end(JSON.stringify(status));
-      }
-      await ready;
-      const target = new URL(emulator.url);
-      const forwarded = request(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      forwarded.on('error', () => {
-        if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: 'the emulator restarted while answering; send the request again' }));
-      });
-      req.pipe(forwarded);
-    });
-    return new Promise((listening, failed) => {
-      server.once('error', failed);
-      server.listen(port, host, () => listening(server));
-    });
+  /** `npm run generate`'s part that a spec change moves (the committed bundles and types), at low priority. */
+  async function regenerateCommittedFiles(savedAt, track) {
+    const startedAt = Date.now();
+    const { child, done } = turbo([...REGENERATE, '--output-logs=errors-only'], { lowPriority: true });
+    track(child);
+    const result = await done;
+    const took = `${duration(Date.now() - startedAt)}, ${duration(Date.now() - savedAt)} after the save`;
+    const step = 'regenerate spec/dist and the generated types';
+    if (result.signal) log(stepLine(false, step, 'stopped with the loop; run `npm run generate` before committing'));
+    else if (result.code === 0) log(stepLine(true, step, took));
+    else log(stepLine(false, step, `${took}; fix, or see \`npm run generate\`:`, toolProblems(result.output)));
+  }
+
+  async function restartEmulator() {
+    await emulator.stop();
+    await emulator.start(dataDir);
   }
 
   return {
     url,
     status,
-    /** Resolves once the docs of the start are rendered. */
-    docsRendered: background,
     async close() {
-      watcher.close();
-      clearTimeout(timer);
-      await queue;
-      await docsRunning;
-      await new Promise((closed) => {
-        proxy.close(() => closed());
-        proxy.closeAllConnections();
-      });
-      await stopEmulator();
+      await watcher.close();
+      await handling;
+      await Promise.all([regenerate.stop(), linter.close()]);
+      await listener.close();
+      await emulator.stop();
       await rm(work, { recursive: true, force: true });
     },
   };
-}
-
-/** The loop's own address from the emulator's flags (`--port`, `--host`), and the flags without them. */
-function ownAddress(emulatorArgs) {
-  const args = [];
-  let host = '127.0.0.1';
-  let port = 4010;
-  for (let i = 0; i < emulatorArgs.length; i++) {
-    const [flag, inline] = emulatorArgs[i].split(/=(.*)/s);
-    if (flag === '--port' || flag === '--host') {
-      const value = inline ?? emulatorArgs[++i];
-      if (flag === '--port') port = Number(value);
-      else host = value;
-    } else {
-      args.push(emulatorArgs[i]);
-    }
-  }
-  return { host, port, args };
 }

@@ -5,7 +5,7 @@
 import { join, relative, sep } from 'node:path';
 import { BaseResolver, bundle, clearPluginsCache, getLineColLocation, lint, loadConfig } from '@redocly/openapi-core';
 
-/** Opens the spec folder (its redocly.yaml): `build` lints and bundles an API, `changed` forgets edited files. */
+/** Opens the spec folder (its redocly.yaml): `bundle` and `lint` an API, `changed` forgets edited files. */
 export async function openSpecs(specDir) {
   const configPath = join(specDir, 'redocly.yaml');
   const pluginsDir = join(specDir, 'plugins') + sep;
@@ -15,7 +15,7 @@ export async function openSpecs(specDir) {
   let configError;
 
   return {
-    /** The files were saved: read them again at the next build (the config and its plugins when one of them is). */
+    /** The files were saved: read them again at the next bundle and lint (the config and its plugins when one of them is). */
     async changed(files) {
       if (files.some((file) => file === configPath || file.startsWith(pluginsDir))) {
         // Redocly keeps the plugins it imported; this makes the next load import them again.
@@ -32,26 +32,31 @@ export async function openSpecs(specDir) {
       for (const file of files) resolver.cache.delete(file);
     },
 
-    /**
-     * Lints and bundles one API of the config (`management@v1`): its bundled document, or `error`, the
-     * problems that fail it, one per line with file, line and column, as `redocly lint` reports them.
-     */
-    async build(api) {
+    /** Bundles one API of the config (`management@v1`): its bundled document, or `error` (see `problems`). */
+    async bundle(api) {
       if (configError) return { error: configError };
-      const apiConfig = config.forAlias(api.id);
-      const options = { ref: api.root, config: apiConfig };
-      const [lintProblems, bundled] = await Promise.all([
-        lint({ ...options, externalRefResolver: resolver }),
-        bundle({ ...options, externalRefResolver: new CopyingResolver(config.resolve, resolver) }),
-      ]);
-      // The linter reports an unreadable file too; the bundler's problems count when the linter saw none.
-      const errors = lintProblems.filter((problem) => problem.severity === 'error');
-      if (errors.length === 0) errors.push(...bundled.problems.filter((problem) => problem.severity === 'error'));
-      const lines = [...new Set(errors.map((problem) => describe(specDir, problem)))];
-      if (lines.length > 0) return { error: lines.slice(0, 20).join('\n') };
-      return { document: bundled.bundle.parsed };
+      const externalRefResolver = new CopyingResolver(config.resolve, resolver);
+      const bundled = await bundle({ ref: api.root, config: config.forAlias(api.id), externalRefResolver });
+      const error = problems(bundled.problems);
+      return error ? { error } : { document: bundled.bundle.parsed };
+    },
+
+    /** Lints one API of the config, as `redocly lint` does: `error` says what fails it, if anything does. */
+    async lint(api) {
+      if (configError) return { error: configError };
+      const found = await lint({ ref: api.root, config: config.forAlias(api.id), externalRefResolver: resolver });
+      const error = problems(found);
+      return error ? { error } : {};
     },
   };
+
+  /** The problems that fail an API, one per line with file, line and column, as `redocly lint` reports them. */
+  function problems(found) {
+    const lines = [
+      ...new Set(found.filter((problem) => problem.severity === 'error').map((problem) => describe(specDir, problem))),
+    ];
+    return lines.slice(0, 20).join('\n');
+  }
 }
 
 /**

@@ -1,7 +1,10 @@
 // The emulator started from the repository root as the README says: `npm start -- FLAGS` (after a
 // build, which turbo replays from its cache here) and `npx platform-api-mock FLAGS`, both with the
-// flags reaching the emulator.
+// flags reaching the emulator; and the spec author's live loop, `npm run dev -- FLAGS`, which says
+// what it does in one line per step.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
 
@@ -60,4 +63,33 @@ test('npx platform-api-mock FLAGS runs the workspace emulator, never asking the 
   timeout: 60_000,
 }, async () => {
   await expectStartedWithFlags(run('npx', ['--no-install', 'platform-api-mock', ...flags]));
+});
+
+test('npm run dev -- FLAGS prints one line per step with its time, the banner, and no tool output', {
+  timeout: 300_000,
+}, async () => {
+  const output = run('npm', ['run', '--silent', 'dev', '--', '--port', '0', '--log-level', 'info']);
+  await expect.poll(output, { timeout: 240_000, interval: 200 }).toContain('Live loop: watching spec');
+  const lines = output().split('\n');
+  expect(lines[0]).toMatch(/^✓ build the emulator and the web console: \d+(\.\d)? (ms|s)/);
+  const steps = lines.filter((line) => /^[✓✗] /.test(line));
+  expect(steps.map((line) => line.replace(/: .*/, ''))).toEqual([
+    '✓ build the emulator and the web console',
+    '✓ bundle and lint event-streams, auth, management, emulator',
+    '✓ write the docs pages event-streams.html, auth.html, management.html, emulator.html, index.html',
+    '✓ start the emulator',
+  ]);
+  for (const step of steps) expect(step).toMatch(/: \d+(\.\d)? (ms|s)\b/);
+  // Neither turbo's nor npm's output, and the emulator's log lines each on a line of their own.
+  expect(output()).not.toMatch(/turbo|Tasks:|Cached:|npm (error|warn)|NaN/);
+  const logLines = lines.filter((line) => line.includes('{"level":'));
+  expect(logLines.length).toBeGreaterThan(0);
+  for (const line of logLines) expect(line).toMatch(/^\{"level":\d+.*\}$/);
+  expect(lines).toContainEqual(expect.stringMatching(/^Platform API emulator listening on http:\/\/127\.0\.0\.1:\d+$/));
+  // Stopped, it removes its temporary data dir.
+  const dataDir = /^ {2}Storage +(\S+) \(durability relaxed\)$/m.exec(output())?.[1] ?? '';
+  expect(dataDir).toMatch(/platform-api-dev-\w+\/data$/);
+  const pid = started.at(-1)?.pid;
+  if (pid !== undefined) process.kill(-pid, 'SIGTERM');
+  await expect.poll(() => existsSync(dirname(dataDir)), { timeout: 60_000, interval: 200 }).toBe(false);
 });

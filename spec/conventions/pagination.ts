@@ -5,8 +5,8 @@
 
 /** Query parameters that carry the page number (counted from FIRST_PAGE). */
 export const PAGE_NUMBER_PARAMETERS: readonly string[] = ['page', 'page[number]'];
-/** Query parameters that carry the cursor: the `id` of the last item read. */
-export const CURSOR_PARAMETERS: readonly string[] = ['page[after]'];
+/** Query parameters that carry the cursor: the `id` of the last item read (a recipe's jobs: `offset_job_id`). */
+export const CURSOR_PARAMETERS: readonly string[] = ['page[after]', 'offset_job_id'];
 /** Query parameters that carry the page size. */
 export const PAGE_SIZE_PARAMETERS: readonly string[] = ['per_page', 'page[size]'];
 /** The number of the first page. */

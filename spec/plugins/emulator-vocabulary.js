@@ -1,11 +1,13 @@
 // A Redocly plugin: `npm run lint` holds the management spec's emulator extensions (`x-resource`,
-// `x-states`, `x-payload-source`) to the vocabulary of management/EXTENSIONS.md, with file and line,
-// so a typo (`op: craete`, a type or field that does not exist, a handler nobody registered) is found
-// by the linter instead of by the emulator refusing to start.
+// `x-states`, `x-effect`, `x-payload-source`) to the vocabulary of management/EXTENSIONS.md, with file
+// and line, so a typo (`op: craete`, a type or field that does not exist, a handler nobody registered)
+// is found by the linter instead of by the emulator refusing to start; and every operation that is not
+// a read declares its effect on state, or that it has none the platform would show (no success
+// without its effect).
 //
 // The keys and the hand-written handlers are read from EXTENSIONS.md's tables, the one place that
 // documents them; the emulator's own test holds its registered handlers to the same table.
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 export const OP_KINDS = ['list', 'find', 'create', 'get', 'update', 'delete', 'action', 'custom'];
 export const ITEM_OP_KINDS = ['get', 'update', 'delete', 'action'];
@@ -25,7 +27,16 @@ export const ON_DELETE = ['keep', 'cascade', 'restrict'];
 export const ORDERS = ['creation', 'newest_first'];
 export const PAYLOAD_SOURCES = ['official', 'third-party', 'chosen'];
 const STATE_KEYS = ['field', 'initial', 'transitions'];
+export const DERIVATION_KINDS = ['same', 'from', 'count', 'any', 'hook'];
+const DERIVATION_KEYS = [...DERIVATION_KINDS, 'take', 'pick', 'list', 'type', 'by', 'where'];
 const TRANSITION_KEYS = ['from', 'to'];
+/** The verbs of `x-effect`: one names the type of the items the operation changes (`empties` a read). */
+export const EFFECT_VERBS = ['creates', 'updates', 'deletes', 'adds', 'removes', 'clears', 'empties'];
+/** `x-effect` forms that take a reason and nothing else. */
+const NO_EFFECT = ['none', 'unsupported'];
+/** The generic handlers whose effect their name says (EXTENSIONS.md, "Effects"); so does `<family>.create`, `.update`, `.delete`. */
+const HANDLER_EFFECTS = ['copy', 'batch_delete', 'delete_each', 'update_by_body_id'];
+const READ_METHODS = ['get', 'head'];
 
 /** The rows' first cells of the markdown table under `heading`, as the backticked names they hold. */
 function tableNames(markdown, heading) {
@@ -49,8 +60,26 @@ export function readVocabulary(markdown) {
   return {
     typeKeys: tableNames(markdown, '## On a resource schema'),
     operationKeys: tableNames(markdown, '## On an operation'),
+    effectKeys: tableNames(markdown, '## Effects: `x-effect`'),
     handlers: tableNames(markdown, '## Hand-written handlers (`op: custom`)'),
+    hooks: tableNames(markdown, '## Derivation hooks'),
   };
+}
+
+/**
+ * The operationIds of the other APIs' path files (event-streams, auth): an effect may be read back or
+ * filled through them (a purge by consume, after a publish). Empty where they are not beside this one.
+ */
+function siblingOperationIds() {
+  const ids = new Set();
+  for (const api of ['event-streams', 'auth']) {
+    const dir = new URL(`../${api}/paths/`, import.meta.url);
+    if (!existsSync(dir)) continue;
+    for (const file of readdirSync(dir)) {
+      for (const [, id] of readFileSync(new URL(file, dir), 'utf8').matchAll(/^\s+operationId:\s*(\S+)/gm)) ids.add(id);
+    }
+  }
+  return ids;
 }
 
 const vocabulary = readVocabulary(readFileSync(new URL('../management/EXTENSIONS.md', import.meta.url), 'utf8'));
@@ -79,6 +108,11 @@ function EmulatorVocabulary() {
   const types = new Map();
   /** Every operationId of the spec (a state machine may guard a hand-written operation too). */
   const operationIds = new Set();
+  /** operationId -> what the effect checks need of the operation: its method, x-resource, x-effect. */
+  const operations = new Map();
+  /** The operations an `x-states` transition moves (its `to` is not its only `from`). */
+  const moves = new Set();
+  const siblings = siblingOperationIds();
   /** Checks that need every type and operation, run when the walk is done. */
   const later = [];
   let path = '';
@@ -174,6 +208,54 @@ function EmulatorVocabulary() {
     }
     if (annotation.singleton !== undefined && typeof annotation.singleton !== 'boolean')
       ctx.report({ message: 'x-resource.singleton must be a boolean', location: location.child(['singleton']) });
+    for (const [field, derivation] of Object.entries(annotation.derived ?? {})) {
+      checkDerivation(ctx, annotation, fields, field, derivation, location.child(['derived', field]));
+    }
+  }
+
+  /** A derived field: one kind, fields and types that exist, a registered hook. */
+  function checkDerivation(ctx, annotation, fields, field, derivation, at) {
+    if (!fields.has(field)) ctx.report({ message: `derived: no field '${field}'`, location: at.key() });
+    if (!checkKeys(ctx, derivation, DERIVATION_KEYS, `derived.${field}`, at)) return;
+    const kinds = DERIVATION_KINDS.filter((kind) => derivation[kind] !== undefined);
+    if (kinds.length !== 1) {
+      ctx.report({ message: `derived.${field} needs one of ${list(DERIVATION_KINDS)}`, location: at });
+      return;
+    }
+    const own = (name, key) => {
+      if (typeof name === 'string' && !name.startsWith('$') && !fields.has(name))
+        ctx.report({ message: `derived.${field}: no field '${name}'`, location: at.child([key]) });
+    };
+    const [kind] = kinds;
+    if (kind === 'same') own(derivation.same, 'same');
+    if (kind === 'hook' && !vocabulary.hooks.includes(derivation.hook))
+      ctx.report({
+        message: `hook '${derivation.hook}' is not registered (not in EXTENSIONS.md's derivation hooks)`,
+        location: at.child(['hook']),
+      });
+    if (kind === 'count' || kind === 'any') typeExists(ctx, derivation[kind], at.child([kind]));
+    if (kind === 'count' && derivation.by !== undefined)
+      fieldExists(ctx, derivation.count, derivation.by, at.child(['by']));
+    if (kind === 'any') fieldExists(ctx, derivation.any, derivation.where, at.child(['where']));
+    if (kind === 'from') {
+      own(derivation.from, 'from');
+      const type = derivation.type ?? refType(annotation, derivation.from);
+      if (type === undefined)
+        ctx.report({
+          message: `derived.${field}: '${derivation.from}' is no reference field; say its type`,
+          location: at,
+        });
+      else {
+        typeExists(ctx, type, at.child(['type']));
+        for (const taken of [derivation.take, ...(derivation.pick ?? [])].filter((name) => name !== undefined))
+          fieldExists(ctx, type, taken, at);
+      }
+    }
+  }
+
+  function refType(annotation, field) {
+    const ref = annotation.refs?.[field];
+    return typeof ref === 'string' ? ref : ref?.type;
   }
 
   function checkStates(ctx, schema, states, location) {
@@ -192,6 +274,10 @@ function EmulatorVocabulary() {
         if (!operationIds.has(operationId))
           ctx.report({ message: `x-states names '${operationId}', which is no operation`, location: at.key() });
       });
+      const to = JSON.stringify(transition.to);
+      // A transition whose only `from` is its `to` guards (a running recipe cannot be updated) and moves nothing.
+      if (Array.isArray(transition.from) && transition.from.some((state) => JSON.stringify(state) !== to))
+        moves.add(operationId);
     }
   }
 
@@ -258,6 +344,121 @@ function EmulatorVocabulary() {
       });
   }
 
+  /**
+   * Every operation that is not a read declares its effect (EXTENSIONS.md, "Effects"): what its
+   * `x-resource` implies, `x-effect` with a verb, or `x-effect: { none: <reason> }`; an `x-effect` is held
+   * to the keys of EXTENSIONS.md's table, its types, fields and operations to the spec's.
+   */
+  function checkEffect(ctx, operation, method) {
+    const effect = operation['x-effect'];
+    const resource = isObject(operation['x-resource']) ? operation['x-resource'] : undefined;
+    const at = ctx.location.child(['x-effect']);
+    const id = operation.operationId;
+    if (READ_METHODS.includes(method)) {
+      if (effect !== undefined) ctx.report({ message: 'a read has no x-effect', location: at.key() });
+      return;
+    }
+    if (effect !== undefined && !checkKeys(ctx, effect, vocabulary.effectKeys, 'x-effect', at)) return;
+    const reason = NO_EFFECT.find((key) => effect?.[key] !== undefined);
+    if (reason) {
+      if (typeof effect[reason] !== 'string' || effect[reason].trim() === '' || Object.keys(effect).length > 1)
+        ctx.report({ message: `x-effect: ${reason} takes the reason, and no other key`, location: at.child([reason]) });
+      if (reason === 'unsupported' && !operation.responses?.['501'])
+        ctx.report({
+          message: 'x-effect: unsupported: the operation documents no 501 answer',
+          location: at.child([reason]),
+        });
+      later.push(() => {
+        if (impliedEffect(resource, id))
+          ctx.report({
+            message: `x-effect: ${reason}, yet x-resource gives ${id} an effect`,
+            location: at.child([reason]),
+          });
+      });
+      return;
+    }
+    const verbs = EFFECT_VERBS.filter((verb) => effect?.[verb] !== undefined);
+    if (verbs.length > 1)
+      ctx.report({
+        message: `x-effect names ${verbs.join(' and ')}; one verb at most`,
+        location: at.child([verbs[1]]),
+      });
+    const verb = verbs[0];
+    const type = verb === undefined || verb === 'empties' ? resource?.type : effect[verb];
+    if (verb !== undefined && verb !== 'empties') typeExists(ctx, type, at.child([verb]));
+    if (verb === 'empties') operationNamed(ctx, effect.empties, at.child(['empties']), true);
+    later.push(() => {
+      if (verb === undefined && !impliedEffect(resource, id))
+        ctx.report({
+          message:
+            `${method.toUpperCase()} ${id} declares no effect: x-resource op create, update or delete, an action's ` +
+            'x-states move, set, add, remove or clear, x-effect with a verb, or x-effect: { none: <the reason> }',
+          location: effect === undefined ? ctx.location.child(['operationId']) : at.key(),
+        });
+    });
+    if (effect === undefined) return;
+    checkEffectFields(ctx, effect, type, at);
+    const read = typeof effect.read === 'string' ? effect.read : effect.read?.operation;
+    if (effect.read !== undefined) operationNamed(ctx, read, at.child(['read']), true);
+    else if (verb !== 'empties') readable(ctx, type, at);
+    if (effect.fill !== undefined) operationNamed(ctx, effect.fill, at.child(['fill']), false);
+    for (const [field, refType] of Object.entries(isObject(effect.refs) ? effect.refs : {}))
+      typeExists(ctx, refType, at.child(['refs', field]));
+  }
+
+  /** The item fields an `x-effect` names are the type's. */
+  function checkEffectFields(ctx, effect, type, at) {
+    const { fields } = effect;
+    const named = Array.isArray(fields) ? fields : Object.keys(isObject(fields) ? fields : {});
+    for (const field of named) fieldExists(ctx, type, field, at.child(['fields']));
+    for (const key of ['changes', 'renews']) {
+      if (effect[key] !== undefined && !Array.isArray(effect[key]))
+        ctx.report({ message: `x-effect.${key} must be a list of fields`, location: at.child([key]) });
+      for (const field of Array.isArray(effect[key]) ? effect[key] : []) fieldExists(ctx, type, field, at.child([key]));
+    }
+  }
+
+  /** An operation an effect names exists (in this spec, or the event-streams or token API's), and is a read when it reads. */
+  function operationNamed(ctx, id, location, reads) {
+    later.push(() => {
+      if (siblings.has(id)) return;
+      const named = operations.get(id);
+      if (!named) ctx.report({ message: `x-effect names '${id}', which is no operation`, location });
+      else if (reads && !READ_METHODS.includes(named.method) && named.effect?.none === undefined)
+        ctx.report({
+          message: `x-effect reads back by '${id}', which is no read (a GET, or x-effect: none)`,
+          location,
+        });
+    });
+  }
+
+  /** Without `read`, the type's get or list reads the effect back. */
+  function readable(ctx, type, at) {
+    later.push(() => {
+      const reads = [...operations.values()].some(
+        ({ resource }) => isObject(resource) && resource.type === type && ['get', 'list'].includes(resource.op),
+      );
+      if (!reads)
+        ctx.report({
+          message: `no get or list of '${type}' reads the effect back: name the read in x-effect.read`,
+          location: at.key(),
+        });
+    });
+  }
+
+  /** What an x-resource implies without x-effect (EXTENSIONS.md, "Effects"), once every x-states is read. */
+  function impliedEffect(resource, id) {
+    if (!resource) return false;
+    // An unknown op is reported as such; its effect is not asked for too.
+    if (!OP_KINDS.includes(resource.op)) return true;
+    if (['create', 'update', 'delete'].includes(resource.op)) return true;
+    if (resource.op === 'action' && ['set', 'add', 'remove', 'clear'].some((key) => resource[key] !== undefined))
+      return true;
+    const handler = String(resource.handler);
+    const named = HANDLER_EFFECTS.includes(handler) || /\.(create|update|delete)$/.test(handler);
+    return moves.has(id) || (resource.op === 'custom' && named);
+  }
+
   function parameterNames(ctx, parameters, into) {
     for (const parameter of parameters ?? []) {
       const { node } = resolved(ctx, parameter);
@@ -284,6 +485,13 @@ function EmulatorVocabulary() {
       Operation: {
         enter(operation, ctx, parents) {
           operationIds.add(operation.operationId);
+          const method = String(ctx.key).toLowerCase();
+          operations.set(operation.operationId, {
+            method,
+            resource: operation['x-resource'],
+            effect: operation['x-effect'],
+          });
+          checkEffect(ctx, operation, method);
           const source = operation['x-payload-source'];
           if (source === undefined)
             ctx.report({ message: 'x-payload-source is missing', location: ctx.location.child(['operationId']).key() });

@@ -39,6 +39,7 @@ describe('the emulator API', () => {
       'delete /_emulator/resources/{type}/{id} delete_resource',
       'get /_emulator/oauth/authorize authorize_connection',
       'post /_emulator/connections/{connection_id}/authorize set_connection_authorization',
+      'post /_emulator/mcp/{handle}/{token} mcp_message',
     ]);
   });
 

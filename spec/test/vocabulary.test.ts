@@ -1,6 +1,7 @@
 // `npm run lint` knows the emulator's vocabulary (plugins/emulator-vocabulary.js): a broken x-resource,
-// x-states or x-payload-source is an error naming its file and line, where the emulator would otherwise
-// refuse to start. Runs the real redocly CLI on a copy of the specs with broken annotations.
+// x-states, x-effect or x-payload-source is an error naming its file and line, where the emulator would
+// otherwise refuse to start; so is an operation that is not a read and declares no effect. Runs the real
+// redocly CLI on a copy of the specs with broken annotations.
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,21 @@ async function lint(dir: string): Promise<{ code: number; output: string }> {
   }
 }
 
+/** A copy of the specs the lint reads (an effect may be read back through an event-streams operation). */
+function copySpecs(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'vocabulary-'));
+  for (const part of ['redocly.yaml', 'plugins', 'management', 'shared', 'event-streams', 'auth'])
+    cpSync(join(specDir, part), join(dir, part), { recursive: true });
+  return dir;
+}
+
+/** Expects `message` as a platform/emulator-vocabulary error under `file` in the stylish output. */
+function errorAt(output: string, file: string, message: string): void {
+  expect(output, output).toMatch(
+    new RegExp(`${file}:\\n(?:.*\\n)*?\\s+\\d+:\\d+\\s+error\\s+platform/emulator-vocabulary\\s+${message}`),
+  );
+}
+
 function edit(dir: string, file: string, from: string, to: string): void {
   const path = join(dir, file);
   const text = readFileSync(path, 'utf8');
@@ -36,9 +52,7 @@ function edit(dir: string, file: string, from: string, to: string): void {
 describe('lint checks the emulator vocabulary', () => {
   let dir: string;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'vocabulary-'));
-    for (const part of ['redocly.yaml', 'plugins', 'management', 'shared'])
-      cpSync(join(specDir, part), join(dir, part), { recursive: true });
+    dir = copySpecs();
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -49,7 +63,7 @@ describe('lint checks the emulator vocabulary', () => {
   });
 
   test('each broken annotation is an error at its file and line', async () => {
-    edit(dir, 'management/paths/api@mcp@mcp_servers.yaml', 'op: create }', 'op: craete }');
+    edit(dir, 'management/paths/api@tags.yaml', 'op: create }', 'op: craete }');
     edit(
       dir,
       'management/paths/api@mcp@mcp_servers.yaml',
@@ -70,6 +84,8 @@ describe('lint checks the emulator vocabulary', () => {
     );
     edit(dir, 'management/paths/api@job@resume.yaml', 'handler: jobs.resume', 'handler: jobs.resumee');
     edit(dir, 'management/paths/api@projects@{id}@project_grants.yaml', 'ref: project }', 'ref: projet }');
+    edit(dir, 'management/components/schemas/McpServer.yaml', 'hook: mcp_servers.url }', 'hook: mcp_servers.urll }');
+    edit(dir, 'management/components/schemas/Skill.yaml', 'take: running }', 'take: runing }');
     const { code, output } = await lint(dir);
     expect(code).not.toBe(0);
     const errors = output.split('\n').filter((line) => line.includes('platform/emulator-vocabulary'));
@@ -77,20 +93,65 @@ describe('lint checks the emulator vocabulary', () => {
       expect(output, output).toMatch(
         new RegExp(`${file}:\\n(?:.*\\n)*?\\s+\\d+:\\d+\\s+error\\s+platform/emulator-vocabulary\\s+${message}`),
       );
-    at('management/paths/api@mcp@mcp_servers.yaml', "unknown op 'craete'");
+    at('management/paths/api@tags.yaml', "unknown op 'craete'");
     at('management/paths/api@mcp@mcp_servers.yaml', "resource type 'mcp_server' has no field 'project'");
     at('management/components/schemas/Folder.yaml', "unknown resource type 'foldr'");
     at('management/components/schemas/Folder.yaml', "x-resource: unknown key 'refz'");
     at('management/paths/api@job@resume.yaml', "handler 'jobs.resumee' is not registered");
     at('management/paths/api@projects@{id}@project_grants.yaml', "unknown resource type 'projet'");
-    expect(errors).toHaveLength(6);
+    at('management/components/schemas/McpServer.yaml', "hook 'mcp_servers.urll' is not registered");
+    at('management/components/schemas/Skill.yaml', "resource type 'recipe' has no field 'runing'");
+    expect(errors).toHaveLength(8);
   });
+});
+
+test('lint refuses, at its file and line, an operation that is not a read without its effect', async () => {
+  const dir = copySpecs();
+  try {
+    // An action with neither a state move nor an x-effect: it would answer 200 and change nothing.
+    edit(dir, 'management/paths/api@recipes@{recipe_id}@poll_now.yaml', '  x-effect: { none:', '  x-note: { none:');
+    // A create that says it has no effect.
+    edit(
+      dir,
+      'management/paths/api@tags.yaml',
+      'x-resource: { type: tag, op: create }',
+      "x-resource: { type: tag, op: create }\n  x-effect: { none: 'just because' }",
+    );
+    // A key the vocabulary has not, and a read back by an operation that is no read.
+    edit(
+      dir,
+      'management/paths/api@folders.yaml',
+      'x-effect: { creates: folder, read: { operation: list_folders',
+      'x-effect: { creates: folder, raed: x, read: { operation: update_folder',
+    );
+    // A field the effect's type does not have.
+    edit(dir, 'management/paths/api@recipes@{recipe_id}@connect.yaml', 'changes: [config]', 'changes: [confg]');
+    const { code, output } = await lint(dir);
+    expect(code).not.toBe(0);
+    errorAt(
+      output,
+      'management/paths/api@recipes@\\{recipe_id\\}@poll_now.yaml',
+      'POST poll_recipe_now declares no effect',
+    );
+    errorAt(output, 'management/paths/api@tags.yaml', 'x-effect: none, yet x-resource gives create_tag an effect');
+    errorAt(output, 'management/paths/api@folders.yaml', "x-effect: unknown key 'raed'");
+    errorAt(output, 'management/paths/api@folders.yaml', "x-effect reads back by 'update_folder', which is no read");
+    errorAt(
+      output,
+      'management/paths/api@recipes@\\{recipe_id\\}@connect.yaml',
+      "resource type 'recipe' has no field 'confg'",
+    );
+    expect(output.split('\n').filter((line) => line.includes('platform/emulator-vocabulary'))).toHaveLength(5);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('the vocabulary is read from EXTENSIONS.md', () => {
   const vocabulary = readVocabulary(readFileSync(join(specDir, 'management', 'EXTENSIONS.md'), 'utf8'));
   expect(vocabulary.operationKeys).toContain('handler');
-  expect(vocabulary.typeKeys).toEqual(['type', 'id', 'parent', 'refs', 'order', 'versions', 'singleton']);
+  expect(vocabulary.typeKeys).toEqual(['type', 'id', 'parent', 'refs', 'order', 'versions', 'singleton', 'derived']);
   // `user_group_members.list`, `.add`, `.remove` in one row.
   expect(vocabulary.handlers).toEqual(expect.arrayContaining(['user_group_members.add', 'jobs.resume']));
+  expect(vocabulary.effectKeys).toEqual(expect.arrayContaining(['none', 'creates', 'empties', 'read', 'fill']));
 });

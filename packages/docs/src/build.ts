@@ -13,13 +13,17 @@ import { parse as parseYaml } from 'yaml';
 
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-const redoclyCli = join(dirname(require.resolve('@redocly/cli/package.json')), 'bin/cli.js');
+/** Where @redocly/cli is installed: its CLI, and the Redoc script that build-docs inlines. */
+export const redoclyDir = dirname(require.resolve('@redocly/cli/package.json'));
+const redoclyCli = join(redoclyDir, 'bin/cli.js');
+/** Redocly's page template plus an empty inline favicon (see README). */
+export const referenceTemplate = join(packageDir, 'src/reference.hbs');
 const defaultSpecDir = dirname(require.resolve('@platform-api/spec/event-streams.yaml'));
 
 /** The reference pages, in the order the landing page lists them. */
 export const API_PAGES = ['event-streams', 'auth', 'management', 'emulator'] as const;
 
-interface SpecInfo {
+export interface SpecInfo {
   title: string;
   version: string;
   summary?: string;
@@ -76,10 +80,9 @@ function svgDataUri(width: number, text: string) {
 }
 
 async function renderReferencePage(specPath: string, outFile: string) {
-  const template = join(packageDir, 'src/reference.hbs');
   await run(
     process.execPath,
-    [redoclyCli, 'build-docs', specPath, '--inlineBundle', '--template', template, '--output', outFile],
+    [redoclyCli, 'build-docs', specPath, '--inlineBundle', '--template', referenceTemplate, '--output', outFile],
     {
       cwd: packageDir,
       // Also switches off the telemetry that the rendered page would otherwise send from the browser.
@@ -87,12 +90,18 @@ async function renderReferencePage(specPath: string, outFile: string) {
       maxBuffer: 16 * 1024 * 1024,
     },
   );
-  let html = await readFile(outFile, 'utf8');
-  for (const [url, inline] of Object.entries(offlineAssets)) html = html.replaceAll(url, inline);
-  await writeOfflinePage(outFile, html);
+  await writeOfflinePage(outFile, inlineOfflineAssets(await readFile(outFile, 'utf8')));
 }
 
-async function writeOfflinePage(file: string, html: string) {
+/** The page (or Redoc's script) with the remote assets Redoc names replaced by inline ones. */
+export function inlineOfflineAssets(text: string): string {
+  let offline = text;
+  for (const [url, inline] of Object.entries(offlineAssets)) offline = offline.replaceAll(url, inline);
+  return offline;
+}
+
+/** Writes a page, or a script it loads, that must load nothing from the network. */
+export async function writeOfflinePage(file: string, html: string) {
   const remote = remoteAssetUrls(html);
   if (remote.length > 0) {
     throw new Error(
@@ -124,16 +133,17 @@ async function readSpecInfo(specPath: string): Promise<SpecInfo> {
   return document.info;
 }
 
-async function renderLandingPage(infos: SpecInfo[]) {
+/** The landing page: a link to each reference page with its API's title, version and summary, and the quick start. */
+export async function renderLandingPage(infos: SpecInfo[]) {
   const template = await readFile(join(packageDir, 'src/index.html'), 'utf8');
   const items = infos.map(({ title, version, summary = '' }, i) => {
     const name = API_PAGES[i];
     return `      <li><a href="${name}.html">${escapeHtml(title)}</a> <span class="version">v${escapeHtml(version)}</span><br>${escapeHtml(summary)}</li>`;
   });
-  return template.replace('<!-- api-pages -->', items.join('\n'));
+  return template.replace('<!-- api-pages -->', () => items.join('\n'));
 }
 
-function escapeHtml(text: string) {
+export function escapeHtml(text: string) {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 

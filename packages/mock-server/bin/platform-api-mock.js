@@ -2,8 +2,9 @@
 // The platform-api-mock command. npm links a command only when its file exists at install time: this
 // committed file, unlike dist/cli.js, is there right after `npm ci` in the repository, so
 // `npx platform-api-mock` works at its root (and says what to do before the first build).
-import { existsSync } from 'node:fs';
-import module from 'node:module';
+// Built-ins by getBuiltinModule: an ES import of node:fs loads its streams, readline and more (start-up).
+const { existsSync } = process.getBuiltinModule('node:fs');
+const module = process.getBuiltinModule('node:module');
 
 const cli = new URL('../dist/cli.js', import.meta.url);
 if (!existsSync(cli)) {

@@ -15,7 +15,6 @@ import {
 import { type MockServer, startMockServer } from './server.js';
 import { redactedUrl } from './store/redis/url.js';
 import type { Durability } from './store/sqlite/data-dir.js';
-import { restoreDataDir, snapshotDataDir } from './store/sqlite/snapshot.js';
 import type { CoverageApi, CoverageOptions, CoverageReport } from './testkit/coverage.js';
 
 const LOG_LEVELS: LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
@@ -165,14 +164,26 @@ program
   .description('copy the database of a data dir (not in use) into a new file, e.g. a seed to commit')
   .argument('<dir>', 'the data dir')
   .argument('<file>', 'the snapshot file to write')
-  .action((dir: string, file: string) => copy('snapshot', () => snapshotDataDir(dir, file), `${dir} -> ${file}`));
+  .action((dir: string, file: string) =>
+    copy(
+      'snapshot',
+      async () => (await import('./store/sqlite/snapshot.js')).snapshotDataDir(dir, file),
+      `${dir} -> ${file}`,
+    ),
+  );
 
 program
   .command('restore')
   .description('make a new data dir from a snapshot file')
   .argument('<file>', 'the snapshot file')
   .argument('<dir>', 'the data dir to create (it must hold no database)')
-  .action((file: string, dir: string) => copy('restore', () => restoreDataDir(file, dir), `${file} -> ${dir}`));
+  .action((file: string, dir: string) =>
+    copy(
+      'restore',
+      async () => (await import('./store/sqlite/snapshot.js')).restoreDataDir(file, dir),
+      `${file} -> ${dir}`,
+    ),
+  );
 
 program
   .command('coverage')

@@ -6,10 +6,9 @@
 // pipeline that runs every request. With Redis, several emulators share one state: each follows the
 // changes the others announce.
 
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { positiveInteger } from '@platform-api/spec/conventions';
-import { type Logger, pino } from 'pino';
 import { CoverageTally } from './control/coverage.js';
 import { emulatorEndpoints } from './control/endpoints.js';
 import { Journal } from './control/journal.js';
@@ -21,14 +20,16 @@ import { Faults, faultProblem } from './domain/faults.js';
 import { RateLimiter } from './domain/rate-limit.js';
 import type { DomainState } from './domain/state.js';
 import { Topics } from './domain/topics.js';
-import { createResourceEngine } from './engine/engine.js';
+import { createResourceEngine, lazyResourceEngine, type ResourceEngine } from './engine/engine.js';
 import { StateAsDocument, stateSections } from './engine/state-document.js';
 import { EMITTED_ERROR_CODES } from './errors.js';
 import { platformEndpoints } from './handlers/index.js';
+import { createServer } from './http/node-http.js';
 import { PrismBackend } from './http/prism.js';
 import { Router } from './http/router.js';
 import { consoleSite, docsSite } from './http/static-files.js';
 import { answerUnparsable } from './http/unparsable.js';
+import { createLogger, type Logger } from './logger.js';
 import {
   DEFAULT_JOURNAL_SIZE,
   DEFAULT_REDIS_PREFIX,
@@ -39,6 +40,7 @@ import {
 import { managementEndpoints } from './pipeline/management.js';
 import { Pipeline } from './pipeline/pipeline.js';
 import { documentedErrorCodes, type Specs, specFilePath } from './spec/bundles.js';
+import { builtFrom } from './spec/checks.js';
 import { type SharedSpecs, sharedSpecs } from './spec/shared.js';
 import { MemoryStore } from './store/memory.js';
 import { scopedResources } from './store/resource-store.js';
@@ -58,7 +60,7 @@ export interface MockServer {
 }
 
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
-  const logger = pino({ level: options.logLevel ?? 'silent', base: undefined });
+  const logger = createLogger(options.logLevel ?? 'silent');
   const bundles = checkedBundles(options.specDir);
   // Everything time-based reads this clock, which the emulator API can set, advance or freeze.
   const clock = new Clock(options.clock ?? Date.now);
@@ -151,19 +153,25 @@ interface RestoredAtReset {
 
 /** The emulator's one tenant: its domain state, resource engine, journal, clock and state document. */
 function composeTenant(
-  { specs, bodyAjv }: SharedSpecs,
+  { specs, valueChecks }: SharedSpecs,
   storage: Storage,
   clock: Clock,
   options: MockServerOptions,
 ): { tenant: Tenant; restoredAtReset: RestoredAtReset } {
   const domain = composeDomain(specs, storage, clock.now, options);
-  const engine = createResourceEngine(specs, {
-    clock: clock.now,
-    random: options.random,
-    ajv: bodyAjv,
-    store: scopedResources(storage.resources, 'management:'),
-    domain,
-  });
+  const createEngine = (): ResourceEngine =>
+    createResourceEngine(specs, {
+      clock: clock.now,
+      random: options.random,
+      checks: valueChecks,
+      store: scopedResources(storage.resources, 'management:'),
+      domain,
+    });
+  // The build read the bundled spec's vocabulary: made at first use. Another spec's is read now, so
+  // that a mistake in it stops the start.
+  const engine = builtFrom('management', specs.documents.management)
+    ? lazyResourceEngine(createEngine)
+    : createEngine();
   const journal = new Journal(
     options.journalSize ?? DEFAULT_JOURNAL_SIZE,
     JOURNAL_MAX_BYTES,
@@ -172,12 +180,15 @@ function composeTenant(
   const restoredAtReset: RestoredAtReset = {};
   // The engine's resources, then the families whose state the domain keeps (topics, API clients and
   // keys). A reset also restores the rest as at start: a fresh emulator.
-  const stateDocument = new StateAsDocument(stateSections(engine), async () => {
-    restoredAtReset.bootstrap?.restore();
-    domain.faults.clear();
-    journal.clear();
-    await clock.reset();
-  });
+  const stateDocument = new StateAsDocument(
+    () => stateSections(engine),
+    async () => {
+      restoredAtReset.bootstrap?.restore();
+      domain.faults.clear();
+      journal.clear();
+      await clock.reset();
+    },
+  );
   return { tenant: { domain, engine, journal, clock, stateDocument }, restoredAtReset };
 }
 
@@ -213,7 +224,7 @@ function composePipeline(
   const backends = { engine: tenant.engine, prism, prismMode: options.mode === 'prism' };
   const endpoints = [
     ...Object.values(platformEndpoints()),
-    ...managementEndpoints(specs.operations, backends),
+    ...managementEndpoints(specs.operations, backends, validators),
     ...Object.values(
       emulatorEndpoints({
         management: specs.documents.management,

@@ -72,3 +72,30 @@ export async function bannerUrl(cli: CliProcess, timeout = 15_000): Promise<stri
   }
   return defined(/listening on (http:\/\/\S+)/.exec(cli.output())?.[1], 'URL in the banner');
 }
+
+/** A spawned emulator's address and the bootstrap credentials its banner prints. */
+export interface SpawnedEmulator {
+  url: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/**
+ * platform-api-mock on a free port of 127.0.0.1 with these flags besides, owned by the caller (a suite
+ * sharing one, started in beforeAll), once it listens; stopSpawned ends it.
+ */
+export async function spawnEmulator(args: string[]): Promise<{ cli: CliProcess; emulator: SpawnedEmulator }> {
+  const cli = runCli(['--port', '0', '--host', '127.0.0.1', '--log-level', 'warn', ...args], { ownedByCaller: true });
+  // A guard against a hang within the suite's 60 s hook guard: a start beside busy suites takes many seconds.
+  const url = await bannerUrl(cli, 50_000);
+  const credential = (label: string) =>
+    defined(new RegExp(`${label}\\s+(\\S+)`).exec(cli.output())?.[1], `${label} in the banner`);
+  return { cli, emulator: { url, clientId: credential('Client ID'), clientSecret: credential('Client secret') } };
+}
+
+/** Stops a spawned emulator (SIGTERM: it drains) and waits for it to exit. */
+export async function stopSpawned(cli: CliProcess | undefined): Promise<void> {
+  if (!cli || cli.child.exitCode !== null) return;
+  cli.child.kill('SIGTERM');
+  await cli.exited;
+}

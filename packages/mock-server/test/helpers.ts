@@ -13,9 +13,9 @@ import type {
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { afterEach, expect } from 'vitest';
 import { type MockServer, type MockServerOptions, startMockServer } from '../src/index.js';
-import { deref, loadSpecs, type Operation, type ParameterObject } from '../src/spec/bundles.js';
+import { deref, loadSpecs, type MediaTypeObject, type Operation, type ParameterObject } from '../src/spec/bundles.js';
 
-import { anchorRefs, createAjv } from '../src/spec/validators.js';
+import { anchorRefs, createAjv } from '../src/spec/checks.js';
 import { defined } from './defined.js';
 
 export const specs = loadSpecs();
@@ -226,9 +226,16 @@ export async function token(
   return answer.body.access_token;
 }
 
+/** The operation's JSON request body media type (`application/json; charset=utf-8` too); undefined when it takes none. */
+export function jsonRequestMedia(op: Operation): MediaTypeObject | undefined {
+  const content = op.requestBody?.content ?? {};
+  const type = Object.keys(content).find((name) => name.includes('json'));
+  return type === undefined ? undefined : content[type];
+}
+
 /** A copy of the first example of the operation's JSON request body; undefined when it has none. */
 export function exampleBody(op: Operation): unknown {
-  const examples = op.requestBody?.content?.['application/json']?.examples;
+  const examples = jsonRequestMedia(op)?.examples;
   const first = Object.values(examples ?? {})[0];
   return first ? structuredClone(deref(specs.documents[op.api], first).value) : undefined;
 }

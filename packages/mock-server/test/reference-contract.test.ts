@@ -138,6 +138,15 @@ const EXCEPTIONS: { key: string; at: RegExp; keyword: string; fields?: string[];
       'the description requires these fields of an API client but never defines them (a mistake of its own: they are ' +
       "an API key's), so its generated models do not ask for them",
   })),
+  ...['POST /api/api_collections', 'GET /api/api_collections'].map((key) => ({
+    key,
+    at: /^(\/\d+)?\/project_id$/,
+    keyword: 'type',
+    reason:
+      "an integer, which the platform's own command-line tool (wk, ../shared/real-clients/wk.md) decodes and a " +
+      'string would fail; the description types it as a string, and the clients generated from it read an ' +
+      'integer too (their models take the project id as a string or convert it)',
+  })),
   ...['POST /api/data_tables', 'GET /api/data_tables'].map((key) => ({
     key,
     at: /^\/data(\/\d+)?\/schema\/\d+\/relation$/,
@@ -245,7 +254,7 @@ beforeAll(async () => {
       version: 1,
       resources: {
         custom_connector: [{ id: 1, name: 'acme_crm', title: 'Acme CRM', latest_released_version: 1 }],
-        api_collection: [{ id: 1, name: 'Seeded collection', project_id: '1' }],
+        api_collection: [{ id: 1, name: 'Seeded collection', project_id: 1 }],
         api_endpoint: [{ id: 1, api_collection_id: 1, name: 'Get order' }],
         folder: [{ id: 1, name: 'Contract project', parent_id: null }],
         project: [{ id: 1, name: 'Contract project', folder_id: 1 }],

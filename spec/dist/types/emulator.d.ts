@@ -465,6 +465,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_emulator/mcp/{handle}/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The MCP server's ID (its `handle` in the management API).
+                 * @example mcps-1
+                 */
+                handle: string;
+                /**
+                 * @description The server's current token, as its `mcp_url` carries it.
+                 * @example 3f9c1e7a0b5d4c2e8f6a9b1d0c7e5a3f
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a Model Context Protocol message to an MCP server
+         * @description The address an MCP server's `mcp_url` gives (management API): what AI clients, and the platform's
+         *     own command-line tool (`wk mcp test|tools <url>`), connect to. One JSON-RPC 2.0 message per POST,
+         *     answered as JSON (no session, no event stream): `initialize` (the server's name, the protocol
+         *     version the client asked for when it is one of 2024-11-05, 2025-03-26 and 2025-06-18, else the
+         *     latest), `ping`, `tools/list` (the server's tools: each named by a slug of its name, with its
+         *     description, else its recipe's), and `tools/call`, whose result is an error (`isError`): the
+         *     emulator runs no recipes. A notification (no `id`) is accepted with 202. An unknown method is the
+         *     JSON-RPC error -32601, an unknown tool -32602. A token that is not the server's current one (it was
+         *     renewed) is a 401, an unknown server a 404.
+         */
+        post: operations["mcp_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -832,6 +871,37 @@ export interface components {
             /** @description Why the last authorization failed; null after a success. */
             authorization_error: string | null;
         };
+        /** @description A JSON-RPC 2.0 request (with `id`) or notification (without) of the Model Context Protocol. */
+        McpRequest: {
+            /** @constant */
+            jsonrpc: "2.0";
+            /** @description The request's id, which the answer carries; absent for a notification. */
+            id?: string | number;
+            /**
+             * @example initialize
+             * @example tools/list
+             */
+            method: string;
+            /** @description The method's parameters (`protocolVersion` of initialize; `name` and `arguments` of tools/call). */
+            params?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A JSON-RPC 2.0 answer, with its `result` or an `error`. */
+        McpResponse: {
+            /** @constant */
+            jsonrpc: "2.0";
+            id: string | number;
+            /** @description The method's result: for initialize `protocolVersion`, `capabilities` and `serverInfo`; for tools/list `tools` (`name`, `title`, `description`, `inputSchema`); for tools/call `content` and `isError`; for ping an empty object. */
+            result?: {
+                [key: string]: unknown;
+            };
+            error?: {
+                /** @description -32601 for an unknown method, -32602 for unknown parameters (a tool the server does not have). */
+                code: number;
+                message: string;
+            };
+        } & (unknown | unknown);
     };
     responses: {
         /** @description The request breaks its schema or a rule of the operation. */
@@ -1755,6 +1825,71 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    mcp_message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The MCP server's ID (its `handle` in the management API).
+                 * @example mcps-1
+                 */
+                handle: string;
+                /**
+                 * @description The server's current token, as its `mcp_url` carries it.
+                 * @example 3f9c1e7a0b5d4c2e8f6a9b1d0c7e5a3f
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 1,
+                 *       "method": "tools/list"
+                 *     }
+                 */
+                "application/json": components["schemas"]["McpRequest"];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC answer to a request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpResponse"];
+                };
+            };
+            /** @description A notification, accepted; no body. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The token is not the server's (it was renewed, or never given). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The token of MCP server mcps-1 is not this one; it may have been renewed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmulatorError"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };

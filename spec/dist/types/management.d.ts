@@ -741,6 +741,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/api_collections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The API collection ID.
+                 * @example 1361
+                 */
+                id: components["parameters"]["ApiCollectionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an API collection
+         * @description Deletes an API collection with its API endpoints (the recipes that served them are kept). The path follows the platform's own command-line tool (`api collections delete`), which reads no body; the answer is chosen as `{success: true}`, like the other deletes. Rate limit 10 requests per second.
+         */
+        delete: operations["delete_api_collection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/api_collections/{id}/api_endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The API collection ID.
+                 * @example 1361
+                 */
+                id: components["parameters"]["ApiCollectionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an API endpoint
+         * @description Adds an endpoint to an API collection, disabled: its method and path (relative to the collection, whose URL gives the endpoint's `url` and `base_path`), served by the recipe `flow_id` (or `recipe_id`; without either, a new stopped recipe named after the endpoint, in the collection's project, as an OpenAPI import makes one). The path follows the platform's own command-line tool (`api endpoints create`), which sends the endpoint's JSON as the user wrote it and reads the endpoint back bare; the body's fields are chosen from the endpoint's. A recipe that does not exist is a 422. Rate limit 10 requests per second.
+         */
+        post: operations["create_api_endpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/api_endpoints": {
         parameters: {
             query?: never;
@@ -1513,7 +1565,7 @@ export interface paths {
         };
         /**
          * List connectors
-         * @description Returns the metadata of the named connectors, with their triggers and actions, in an `items` wrapper. The docs' sample sends `applications` as a JSON body on this GET; it is described as a query parameter, which a GET can carry reliably. Rate limit: 60 requests per minute.
+         * @description Returns the metadata of the named connectors, with their triggers and actions, in an `items` wrapper; without `applications`, the whole catalogue, as the platform's own command-line tool lists it (`connectors list`). The docs' sample sends `applications` as a JSON body on this GET; it is described as a query parameter, which a GET can carry reliably. Rate limit: 60 requests per minute.
          */
         get: operations["list_connectors"];
         put?: never;
@@ -2658,7 +2710,7 @@ export interface paths {
         put?: never;
         /**
          * Create an MCP server
-         * @description Creates an MCP server in a folder and answers it in `data`, with its `mcp_url`. Token servers created now use the `hashed_token` authentication type. `authentication_method` in the body comes only from a third-party description.
+         * @description Creates an MCP server in a folder and answers it in `data`, with its `mcp_url`. Token servers created now use the `hashed_token` authentication type. With `asset_id`, the server is made on that API collection (422 when there is none), whose endpoints become its tools, as the platform's own command-line tool creates one (`mcp servers create --asset-id`). `authentication_method` in the body comes only from a third-party description.
          */
         post: operations["mcp_create_server"];
         delete?: never;
@@ -2744,7 +2796,7 @@ export interface paths {
         put?: never;
         /**
          * Assign tools
-         * @description Adds tools to an MCP server, each named by the kind of asset (for a recipe, its trigger connector) and the asset's ID as a string. The body follows the platform's command-line client; no source shows the answer, chosen as `{success: true}`.
+         * @description Adds tools to an MCP server, each named by the kind of asset (for a recipe, its trigger connector) and the asset's ID as a string: each recipe becomes a tool, named as the recipe, unless it is one already; a recipe that does not exist is a 422 and adds nothing. The body follows the platform's command-line client; no source shows the answer, chosen as `{success: true}`.
          */
         post: operations["mcp_assign_server_tools"];
         delete?: never;
@@ -2770,7 +2822,7 @@ export interface paths {
         put?: never;
         /**
          * Assign user groups
-         * @description Allows the members of the listed identity-provider user groups to use an identity-based MCP server. The body key is `idp_user_group_ids`, as the platform's command-line client sends it (a third-party description's `user_group_ids` was not followed); no source shows the answer, chosen as `{success: true}`.
+         * @description Allows the members of the listed identity-provider user groups to use an identity-based MCP server. The body key is `idp_user_group_ids`, as the platform's command-line client sends it (a third-party description's `user_group_ids` was not followed); the groups join the server's `idp_user_group_ids` (each once; one that `mcp_list_user_groups` does not list is a 422). No source shows the answer, chosen as `{success: true}`.
          */
         post: operations["mcp_assign_server_user_groups"];
         delete?: never;
@@ -2796,7 +2848,7 @@ export interface paths {
         put?: never;
         /**
          * Remove user groups
-         * @description Withdraws the listed identity-provider user groups from an identity-based MCP server. The body key is `idp_user_group_ids`, as the platform's command-line client sends it (a third-party description's `user_group_ids` was not followed); no source shows the answer, chosen as `{success: true}`.
+         * @description Withdraws the listed identity-provider user groups from an identity-based MCP server. The body key is `idp_user_group_ids`, as the platform's command-line client sends it (a third-party description's `user_group_ids` was not followed); the groups leave the server's `idp_user_group_ids`. No source shows the answer, chosen as `{success: true}`.
          */
         post: operations["mcp_remove_server_user_groups"];
         delete?: never;
@@ -3382,7 +3434,7 @@ export interface paths {
         put?: never;
         /**
          * Create or copy a recipe
-         * @description Creates a stopped recipe from its `code` and `config`, sent inside `recipe`; to copy a recipe, send the `code` and `config` of an existing one with a new name or folder. The platform answers `success` and the new ID rather than the recipe (some third-party descriptions say the full recipe; the docs' sample is followed), and wants `folder_id` as a string. Rate limit: 1 request per second.
+         * @description Creates a stopped recipe from its `code` and `config`, sent inside `recipe` or flat (the fields at the top level, as the platform's own command-line tool sends them); to copy a recipe, send the `code` and `config` of an existing one with a new name or folder, or use copy_recipe. The trigger's and the actions' connectors are read from the code. The platform answers `success` and the new ID rather than the recipe (some third-party descriptions say the full recipe; the docs' sample is followed), and wants `folder_id` as a string. Rate limit: 1 request per second.
          */
         post: operations["create_recipe"];
         delete?: never;
@@ -3411,7 +3463,7 @@ export interface paths {
         get: operations["get_recipe"];
         /**
          * Update a recipe
-         * @description Changes the fields sent inside `recipe` (name, code, config, folder, description); sending `folder_id` moves the recipe and keeps its ID and job history. A running recipe cannot be changed: the platform refuses with `success` false and an `errors.running` message (its status code is not published; 400 is chosen). Rate limit: 60 requests per minute.
+         * @description Changes the fields sent inside `recipe` or flat (name, code, config, folder, description; flat as the platform's own command-line tool sends them for `recipes update` and `recipes move`); sending `folder_id` moves the recipe and keeps its ID and job history. A running recipe cannot be changed: the platform refuses with `success` false and an `errors.running` message (its status code is not published; 400 is chosen). Rate limit: 60 requests per minute.
          */
         put: operations["update_recipe"];
         post?: never;
@@ -3420,6 +3472,32 @@ export interface paths {
          * @description Deletes a recipe. The docs answer 200 with `success` true, which is kept, although a third-party client reports 204 with no body. Rate limit: 60 requests per minute.
          */
         delete: operations["delete_recipe"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/recipes/{id}/copy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The recipe ID (named `id` on these paths).
+                 * @example 7821
+                 */
+                id: components["parameters"]["RecipeIdAsId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Copy a recipe
+         * @description Copies a recipe, stopped, into the folder given (its own folder when none is): the copy has the recipe's name, description, code and config, and a version history of its own. The path and body follow the platform's own command-line tool (`recipes copy`), which sends `folder_id` as a string and reads the copy's ID from `new_flow_id`; a folder that does not exist is a 422 (chosen). Rate limit: 1 request per second, like create_recipe.
+         */
+        post: operations["copy_recipe"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3659,7 +3737,7 @@ export interface paths {
         };
         /**
          * List folder assets
-         * @description Lists the assets of a folder (recipes, connections, lookup tables, ...) in a `result.assets` wrapper, as input for an export manifest. Rate limit: 60 requests per minute. The emulator lists what the folder and its sub-folders (at any depth) hold: recipes, connections, data tables (`workato_db_table`, numbered by creation order, as their own ids are UUIDs), and the lookup tables, API collections and endpoints of the project whose folder it is; every asset of the workspace for the root folder; an unknown folder is a 404.
+         * @description Lists the assets of a folder (recipes, connections, lookup tables, ...) in a `result.assets` wrapper, as input for an export manifest. Rate limit: 60 requests per minute. The emulator lists what the folder and its sub-folders (at any depth) hold: recipes, connections, data tables (`workato_db_table`), skills, knowledge bases, genies and MCP servers (these five numbered by creation order among their kind, as their own ids are strings), and the lookup tables, API collections and endpoints of the project whose folder it is; every asset of the workspace for the root folder; an unknown folder is a 404. Each `zip_name` is the asset's name as a file name, unique among the assets of its type in its folder (`orders.recipe.json`, then `orders_2.recipe.json`).
          */
         get: operations["list_folder_assets"];
         put?: never;
@@ -3741,7 +3819,7 @@ export interface paths {
         put?: never;
         /**
          * Export a package
-         * @description Starts building a package (zip file) from an export manifest and returns the package, bare; the build is asynchronous, so poll get_package until `status` is completed or failed. Calling it lets the API client read every asset in the zip. Rate limit: 60 requests per minute. The package is a zip holding `manifest.json` (the manifest's id and name, the time, and the assets with their paths) and one JSON file per checked asset, at `<folder path below the manifest's folder>/<zip_name>` (`Sales/orders_sync.recipe.json`): its fields without ids, timestamps, state, tags or secrets (a connection carries no credentials), a recipe's config lines naming their connection (`connection_name`) instead of its id, a lookup table's `rows` when the manifest has `include_data`, an endpoint's `api_collection` and the recipe serving it (`recipe_name`) by name.
+         * @description Starts building a package (zip file) from an export manifest and returns the package, bare; the build is asynchronous, so poll get_package until `status` is completed or failed. Calling it lets the API client read every asset in the zip. Rate limit: 60 requests per minute. The package is a zip holding `manifest.json` (the manifest's id and name, the time, and the assets with their paths) and one JSON file per checked asset, at `<folder path below the manifest's folder>/<zip_name>` (`Sales/orders_sync.recipe.json`), written as the platform's `wk pull` stores files (keys sorted, two-space indent, `<`, `>` and `&` escaped as `\u003c`, `\u003e` and `\u0026`, a final newline), so unchanged assets give the same bytes. A file holds the asset's fields without ids, places, timestamps, state, tags or secrets (a connection carries no credentials). A recipe's file is the platform's: `name`, `description`, `version` (its version number), `private`, `concurrency` (false and 1 unless an import set them), `code` the recipe's root line as an object, a `uuid` on every line (derived from the recipe and the line's place where the recipe has none, the same on every export), and `config`, whose lines' `account_id` is null or names the connection's file, `{zip_name, name, folder}` (`folder` its folder path in the package, `""` at its top). A lookup table carries its `rows` when the manifest has `include_data`; an endpoint its `api_collection` and the recipe serving it (`recipe_name`) by name; a skill its recipe (`recipe_name`); a genie its shared connection (`shared_account_id`) as a file; an MCP server its `tools`, each `{name, description, recipe_name}`.
          */
         post: operations["export_package"];
         delete?: never;
@@ -3769,7 +3847,7 @@ export interface paths {
          * Import a package
          * @description Starts importing a package (the zip of an export, sent as the raw body) into a folder, creating or updating its assets, and returns the package, bare; poll get_package until `status` is completed or failed. When running recipes would be touched, the import is refused unless `restart_recipes` is true. Rate limit: 500 requests per hour (the docs disagree whether per user or per workspace); further requests are refused until the next hour.
          *
-         *     Import rules (the docs do not give them; chosen, and what the emulator does): the zip holds `manifest.json` and one JSON file per asset named `<name>.<type>.json` (the asset types `connection`, `workato_db_table`, `lookup_table`, `recipe`, `api_group` and `api_endpoint`), in sub-folders as the exported folders were; the folders are made under the import folder where missing. An asset updates the asset of the same type and name in the same folder (for lookup tables and API collections: in the import folder's project; for endpoints: in the collection of the same name), else it is created; recipes' connections are named in their config lines (`connection_name`) and get the connection of that name, and an endpoint gets the recipe named by its `recipe_name`. `assets` reports what happened to each, so importing the same package twice reports `unchanged`. The whole zip is checked first, and a refused package changes nothing: a body that is not a zip, more than 1,000 entries or 32 MiB once decompressed (a zip bomb), a path that is absolute or holds `..`, no `manifest.json`, a file that is not a JSON object with a `name` or whose fields do not fit its type, an unknown asset type, a project asset imported outside a project, or a running recipe without `restart_recipes` is a 400 whose message names the entry. The zip may be up to 16 MiB.
+         *     Import rules (the docs do not give them; chosen, and what the emulator does): the zip holds one JSON file per asset named `<name>.<type>.json` (of the asset types PackagedAssetType lists), in sub-folders as the exported folders were, and may hold `manifest.json`: a whole package, or only some of its files, as `wk push` sends the files changed since its pull. The folders are made under the import folder where missing. An asset file updates, in the same place (its folder; the import folder's project for lookup tables and API collections; the collection of its `api_collection` for endpoints), the asset of its type with its `name`, else the one whose file it is (the `zip_name` an export gives it now, so a pulled file whose `name` was edited renames its asset), else it creates one. Only the fields that differ change (a recipe saved again gets a new version; its `version` is never read). Recipe files are read in the platform's form (`code` an object, `private`, `concurrency`, config lines whose `account_id` is `{zip_name, name, folder}`: the connection of that file in the package, else the one of that name in that folder, else one of that name in the workspace) and in the Recipe API's (`code` JSON text, `account_id` a connection's id, or the emulator's earlier `connection_name`); a config line without `name` gets its `provider`. An endpoint, a skill and an MCP server's tools get the recipe named by `recipe_name`, from the package or the workspace. `assets` reports what happened to each, so importing the same package twice reports `unchanged`. Entries that are no asset are left alone and listed in `skipped` with why: a zip inside the zip, hidden files and folders (`.DS_Store`, `__MACOSX/`), files not named `<name>.<type>.json` of a platform asset type (ExportAssetType). The whole zip is checked first, and a refused package changes nothing: a body that is not a zip, more than 1,000 entries, asset files over 32 MiB once decompressed (a zip bomb), a path that is absolute or holds `..`, an asset file of a type the emulator does not import, that is not a JSON object with a `name`, whose fields do not fit its type, or whose connection, recipe or API collection is neither in the package nor in the workspace, a project asset imported outside a project, or a running recipe the file changes, without `restart_recipes`, is a 400 whose message names the entry. The zip may be up to 16 MiB.
          */
         post: operations["import_package"];
         delete?: never;
@@ -3989,7 +4067,9 @@ export interface paths {
         /**
          * List collaborators
          * @description Returns every collaborator of the workspace with the role held in each environment and their
-         *     latest activity, wrapped as `{data, total}`; the platform documents no query parameters. The
+         *     latest activity, wrapped as `{data, total}`; the platform documents no query parameters, and its
+         *     own command-line tool sends `email` (`workspace users --email`), which finds the collaborator of that
+         *     address. The
          *     field names follow the platform's description of a collaborator and a public client of it
          *     (`roles`, `last_activity_log`). Limited preview; the access model may change. The API client's role needs the matching privilege under Admin > Workspace collaborators > Collaborators; in a workspace with environments only API clients with DEV access have it.
          */
@@ -4767,7 +4847,8 @@ export interface components {
         /**
          * @description A skill of Agent Studio: an action a genie can take, carried out by a recipe (the provider).
          *     Recipes whose trigger is the genie start-workflow trigger get their skill created automatically.
-         *     A skill only works while its recipe is running.
+         *     A skill only works while its recipe is running. Its name, description, folder, project, state and
+         *     connectors are its recipe's, read from the recipe whenever the skill is answered.
          */
         Skill: {
             /**
@@ -4775,35 +4856,40 @@ export interface components {
              * @example skl-Aa6zhmTh-4ac8TH-AB
              */
             readonly id: string;
-            /** @description Name of the skill. */
-            name: string;
-            /** @description What the skill does, as the genie sees it. */
-            description?: string | null;
+            /** @description Name of the skill (its recipe's). */
+            readonly name: string;
+            /** @description What the skill does, as the genie sees it (its recipe's description). */
+            readonly description: string | null;
             /** @description The ID of the recipe behind the skill. */
             provider_id: number;
-            /** @description The kind of provider, for example `recipe`. */
-            provider_type?: string;
+            /**
+             * @description The kind of provider, for example `recipe`.
+             * @default recipe
+             */
+            readonly provider_type: string;
             /** @description The folder of the recipe. */
-            folder_id?: number;
-            /** @description The project of the recipe. */
-            project_id?: number;
+            readonly folder_id: number;
+            /** @description The project of the recipe; null for a recipe in no project (the home folder). */
+            readonly project_id: number | null;
             /** @description True while the recipe behind the skill is running. */
-            running?: boolean;
+            readonly running: boolean;
             /** @description Number of genies the skill is assigned to. */
-            genies_count?: number;
+            readonly genies_count: number;
             /** @description Description of the recipe's trigger, which tells the genie when to use the skill. */
-            trigger_description?: string | null;
+            trigger_description: string | null;
             /** @description The applications (connectors) the recipe uses. */
-            applications?: string[];
+            readonly applications: string[];
         };
         /** @description A page of skills. */
         SkillList: {
             data: components["schemas"]["Skill"][];
         };
+        /** @description An ID sent in a request: a number, or its decimal digits as a string. The platform accepts both forms (its public description types some of these IDs as strings, its answers give them as numbers), so a client can send back an ID exactly as it read it. Answers keep the documented type. */
+        IdInput: number | string;
         /** @description The recipe to turn into a skill. */
         SkillCreateRequest: {
             /** @description The ID of the recipe that carries out the skill. A recipe has at most one skill. */
-            recipe_id: number;
+            recipe_id: components["schemas"]["IdInput"];
         };
         /** @description One skill, wrapped in `data`. */
         SkillResponse: {
@@ -4867,7 +4953,7 @@ export interface components {
             /** @description Whether the client may reach every folder. */
             all_folders: boolean;
             /** @description The folders (projects) the client may reach when `all_folders` is false. */
-            folder_ids?: number[];
+            folder_ids?: components["schemas"]["IdInput"][];
             /**
              * @description The environment of the client; refused in workspaces without environments.
              * @enum {string}
@@ -4910,8 +4996,8 @@ export interface components {
             readonly id: number;
             /** @description Name of the collection. */
             name: string;
-            /** @description ID of the project that holds the collection. The platform returns it as a string of digits. */
-            project_id: string;
+            /** @description ID of the project that holds the collection. An integer, as the platform's own command-line tool decodes it; the public description of its developer tools types it as a string of digits, which the clients generated from it read either way. */
+            project_id: number;
             /**
              * Format: uri
              * @description Base URL under which the collection's endpoints are called.
@@ -4931,8 +5017,6 @@ export interface components {
         };
         /** @description One page of API collections, as a bare JSON array. */
         ApiCollectionList: components["schemas"]["ApiCollection"][];
-        /** @description An ID sent in a request: a number, or its decimal digits as a string. The platform accepts both forms (its public description types some of these IDs as strings, its answers give them as numbers), so a client can send back an ID exactly as it read it. Answers keep the documented type. */
-        IdInput: number | string;
         /**
          * @description A new API collection. Give `openapi_spec` to import the endpoints (and the recipes behind them) from an
          *     OpenAPI description, or `proxy_connection_id` to build a proxy collection over a connection.
@@ -4971,6 +5055,24 @@ export interface components {
                 failed_actions: string[];
             };
         };
+        /** @description A new endpoint of the collection in the path. */
+        ApiEndpointCreateRequest: {
+            /** @description Name of the endpoint. */
+            name: string;
+            /**
+             * @description HTTP method of the endpoint; stored in capitals.
+             * @enum {string}
+             */
+            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "get" | "post" | "put" | "patch" | "delete";
+            /** @description Path of the endpoint relative to its collection (`orders/:id`). */
+            path: string;
+            /** @description The recipe that serves the endpoint. */
+            flow_id?: components["schemas"]["IdInput"];
+            /** @description The same as `flow_id`, under the name the platform's own command-line tool shows. */
+            recipe_id?: components["schemas"]["IdInput"];
+            /** @description What the endpoint does. */
+            description?: string | null;
+        };
         /**
          * @description An API endpoint of an API collection: one callable method and path, served by a recipe (`flow_id`).
          *     Only an active endpoint answers calls; enabling needs the endpoint's recipe to be running.
@@ -4984,6 +5086,8 @@ export interface components {
             flow_id: number;
             /** @description Name of the endpoint. */
             name: string;
+            /** @description What the endpoint does; null when nothing was said. */
+            description: string | null;
             /** @description HTTP method of the endpoint, in capitals (`GET`, `POST`, ...). */
             method: string;
             /**
@@ -5048,13 +5152,64 @@ export interface components {
             id: number;
             name: string;
         };
+        /** @description IPv4 or IPv6 addresses and CIDR ranges the key may be used from; empty means any address. */
+        ApiKeyIpAllowList: string[];
+        /** @description IPv4 or IPv6 addresses and CIDR ranges the key may not be used from; empty means none is refused. The local emulator stores and answers it but does not enforce it (it serves local traffic). */
+        ApiKeyIpDenyList: string[];
+        /** @description The topics the key may publish to and consume from; null means every topic of the workspace. */
+        ApiKeyTopicIds: number[] | null;
+        /**
+         * @description An API key of an API client: the credential a caller uses. With `auth_type` oauth2 the key's
+         *     `client_id` and client secret are exchanged for access tokens at the token endpoint; the secret is
+         *     returned only when the key is created and when it is refreshed.
+         *
+         *     Rights: on the real platform, what a key may call comes from its API client's role and API
+         *     collections. `scopes` and `topic_ids` are the simplified rights the local emulator enforces:
+         *     publish and consume need `event_streams:publish` and `event_streams:consume` and, when `topic_ids`
+         *     is set, the topic in `topic_ids`; topic management needs `topics:manage`; API client and API key
+         *     management needs `api_clients:manage`. A request without the right gets 403.
+         *
+         *     A disabled key (`active` false) cannot obtain tokens, and the tokens it already has are refused (401).
+         *     Enabling an enabled key or disabling a disabled one changes nothing and succeeds.
+         */
+        ApiKey: {
+            /** @description The API key identifier (`api_key_id`). */
+            readonly id: number;
+            /** @description The API client the key belongs to. */
+            readonly api_client_id: number;
+            /** @description Name of the API key. */
+            name: string;
+            /** @description False after the key was disabled; changed with the enable and disable operations. */
+            readonly active: boolean;
+            /**
+             * Format: date-time
+             * @description When the key was last enabled (or created); null while it is disabled.
+             */
+            readonly active_since: string | null;
+            ip_allow_list: components["schemas"]["ApiKeyIpAllowList"];
+            ip_deny_list: components["schemas"]["ApiKeyIpDenyList"];
+            /** @description The credential kind of the key, that of its API client (see `ApiClient.auth_type`). */
+            readonly auth_type: string;
+            /** @description The key's secret in the answers of create_api_key and refresh_api_key_secret, the only times it is shown; every other answer (lists included) gives it masked, as `********`. */
+            readonly auth_token: string;
+            /** @description The rights of the key (see above). */
+            scopes: ("event_streams:publish" | "event_streams:consume" | "topics:manage" | "api_clients:manage")[];
+            topic_ids?: components["schemas"]["ApiKeyTopicIds"];
+            /** @description The OAuth 2.0 client ID of the key, sent to the token endpoint. */
+            readonly client_id: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
         /**
          * @description An API client (v2). It holds API keys; every key of a client uses the client's `auth_type`.
          *     On the real platform the client also carries API collections and policies that decide what its keys
          *     may call; the local emulator models the rights of each key with the key's `scopes` and `topic_ids`
-         *     instead (see `ApiKey`): it keeps no logos, policies or collections (`logo` and `logo_2x` are null,
-         *     `api_policies` and `api_collections` empty) and no clients migrated from the older forms (`is_legacy`
-         *     false).
+         *     instead (see `ApiKey`): it keeps the collections a client is given (`api_collections`, by the
+         *     `api_collection_ids` of its create) but no logos or policies (`logo` and `logo_2x` are null,
+         *     `api_policies` empty) and no clients migrated from the older forms (`is_legacy` false). Its keys
+         *     (`api_keys`, their secrets masked) and their counts are read from the state whenever it is answered.
          */
         ApiClient: {
             /** @description The API client identifier (`api_client_id`). */
@@ -5072,9 +5227,9 @@ export interface components {
              */
             email?: string | null;
             /** @description Number of enabled API keys of the client. */
-            readonly active_api_keys_count?: number;
+            readonly active_api_keys_count: number;
             /** @description Number of API keys of the client, enabled or not. */
-            readonly total_api_keys_count?: number;
+            readonly total_api_keys_count: number;
             /** @description True for a client migrated from the older API clients and access profiles. */
             readonly is_legacy: boolean;
             /**
@@ -5089,16 +5244,18 @@ export interface components {
             readonly logo_2x: string | null;
             /** @description The client's API token; only clients with `auth_type` token have one, null otherwise. */
             readonly api_token?: string | null;
-            /** @description Whether callers must present a client certificate (mutual TLS). */
-            mtls_enabled?: boolean | null;
+            /** @description Whether callers must present a client certificate (mutual TLS); false unless the create said so. */
+            mtls_enabled: boolean | null;
             /** @description Condition a client certificate must satisfy under mutual TLS, such as `OU=Acme`. */
             validation_formula?: string | null;
             /** @description IDs of the certificate bundles that client certificates are checked against. */
             cert_bundle_ids?: number[] | null;
             /** @description The API policies (rate limits and quotas) applied to the client. */
             api_policies: components["schemas"]["ApiPlatformIdName"][];
-            /** @description The API collections the client may call. */
+            /** @description The API collections the client may call (those of them that still exist). */
             api_collections: components["schemas"]["ApiPlatformIdName"][];
+            /** @description The client's API keys, their secrets masked. */
+            readonly api_keys: components["schemas"]["ApiKey"][];
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -5148,7 +5305,7 @@ export interface components {
             /** @description Issuers whose JWTs are accepted. */
             allowed_issuers?: string[];
             /** @description IDs of the API collections the client may call. */
-            api_collection_ids?: number[];
+            api_collection_ids?: components["schemas"]["IdInput"][];
             /** @description ID of the API policy (rate limits and quotas) to apply to the client. */
             api_policy_id?: number;
             /** @description ID of the API portal to invite the client to; requires `email`. */
@@ -5163,7 +5320,7 @@ export interface components {
             /** @description Condition a client certificate must satisfy under mutual TLS, such as `OU=Acme`. */
             validation_formula?: string;
             /** @description IDs of the certificate bundles that client certificates are checked against. */
-            cert_bundle_ids?: number[];
+            cert_bundle_ids?: components["schemas"]["IdInput"][];
         };
         /** @description One API client, in the `{data}` wrapper of the v2 API client operations. */
         ApiClientResponse: {
@@ -5173,56 +5330,6 @@ export interface components {
         ApiClientUpdateRequest: {
             name?: string;
             description?: string | null;
-        };
-        /** @description IPv4 or IPv6 addresses and CIDR ranges the key may be used from; empty means any address. */
-        ApiKeyIpAllowList: string[];
-        /** @description IPv4 or IPv6 addresses and CIDR ranges the key may not be used from; empty means none is refused. The local emulator accepts this list but neither stores nor enforces it. */
-        ApiKeyIpDenyList: string[];
-        /** @description The topics the key may publish to and consume from; null means every topic of the workspace. */
-        ApiKeyTopicIds: number[] | null;
-        /**
-         * @description An API key of an API client: the credential a caller uses. With `auth_type` oauth2 the key's
-         *     `client_id` and client secret are exchanged for access tokens at the token endpoint; the secret is
-         *     returned only when the key is created and when it is refreshed.
-         *
-         *     Rights: on the real platform, what a key may call comes from its API client's role and API
-         *     collections. `scopes` and `topic_ids` are the simplified rights the local emulator enforces:
-         *     publish and consume need `event_streams:publish` and `event_streams:consume` and, when `topic_ids`
-         *     is set, the topic in `topic_ids`; topic management needs `topics:manage`; API client and API key
-         *     management needs `api_clients:manage`. A request without the right gets 403.
-         *
-         *     A disabled key (`active` false) cannot obtain tokens, and the tokens it already has are refused (401).
-         *     Enabling an enabled key or disabling a disabled one changes nothing and succeeds.
-         */
-        ApiKey: {
-            /** @description The API key identifier (`api_key_id`). */
-            readonly id: number;
-            /** @description The API client the key belongs to. */
-            readonly api_client_id: number;
-            /** @description Name of the API key. */
-            name: string;
-            /** @description False after the key was disabled; changed with the enable and disable operations. */
-            readonly active: boolean;
-            /**
-             * Format: date-time
-             * @description When the key was last enabled (or created); null while it is disabled.
-             */
-            readonly active_since?: string | null;
-            ip_allow_list?: components["schemas"]["ApiKeyIpAllowList"];
-            ip_deny_list?: components["schemas"]["ApiKeyIpDenyList"];
-            /** @description The credential kind of the key, that of its API client (see `ApiClient.auth_type`). */
-            readonly auth_type: string;
-            /** @description The key's secret in the answers of create_api_key and refresh_api_key_secret, the only times it is shown; every other answer (lists included) gives it masked, as `********`. */
-            readonly auth_token: string;
-            /** @description The rights of the key (see above). */
-            scopes: ("event_streams:publish" | "event_streams:consume" | "topics:manage" | "api_clients:manage")[];
-            topic_ids?: components["schemas"]["ApiKeyTopicIds"];
-            /** @description The OAuth 2.0 client ID of the key, sent to the token endpoint. */
-            readonly client_id: string;
-            /** Format: date-time */
-            readonly created_at: string;
-            /** Format: date-time */
-            readonly updated_at: string;
         };
         /** @description One page of API keys of an API client. */
         ApiKeyList: {
@@ -5239,6 +5346,8 @@ export interface components {
          *     `event_streams:consume`, `topics:manage`, `api_clients:manage`.
          */
         ApiKeyScopes: ("event_streams:publish" | "event_streams:consume" | "topics:manage" | "api_clients:manage")[];
+        /** @description The topics the key may publish to and consume from, each ID a number or its decimal digits as a string (as `IdInput`); null means every topic of the workspace. */
+        ApiKeyTopicIdsInput: (number | string)[] | null;
         /** @description A new API key of the API client. */
         ApiKeyCreateRequest: {
             /** @description Name of the API key. */
@@ -5260,7 +5369,7 @@ export interface components {
              *     ]
              */
             scopes?: components["schemas"]["ApiKeyScopes"];
-            topic_ids?: components["schemas"]["ApiKeyTopicIds"];
+            topic_ids?: components["schemas"]["ApiKeyTopicIdsInput"];
         };
         /** @description An API key together with its secret, `auth_token`. The secret is shown only in this response; store it, it cannot be read again. */
         ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
@@ -5281,7 +5390,7 @@ export interface components {
             ip_allow_list?: components["schemas"]["ApiKeyIpAllowList"];
             ip_deny_list?: components["schemas"]["ApiKeyIpDenyList"];
             scopes?: components["schemas"]["ApiKeyScopes"];
-            topic_ids?: components["schemas"]["ApiKeyTopicIds"];
+            topic_ids?: components["schemas"]["ApiKeyTopicIdsInput"];
         };
         /** @description One API key, in the `{data}` wrapper of the v2 API key operations. */
         ApiKeyResponse: {
@@ -5351,7 +5460,7 @@ export interface components {
             /** @description The access profile to update. */
             id: number;
             name?: string;
-            api_collection_ids?: number[];
+            api_collection_ids?: components["schemas"]["IdInput"][];
             auth_type?: components["schemas"]["ApiAccessProfileAuthType"];
             jwt_method?: components["schemas"]["ApiAccessProfileJwtMethod"];
             jwt_secret?: string;
@@ -5372,7 +5481,7 @@ export interface components {
             /** @description The older API client to add the profile to. */
             api_client_id?: number;
             /** @description IDs of the API collections the profile grants access to. */
-            api_collection_ids: number[];
+            api_collection_ids: components["schemas"]["IdInput"][];
             auth_type: components["schemas"]["ApiAccessProfileAuthType"];
             jwt_method?: components["schemas"]["ApiAccessProfileJwtMethod"];
             /** @description The HMAC shared secret or the RSA public key (`jwt` profiles). */
@@ -5816,6 +5925,11 @@ export interface components {
             name: string;
             /** @description Display name. */
             title: string;
+            /**
+             * @description What the connector connects to; empty when the catalogue says nothing.
+             * @default
+             */
+            description: string;
             categories: string[];
             /** @description True when its connections authorize with OAuth. */
             oauth: boolean;
@@ -6329,9 +6443,9 @@ export interface components {
             /** @description Handles of the tags to remove from every asset named. */
             remove_tags?: string[];
             /** @description IDs of the recipes to tag or untag; needed when `connection_ids` is absent. */
-            recipe_ids?: number[];
+            recipe_ids?: components["schemas"]["IdInput"][];
             /** @description IDs of the connections to tag or untag; needed when `recipe_ids` is absent. */
-            connection_ids?: number[];
+            connection_ids?: components["schemas"]["IdInput"][];
         } | unknown | unknown;
         /**
          * @description Properties as a map from full property name to value. Names are at most 100 characters, values are
@@ -6525,18 +6639,18 @@ export interface components {
             /** @description The job's unique identifier (its handle), like `j-AIWUJlA5-v4Bk9n`. */
             id: string;
             /** @description The job handle, the same value as `id`. */
-            handle?: string | null;
+            handle: string | null;
             /** @description Numeric run identifier. */
             flow_run_id?: number | null;
             /** @description The recipe the job belongs to. */
-            recipe_id?: number | null;
+            recipe_id: number | null;
             /** @description What the trigger event was, as shown in the job list. */
             title: string | null;
             /**
              * @description Outcome of the job; pending while it runs.
              * @enum {string|null}
              */
-            status?: "succeeded" | "failed" | "pending" | null;
+            status: "succeeded" | "failed" | "pending" | null;
             /** Format: date-time */
             started_at: string | null;
             /**
@@ -6551,19 +6665,23 @@ export interface components {
             /** @description The error message of a failed job. */
             error: string | null;
             /** @description True when the job is a repeat of an earlier job. */
-            is_repeat?: boolean | null;
+            is_repeat: boolean | null;
             /** @description True for a job run from the recipe editor's test. */
-            is_test?: boolean | null;
+            is_test: boolean | null;
             /** @description True for a job run by a test case. */
-            is_test_case_job?: boolean | null;
+            is_test_case_job: boolean | null;
             /** @description For a repeated job, the original job. */
-            master_job_id?: string | null;
-            master_job_handle?: string | null;
+            master_job_id: string | null;
+            master_job_handle: string | null;
             /** @description For a job of a callable recipe, the recipe that called it. */
-            calling_recipe_id?: string | null;
+            calling_recipe_id: number | null;
             /** @description For a job of a callable recipe, the job that called it. */
-            calling_job_id?: string | null;
-            calling_job_handle?: string | null;
+            calling_job_id: string | null;
+            calling_job_handle: string | null;
+            /** @description For a job of a chain of callable recipes, the recipe whose job started the chain. */
+            root_recipe_id: number | null;
+            /** @description For a job of a chain of callable recipes, the job that started the chain. */
+            root_job_id: string | null;
             /** @description The steps the job went through, in order (get_recipe_job only). */
             lines?: {
                 /** @description Step number in the recipe; 0 is the trigger. */
@@ -6615,8 +6733,8 @@ export interface components {
                  * @enum {string}
                  */
                 status: "enqueued" | "failed";
-                /** @description Why the job was not queued. */
-                error?: string;
+                /** @description Why the job was not queued; null for a job that was. */
+                error: string | null;
             }[];
         };
         /** @description Privileges keyed by privilege category (for example `Recipes`, `Folders`), each the list of actions allowed in that category. */
@@ -6645,7 +6763,7 @@ export interface components {
         /** @description The custom legacy roles of the workspace. */
         LegacyRoleList: components["schemas"]["LegacyRole"][];
         /** @description Project folder IDs. Both numbers and numeric strings are accepted, as the platform's samples use both. */
-        LegacyRoleFolderIds: (number | string)[];
+        LegacyRoleFolderIds: components["schemas"]["IdInput"][];
         /** @description The projects a custom legacy role reaches. */
         LegacyRoleUpdateRequest: {
             /**
@@ -6714,7 +6832,7 @@ export interface components {
         /** @description The lookup tables to delete. */
         LookupTableBatchDeleteRequest: {
             /** @description IDs of the lookup tables. */
-            ids: number[];
+            ids: components["schemas"]["IdInput"][];
         };
         /** @description The outcome of a batch delete, per table. */
         LookupTableBatchDeleteResult: {
@@ -6755,7 +6873,9 @@ export interface components {
          *     or genies of the workspace as tools to AI clients. Token-authenticated servers carry their token
          *     in `mcp_url`; new token servers use the `hashed_token` authentication type, older ones `token`.
          *     Identity-based servers admit the members of the identity-provider user groups in
-         *     `idp_user_group_ids`.
+         *     `idp_user_group_ids`. A server made on an API collection (`asset_id`) has the collection's endpoints
+         *     as its tools. `project_id`, `folders`, `api_collection`, `tools_count`, `has_vua_dependent_tools`
+         *     and `mcp_url` are read from the state whenever the server is answered.
          */
         McpServer: {
             /**
@@ -6766,38 +6886,50 @@ export interface components {
             /** @description Name of the server. */
             name: string;
             /** @description Free text about the server. */
-            description?: string | null;
-            /** @description The kind of asset the server is; the values are not published. */
-            readonly asset_type?: string;
+            description: string | null;
+            /**
+             * @description The kind of asset the server is; the values are not published. Here `api_collection` for a server made on an API collection, else `custom`.
+             * @default custom
+             */
+            readonly asset_type: string;
             /**
              * Format: uri
              * @description Address of the server's logo; null when it has none.
              */
-            readonly logo_url?: string | null;
+            readonly logo_url: string | null;
             /**
              * Format: uri
-             * @description The address AI clients connect to. For token authentication it contains the token, so it changes when the token is renewed.
+             * @description The address AI clients connect to. For token authentication it contains the token, so it changes when the token is renewed. The local emulator serves it (`/_emulator/mcp/{handle}/{token}`): the Model Context Protocol's initialize, ping, tools/list and tools/call, over HTTP POST.
              */
-            readonly mcp_url?: string;
-            /** @description How clients authenticate, for example `token` (legacy) or `hashed_token`. */
-            readonly auth_type?: string;
-            /** @description The authentication method of the server, for example `token`; the list filter of the same name matches it. */
-            authentication_method?: string;
+            readonly mcp_url: string;
+            /**
+             * @description How clients authenticate, for example `token` (legacy) or `hashed_token`.
+             * @default hashed_token
+             */
+            readonly auth_type: string;
+            /**
+             * @description The authentication method of the server, for example `token`; the list filter of the same name matches it.
+             * @default token
+             */
+            authentication_method: string;
             /** @description The folder that holds the server. */
-            folder_id?: number;
-            /** @description The project that holds the server's folder. */
-            readonly project_id?: number;
+            folder_id: number;
+            /** @description The project that holds the server's folder; null for a folder in no project. */
+            readonly project_id: number | null;
             /** @description Folders the server is linked to, each with its ID and name (the server's own folder among them). */
-            readonly folders?: {
+            readonly folders: {
                 id: number;
                 name: string;
             }[];
             /** @description True when some tools act with the end user's own connection (verified user access). */
-            readonly has_vua_dependent_tools?: boolean;
-            /** @description The identity-provider user groups allowed to use an identity-based server. */
-            readonly idp_user_group_ids?: string[];
+            readonly has_vua_dependent_tools: boolean;
+            /**
+             * @description The identity-provider user groups allowed to use an identity-based server.
+             * @default []
+             */
+            readonly idp_user_group_ids: string[];
             /** @description The API collection the server is built on; null when it has none. */
-            readonly api_collection?: {
+            readonly api_collection: {
                 id: number;
                 /** @description The kind of collection, for example `recipe`. */
                 type?: string;
@@ -6808,7 +6940,7 @@ export interface components {
                 updated_at?: string;
             } | null;
             /** @description Number of tools on the server. */
-            readonly tools_count?: number;
+            readonly tools_count: number;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -6877,26 +7009,38 @@ export interface components {
         };
         /**
          * @description Usage and network policies of an MCP server: a rate limit, a quota, and IP allow and deny lists.
-         *     A server that never had policies set returns this object with `id`, `mcp_server_id` and the
-         *     timestamps null.
+         *     A server has its policy from its creation, with no limits and empty lists until a first set; one
+         *     the local emulator was seeded with, without its policy, answers it with `id` and the timestamps null.
          */
         McpServerPolicy: {
-            /** @description The policy ID; null while no policy has been saved for the server. */
-            readonly id?: number | null;
-            /** @description The server the policy belongs to; null while no policy has been saved. */
-            readonly mcp_server_id?: string | null;
-            /** @description Short-term rate limit of tool calls; null when none is set. */
-            rate_limits?: components["schemas"]["McpServerPolicyLimit"] | null;
-            /** @description Long-term quota of tool calls; null when none is set. */
-            quota_limits?: components["schemas"]["McpServerPolicyLimit"] | null;
-            /** @description CIDR ranges allowed to call the server; empty to allow all. */
-            ip_allow_list?: string[];
-            /** @description CIDR ranges refused. */
-            ip_deny_list?: string[];
+            /** @description The policy ID, given when the server is made. */
+            readonly id: number | null;
+            /** @description The server the policy belongs to. */
+            readonly mcp_server_id: string | null;
+            /**
+             * @description Short-term rate limit of tool calls; null when none is set.
+             * @default null
+             */
+            rate_limits: components["schemas"]["McpServerPolicyLimit"] | null;
+            /**
+             * @description Long-term quota of tool calls; null when none is set.
+             * @default null
+             */
+            quota_limits: components["schemas"]["McpServerPolicyLimit"] | null;
+            /**
+             * @description CIDR ranges allowed to call the server; empty to allow all.
+             * @default []
+             */
+            ip_allow_list: string[];
+            /**
+             * @description CIDR ranges refused.
+             * @default []
+             */
+            ip_deny_list: string[];
             /** Format: date-time */
-            readonly created_at?: string | null;
+            readonly created_at: string | null;
             /** Format: date-time */
-            readonly updated_at?: string | null;
+            readonly updated_at: string | null;
         };
         /** @description New policies of an MCP server, nested under `mcp_server_policy`; fields left out keep their value. */
         McpServerPolicyUpdateRequest: {
@@ -6911,30 +7055,39 @@ export interface components {
                 ip_deny_list?: string[];
             };
         };
-        /** @description A tool of an MCP server, carried out by a recipe (`flow_id`). */
+        /**
+         * @description A tool of an MCP server, carried out by a recipe (`flow_id`). `original_description`, the
+         *     connectors and `active` are the recipe's, read from it whenever the tool is answered.
+         */
         McpServerTool: {
             /** @description The tool ID on this server. */
             readonly id: number;
             /** @description Name of the tool as AI clients see it. */
             name: string;
             /** @description Description shown to AI clients; null when the original description is used. */
-            description?: string | null;
+            description: string | null;
             /** @description The description taken from the asset behind the tool. */
-            readonly original_description?: string | null;
+            readonly original_description: string | null;
             /** @description The trigger connector of the recipe behind the tool. */
-            readonly trigger_application?: string | null;
+            readonly trigger_application: string | null;
             /** @description The connectors the recipe's actions use. */
-            readonly action_applications?: string[];
+            readonly action_applications: string[];
             /** @description The ID of the recipe behind the tool. */
             readonly flow_id: number;
             /** @description True while the recipe behind the tool is running. */
-            readonly active?: boolean;
-            /** @description True when the tool is offered to AI clients. */
-            readonly enabled?: boolean;
+            readonly active: boolean;
+            /**
+             * @description True when the tool is offered to AI clients.
+             * @default true
+             */
+            readonly enabled: boolean;
             /** @description True when the tool acts with the end user's own connection (verified user access). */
-            readonly vua_required?: boolean;
-            /** @description Why the tool cannot be used on this server; empty when it can. */
-            readonly incompatibility_reasons?: string[];
+            readonly vua_required: boolean;
+            /**
+             * @description Why the tool cannot be used on this server; empty when it can.
+             * @default []
+             */
+            readonly incompatibility_reasons: string[];
         };
         /** @description A page of the tools of an MCP server. Unlike the server list, the array is under `items`. */
         McpServerToolList: {
@@ -7097,7 +7250,7 @@ export interface components {
         /** @description The complete set of reviewers of the deployment. Reviewers assigned earlier and left out of the list are unassigned, and their reviews dropped. */
         DeploymentAssignReviewersRequest: {
             /** @description User IDs of the reviewers, taken from the eligible reviewers. */
-            reviewer_ids: number[];
+            reviewer_ids: components["schemas"]["IdInput"][];
         };
         /** @description An optional comment recorded with the caller's approval or rejection. */
         DeploymentReviewDecisionRequest: {
@@ -7148,7 +7301,8 @@ export interface components {
         /**
          * @description A recipe: a trigger and its actions, with the connections it uses. `running` tells whether the
          *     recipe is started; a running recipe cannot be edited nor have its connections swapped, it has to
-         *     be stopped first.
+         *     be stopped first. `trigger_application`, `action_applications` and `applications` are read from
+         *     the connectors the code's trigger and action lines name.
          */
         Recipe: {
             /** @description The recipe ID. */
@@ -7188,6 +7342,8 @@ export interface components {
             folder_id: number;
             /** @description True while the recipe is started. Changed only by start_recipe and stop_recipe. */
             readonly running: boolean;
+            /** @description The same as `running`, under the name the platform's own command-line tool reads. */
+            readonly active: boolean;
             readonly job_succeeded_count: number;
             readonly job_failed_count: number;
             /** @description Tasks used over the recipe's life (counted since 2021-03-19). */
@@ -7204,6 +7360,8 @@ export interface components {
             readonly stopped_at: string | null;
             /** @description The current version number; each save makes a new version. */
             readonly version_no: number;
+            /** @description The same as `version_no`, under the name the platform's own command-line tool reads. */
+            readonly version: number;
             /**
              * @description Why the platform stopped the recipe; null when it runs or was stopped by a user.
              * @enum {string|null}
@@ -7241,7 +7399,7 @@ export interface components {
         RecipeList: {
             items: components["schemas"]["Recipe"][];
         };
-        /** @description The writable fields of a recipe, sent inside `recipe`. */
+        /** @description The writable fields of a recipe, sent inside `recipe` or flat. */
         RecipeInput: {
             /** @description Name of the recipe. */
             name?: string;
@@ -7255,12 +7413,14 @@ export interface components {
             description?: string;
         };
         /**
-         * @description Creates a recipe. To copy a recipe, send the `code` and `config` of an existing one (from
-         *     get_recipe) with a new name or folder.
+         * @description Creates a recipe from its fields, sent inside `recipe` or flat (the fields at the top level, as the
+         *     platform's own command-line tool sends them); `code` is required either way. To copy a recipe, send
+         *     the `code` and `config` of an existing one (from get_recipe) with a new name or folder, or use
+         *     copy_recipe.
          */
         RecipeCreateRequest: {
             recipe: WithRequired<components["schemas"]["RecipeInput"], "code">;
-        };
+        } | WithRequired<components["schemas"]["RecipeInput"], "code">;
         /** @description The result of create_recipe. */
         RecipeCreateResult: {
             /** @constant */
@@ -7268,9 +7428,21 @@ export interface components {
             /** @description The ID of the new recipe, which starts stopped. */
             id: number;
         };
-        /** @description Changes the fields sent inside `recipe`; the others keep their values. The recipe must be stopped. */
+        /** @description Changes the fields sent, inside `recipe` or flat (the fields at the top level, as the platform's own command-line tool sends them); the others keep their values. The recipe must be stopped. */
         RecipeUpdateRequest: {
             recipe?: components["schemas"]["RecipeInput"];
+        } & components["schemas"]["RecipeInput"];
+        /** @description Where to put the copy; the recipe's own folder when left out. */
+        RecipeCopyRequest: {
+            /** @description The folder or project to put the copy in; it must exist. The platform's CLI sends it as a string. */
+            folder_id?: components["schemas"]["IdInput"];
+        };
+        /** @description The result of copy_recipe. */
+        RecipeCopyResult: {
+            /** @constant */
+            success: true;
+            /** @description The ID of the copy, which starts stopped. */
+            new_flow_id: number;
         };
         /**
          * @description The result of start_recipe. When the recipe cannot be activated the status is still 200, with
@@ -7397,11 +7569,24 @@ export interface components {
                 assets: components["schemas"]["ExportAsset"][];
             };
         };
+        /**
+         * @description Kind of asset the emulator puts in a package and imports from one: the asset types of
+         *     ExportAssetType whose resources it keeps in folders (or in a folder's project or API
+         *     collection). It leaves out the platform's other types, and an export manifest naming one is
+         *     a 400: `account_property` and `project_property` (the emulator keeps properties as one
+         *     name-to-value map per workspace or project, with no ID an asset could name), `custom_adapter`
+         *     (custom connectors belong to the workspace, not to a folder, and are seeded, never created),
+         *     `topic` (event-stream topics live beside their messages in the event-streams API, not in
+         *     folders), and `workato_schema`, `workato_template`, `lcap_app`, `lcap_page`, `data_pipeline`
+         *     and `decision_engine_model`, which the emulator does not have.
+         * @enum {string}
+         */
+        PackagedAssetType: "recipe" | "connection" | "lookup_table" | "workato_db_table" | "api_group" | "api_endpoint" | "agentic_genie" | "agentic_skill" | "agentic_knowledge_base" | "mcp_server";
         /** @description An asset to include in an export manifest; only `id` and `type` are required. */
         ExportManifestAssetInput: {
             /** @description The asset's ID. */
             id: number;
-            type: components["schemas"]["ExportAssetType"];
+            type: components["schemas"]["PackagedAssetType"];
             /**
              * @description False to list the asset without exporting it.
              * @default true
@@ -7466,6 +7651,8 @@ export interface components {
             /** @description The export manifest ID. */
             readonly id: number;
             name: string;
+            /** @description The folder the manifest was made for (its `folder_id`); null when it names none (the root folder). */
+            readonly folder_id: number | null;
             /**
              * Format: date-time
              * @description When a package was last built from it; null if never.
@@ -7501,6 +7688,11 @@ export interface components {
         Package: {
             /** @description The package ID. */
             readonly id: number;
+            /**
+             * @description The package's name: an export's is its manifest's; an import's is the manifest name in its
+             *     `manifest.json`, else the name of the folder it was imported into (the platform's tools read it).
+             */
+            readonly name: string;
             /** @enum {string} */
             operation_type: "export" | "import";
             /** @enum {string} */
@@ -7528,23 +7720,39 @@ export interface components {
             }[];
             /**
              * @description For an import (the emulator's addition): what happened to each asset of the package, in the
-             *     order applied (connections, data tables, lookup tables, recipes, API collections, endpoints).
+             *     order applied (connections, data tables, lookup tables, recipes, API collections, endpoints,
+             *     skills, knowledge bases, genies, MCP servers).
              */
             assets?: {
                 /** @description The asset's file in the package, with its folder path (`Sales/orders_sync.recipe.json`). */
                 zip_name: string;
-                type: components["schemas"]["ExportAssetType"];
+                type: components["schemas"]["PackagedAssetType"];
                 name: string;
                 /** @description The asset's ID in this workspace (a data table's is a UUID). */
                 id: number | string;
                 /**
-                 * @description `created`: no asset of this type and name was in its folder; `updated`: the one there now
-                 *     has the package's fields; `unchanged`: it had them already (importing a package twice
-                 *     changes nothing the second time).
+                 * @description `created`: no asset in its place matched the file (by name, else by file name);
+                 *     `updated`: the one it matched now has the file's fields; `unchanged`: it had them
+                 *     already (importing a package twice changes nothing the second time).
                  * @enum {string}
                  */
                 result: "created" | "updated" | "unchanged";
             }[];
+            /**
+             * @description For an import (the emulator's addition): the zip's entries that are not assets and were left
+             *     alone, each with why: a zip inside the zip (the Python CLI can zip its own zip file), a hidden
+             *     file or folder (`.DS_Store`, `__MACOSX/`), a file whose name is not `<name>.<type>.json` of a
+             *     platform asset type. Empty when every entry was an asset or the manifest.
+             */
+            skipped?: {
+                /** @description The entry's path in the zip. */
+                path: string;
+                reason: string;
+            }[];
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
         };
         /** @description Options of the system-role migration. */
         RoleMigrationSystemRolesRequest: {
@@ -8071,6 +8279,15 @@ export interface components {
                 "application/json": components["schemas"]["ManagementError"];
             };
         };
+        /** @description Not implemented by the local emulator, which refuses this operation rather than answer a success that changes nothing; its `x-effect` says why (`unsupported`). The real platform does not answer 501 here. */
+        NotEmulated: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagementError"];
+            };
+        };
         /**
          * @description The recipe was not saved: a field is invalid, or the recipe is running (a running recipe cannot
          *     be changed; stop it first).
@@ -8175,6 +8392,11 @@ export interface components {
          * @example 64
          */
         DeveloperApiClientId: number;
+        /**
+         * @description The API collection ID.
+         * @example 1361
+         */
+        ApiCollectionId: number;
         /**
          * @description The API endpoint identifier.
          * @example 7301
@@ -9977,6 +10199,75 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    delete_api_collection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The API collection ID.
+                 * @example 1361
+                 */
+                id: components["parameters"]["ApiCollectionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The collection and its endpoints were deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    create_api_endpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The API collection ID.
+                 * @example 1361
+                 */
+                id: components["parameters"]["ApiCollectionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiEndpointCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The new endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     list_api_endpoints: {
         parameters: {
             query?: {
@@ -11111,6 +11402,10 @@ export interface operations {
                  * @example 77231
                  */
                 parent_id?: number;
+                /** @description Page number, starting at 1, with `per_page`; the platform's docs show no paging here, its own command-line tool sends both. */
+                page?: number;
+                /** @description Connections per page; without it, every connection. */
+                per_page?: number;
                 /**
                  * @description Only the connections with this external ID.
                  * @example customer-4471
@@ -11386,12 +11681,12 @@ export interface operations {
     };
     list_connectors: {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description Comma-separated internal names of the connectors.
+                 * @description Comma-separated internal names of the connectors; left out, every connector.
                  * @example google_drive,service_now
                  */
-                applications: string;
+                applications?: string;
             };
             header?: never;
             path?: never;
@@ -12211,6 +12506,11 @@ export interface operations {
                 "include_resource_types[]"?: string[];
                 /** @description No records about these resource types. */
                 "exclude_resource_types[]"?: string[];
+                /**
+                 * @description Only records of this event type, as the platform's own command-line tool sends it (`workspace audit-log --event-type`).
+                 * @example account_property_updated
+                 */
+                event_type?: string;
                 /** @description Only records of these event types, such as `account_property_updated`. */
                 "include_event_types[]"?: string[];
                 /** @description No records of these event types. */
@@ -12249,6 +12549,11 @@ export interface operations {
                  * @example finance
                  */
                 "q[title_or_description_cont]"?: string;
+                /**
+                 * @description Only tags whose title contains this text, without regard to case: the search of the platform's own command-line tool (`tags list --query`).
+                 * @example finance
+                 */
+                q?: string;
                 /** @description Only the tags with these handles. */
                 "q[handle_in]"?: string[];
                 /** @description Only tags created by this collaborator. */
@@ -13060,6 +13365,8 @@ export interface operations {
                 status?: "succeeded" | "failed" | "pending";
                 /** @description True for only the jobs that are re-runs. */
                 rerun_only?: boolean;
+                /** @description How many jobs to return after the cursor; without it, every one. The platform's own command-line tool sends it (`recipes jobs --limit`). */
+                per_page?: number;
                 /**
                  * @deprecated
                  * @description Older numeric cursor; use offset_job_id.
@@ -14665,6 +14972,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["DeploymentInvalidState"];
             500: components["responses"]["InternalServerError"];
+            501: components["responses"]["NotEmulated"];
         };
     };
     deploy_deployment: {
@@ -14893,6 +15201,8 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /** @description True for only the running recipes. False, like leaving it out, does not filter: it lists running and stopped recipes alike, because the platform's own command-line tool sends `running=false` by default and expects every recipe. */
                 running?: boolean;
+                /** @description True for only the running recipes, false for only the stopped ones (unlike `running`), as the platform's own command-line tool sends it for `--status running` and `--status stopped`. */
+                active?: boolean;
                 /**
                  * @description Only recipes with an ID lower than this one.
                  * @example 7900
@@ -15075,6 +15385,43 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    copy_recipe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The recipe ID (named `id` on these paths).
+                 * @example 7821
+                 */
+                id: components["parameters"]["RecipeIdAsId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecipeCopyRequest"];
+            };
+        };
+        responses: {
+            /** @description The copy was made, stopped. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecipeCopyResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -15978,7 +16325,13 @@ export interface operations {
     };
     list_members: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Only the collaborator with this email address.
+                 * @example dana.whitfield@example.com
+                 */
+                email?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;

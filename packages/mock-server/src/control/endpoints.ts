@@ -2,7 +2,7 @@
 // spec/emulator (pipeline/endpoint.ts). What they read and change is the request's tenant's; what
 // they are made with here is the server's (the specs it serves).
 
-import { readFile } from 'node:fs/promises';
+import { promises } from 'node:fs';
 import { NotFound } from '../errors.js';
 import type { Reply } from '../http/replies.js';
 import { type EmulatorEndpoints, endpoint, NO_BODY } from '../pipeline/endpoint.js';
@@ -11,6 +11,7 @@ import type { RequestValidators } from '../spec/validators.js';
 import { clockEndpoints } from './clock.js';
 import { connectionEndpoints } from './connections.js';
 import { faultEndpoints } from './faults.js';
+import { mcpEndpoints } from './mcp.js';
 import { requestEndpoints } from './requests.js';
 import { resourceEndpoints } from './resources.js';
 import { stateDocumentEndpoints } from './state-document.js';
@@ -32,6 +33,7 @@ export function emulatorEndpoints({ management, validators, specDir, operations 
     ...faultEndpoints(),
     ...topicEndpoints(),
     ...resourceEndpoints(management, validators),
+    ...mcpEndpoints(),
     ...stateDocumentEndpoints(),
     ...requestEndpoints(operations),
     ...clockEndpoints(),
@@ -48,7 +50,8 @@ function specEndpoint(specDir: string | undefined): EmulatorEndpoints['get_spec'
     handle({ params: { api } }) {
       let reply = specs.get(api);
       if (!reply) {
-        reply = readFile(specFilePath(api, specDir), 'utf8').then((json) => ({ status: 200, json }));
+        // fs.promises when first read (static-files.ts says why).
+        reply = promises.readFile(specFilePath(api, specDir), 'utf8').then((json) => ({ status: 200, json }));
         specs.set(api, reply);
       }
       return reply.catch(() => {

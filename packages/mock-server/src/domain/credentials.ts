@@ -72,9 +72,10 @@ export class Credentials {
         project_id: input.project_id ?? null,
         auth_type: input.auth_type ?? 'oauth2',
         email: input.email ?? null,
-        mtls_enabled: input.mtls_enabled ?? null,
+        mtls_enabled: input.mtls_enabled ?? false,
         validation_formula: input.validation_formula ?? null,
         cert_bundle_ids: input.cert_bundle_ids ?? null,
+        api_collection_ids: input.api_collection_ids ?? [],
         created_at: now,
         updated_at: now,
       };
@@ -121,7 +122,7 @@ export class Credentials {
   /** Returns the key and its secret (the only time, with refreshSecret, that the secret is shown). */
   createKey(
     client: ApiClient,
-    input: Pick<ApiKeyCreation, 'name' | 'scopes' | 'topic_ids' | 'ip_allow_list'>,
+    input: Pick<ApiKeyCreation, 'name' | 'scopes' | 'topic_ids' | 'ip_allow_list' | 'ip_deny_list'>,
     credentials: { clientId?: string; secret?: string } = {},
   ): Awaitable<{ key: ApiKey; secret: string }> {
     return after(this.index.nextKeyId(), (id) => {
@@ -133,6 +134,7 @@ export class Credentials {
         active: true,
         active_since: now,
         ip_allow_list: input.ip_allow_list ?? [],
+        ip_deny_list: input.ip_deny_list ?? [],
         scopes: input.scopes ?? [...ALL_SCOPES],
         topic_ids: input.topic_ids ?? null,
         client_id: credentials.clientId ?? randomBytes(10).toString('hex'),

@@ -1,6 +1,7 @@
 // The records of the domain, typed from the management spec's generated types (its components): the
 // topics, API clients and API keys the domain keeps, less what only their answers carry.
 import type { components } from '@platform-api/spec/types/management';
+import type { NumericIds } from '../spec/operation-types.js';
 
 type Schemas = components['schemas'];
 
@@ -19,40 +20,44 @@ export const ALL_SCOPES: readonly Scope[] = [
 ];
 
 /**
- * Fields of an API client that the platform answers and the emulator does not model: it keeps no logos,
- * policies or collections, and no clients migrated from the older forms. A seed may set them.
+ * Fields of an API client that the platform answers and the emulator does not model: it keeps no logos
+ * or policies, and no clients migrated from the older forms. A seed may set them.
  */
 export const UNMODELLED_CLIENT_FIELDS = {
   is_legacy: false,
   logo: null,
   logo_2x: null,
   api_policies: [],
-  api_collections: [],
 } as const;
 
 type UnmodelledField = keyof typeof UNMODELLED_CLIENT_FIELDS;
 
 /**
  * An API client as the domain keeps it: the management spec's ApiClient, but for the fields the
- * emulator does not model (answered with their defaults unless a seed set them) and the key counts
- * and token it does not keep.
+ * emulator does not model (answered with their defaults unless a seed set them), what is read from
+ * the state when it is answered (its keys, their counts, its collections) and the token it does not
+ * keep; it keeps the ids of the API collections it was given (`api_collections` when answered).
  */
 export type ApiClient = Omit<
   Schemas['ApiClient'],
-  UnmodelledField | 'active_api_keys_count' | 'total_api_keys_count' | 'api_token'
+  UnmodelledField | 'active_api_keys_count' | 'total_api_keys_count' | 'api_token' | 'api_keys' | 'api_collections'
 > &
-  Partial<Pick<Schemas['ApiClient'], UnmodelledField>>;
+  Partial<Pick<Schemas['ApiClient'], UnmodelledField>> &
+  NumericIds<Pick<Schemas['ApiClientCreateRequest'], 'api_collection_ids'>>;
 
 /**
  * An API key as the domain keeps it: the management spec's ApiKey, but for what only its answers
- * carry (its client's auth_type, its secret or the mask) and the deny list the emulator does not keep.
+ * carry (its client's auth_type, its secret or the mask); its deny list is stored and answered, not
+ * enforced (the emulator serves local traffic), and missing from keys stored before it was kept.
  */
-export type ApiKey = Omit<Schemas['ApiKey'], 'auth_type' | 'auth_token' | 'ip_deny_list'>;
+export type ApiKey = Omit<Schemas['ApiKey'], 'auth_type' | 'auth_token' | 'ip_deny_list'> &
+  Partial<Pick<Schemas['ApiKey'], 'ip_deny_list'>>;
 
-export type ApiClientCreation = Schemas['ApiClientCreateRequest'];
-export type ApiClientChange = Schemas['ApiClientUpdateRequest'];
-export type ApiKeyCreation = Schemas['ApiKeyCreateRequest'];
-export type ApiKeyChange = Schemas['ApiKeyUpdateRequest'];
+/** The create and update bodies as the engine hands them over: their IdInput IDs read as numbers. */
+export type ApiClientCreation = NumericIds<Schemas['ApiClientCreateRequest']>;
+export type ApiClientChange = NumericIds<Schemas['ApiClientUpdateRequest']>;
+export type ApiKeyCreation = NumericIds<Schemas['ApiKeyCreateRequest']>;
+export type ApiKeyChange = NumericIds<Schemas['ApiKeyUpdateRequest']>;
 
 /** How a key is stored, and exported in a state document: its fields and its secret's digest. */
 export type StoredKey = ApiKey & { secret_sha256: string };

@@ -4,12 +4,12 @@
 // keeps. The engine, handlers.ts and custom/ import it; it imports neither, so they form no import circle.
 
 import type { operations as ManagementOperations } from '@platform-api/spec/types/management';
-import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Awaitable } from '../awaitable.js';
 import type { Scope } from '../domain/model.js';
 import type { DomainState } from '../domain/state.js';
 import type { ResourceTypeName } from '../generated/resource-types.js';
-import type { JsonBodyOf, ParametersOf } from '../spec/operation-types.js';
+import type { SchemaChecks } from '../spec/checks.js';
+import type { JsonBodyOf, NumericIds, ParametersOf } from '../spec/operation-types.js';
 import type { JsonObject, ResourceStore, StoredItem } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
 import type { StateSection } from './sections.js';
@@ -80,7 +80,7 @@ export type Handler = (workspace: Workspace, op: EngineOperation, request: Check
 /** A request to one management operation, its parameters and body typed from the generated operation types. */
 export interface OperationRequest<Id extends keyof ManagementOperations> {
   params: ParametersOf<ManagementOperations[Id]>;
-  body: JsonBodyOf<ManagementOperations[Id]>;
+  body: NumericIds<JsonBodyOf<ManagementOperations[Id]>>;
   host?: string;
 }
 
@@ -99,8 +99,8 @@ export type Precheck = (workspace: Workspace, op: EngineOperation, params: Reado
 
 /** What a family's state section is made with. */
 export interface SectionContext {
-  /** The engine's ajv, which knows the management spec's component schemas. */
-  ajv: Ajv2020;
+  /** The engine's checks of the management spec's component schemas. */
+  checks: SchemaChecks;
   clock: () => number;
 }
 

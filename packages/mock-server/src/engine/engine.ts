@@ -1,22 +1,24 @@
 // The resource engine: serves every management operation the spec annotates with `x-resource`
 // (spec/management/EXTENSIONS.md) from its own store, with generic code for list, find, create, get,
 // update, delete and actions, and the few hand-written handlers the vocabulary names.
-import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { Scope } from '../domain/model.js';
-import { InvalidRequest, NotFound } from '../errors.js';
+import { InvalidRequest, NotFound, Refused } from '../errors.js';
 import type { OpenApiDocument, Specs } from '../spec/bundles.js';
+import { SchemaChecks } from '../spec/checks.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
-import { createAjv, schemaValidator, violations } from '../spec/validators.js';
+import { violations } from '../spec/validators.js';
 import { type JsonObject, MemoryResourceStore, type ResourceStore, type StoredItem } from '../store/resource-store.js';
 import { type AnswerShape, answerShape, buildAnswer } from './answers.js';
 import type { CheckedRequest, Domain, Family, FileBody, Handler, HandlerResult, Workspace } from './contract.js';
 import { referenceDefaults } from './custom/projects.js';
+import { derive } from './derived.js';
 import { conflict, missingReference, notFound } from './errors.js';
-import { customHandlers, families } from './handlers.js';
+import { customHandlers, derivationHooks, families } from './handlers.js';
 import { listPage, matchesFilters } from './listing.js';
 import { isObject, propertiesOf, resolve, type SchemaNode } from './schema.js';
 import type { StateSection } from './sections.js';
-import { coerce, complete, uuidFrom, type ValueContext } from './values.js';
+import { coerce, complete, idPaths, numericIds, uuidFrom, type ValueContext } from './values.js';
 import {
   countedId,
   type EngineOperation,
@@ -34,10 +36,10 @@ export interface EngineOptions {
   /** Default a new MemoryResourceStore. */
   store?: ResourceStore;
   /**
-   * The ajv instance (createAjv's, not coercing) to compile item validators with; a server shares its
-   * own, which saves its set-up at start. Default a new one.
+   * The checks (not coercing) of the items' schemas; a server shares its own, whose compiled checks
+   * emulators of the same bundles share. Default new ones.
    */
-  ajv?: Ajv2020;
+  checks?: SchemaChecks;
   /** The emulator's domain, which keeps the state of some families (topics, API clients and keys); none: their operations throw. */
   domain?: Domain;
 }
@@ -89,9 +91,27 @@ export function createResourceEngine(specs: Specs, options: EngineOptions = {}):
   return new Engine(specs, options);
 }
 
+/**
+ * The engine, made on first use (the first management request, state document or console view). For
+ * a spec whose vocabulary was read when it was built (scripts/build-checks.mjs; spec/checks.ts, builtFrom): a mistake in it
+ * would otherwise surface at a request instead of stopping the start.
+ */
+export function lazyResourceEngine(create: () => ResourceEngine): ResourceEngine {
+  let engine: ResourceEngine | undefined;
+  return new Proxy({} as ResourceEngine, {
+    get(_, property) {
+      engine ??= create();
+      const member: unknown = Reflect.get(engine, property, engine);
+      return typeof member === 'function' ? member.bind(engine) : member;
+    },
+  });
+}
+
 interface Served {
   op: EngineOperation;
   shape: AnswerShape;
+  /** Where the request body holds IDs that may come as decimal strings (IdInput), read as numbers. */
+  ids: string[][];
   custom?: Handler;
   /** The family of the custom handler, when the domain keeps its state. */
   family?: Family;
@@ -112,7 +132,7 @@ class Engine implements ResourceEngine {
   private readonly served = new Map<string, Served>();
   private readonly children = new Map<string, ResourceType[]>();
   private readonly referrers = new Map<string, Referrer[]>();
-  private readonly itemAjv: Ajv2020;
+  private readonly itemChecks: SchemaChecks;
   private readonly itemValidators = new Map<string, ValidateFunction>();
   private readonly clock: () => number;
   private readonly random: () => number;
@@ -145,7 +165,7 @@ class Engine implements ResourceEngine {
         this.referrers.set(ref.type, [...list, { type, field: ref.field, onDelete: ref.onDelete }]);
       }
     }
-    this.itemAjv = options.ajv ?? createAjv(specs);
+    this.itemChecks = options.checks ?? new SchemaChecks(specs.documents, 'values');
   }
 
   get operationIds(): string[] {
@@ -173,7 +193,7 @@ class Engine implements ResourceEngine {
 
   familySections(): StateSection[] {
     const domain = this.requireDomain();
-    return families.map((family) => family.section(domain, { ajv: this.itemAjv, clock: this.clock }));
+    return families.map((family) => family.section(domain, { checks: this.itemChecks, clock: this.clock }));
   }
 
   private requireDomain(): Domain {
@@ -184,17 +204,38 @@ class Engine implements ResourceEngine {
   async handle(operationId: string, request: CheckedRequest): Promise<EngineAnswer> {
     const served = this.served.get(operationId);
     if (!served) throw new Error(`The resource engine does not serve ${operationId}`);
-    const { shape } = served;
-    const values = this.valueContext();
-    const result = await this.run(served, request, values);
+    const { shape, op } = served;
+    const values = this.valueContext(request.host);
+    const body = served.ids.length > 0 ? numericIds(request.body, served.ids) : request.body;
+    const result = await this.run(served, { ...request, body }, values);
     if ('body' in result) return { status: shape.status, body: result.body };
     if ('file' in result) return { status: shape.status, file: result.file };
+    // A list's items were derived before its filters ran.
+    const listed = op.op === 'list' || op.op === 'find';
+    const item = result.item && (listed ? result.item : await this.derived(op.type, result.item, values));
+    const items = result.items && (listed ? result.items : await this.allDerived(op.type, result.items, values));
     const shown = {
       ...result,
-      item: result.item && withoutHidden(result.item),
-      items: result.items?.map(withoutHidden),
+      item: item && this.answered(served, withoutHidden(item)),
+      items: items?.map(withoutHidden),
     };
     return { status: shape.status, body: buildAnswer(values, shape, shown) };
+  }
+
+  /** The item as an answer that does not hold it reads it: with the fields `answer` names (`new_flow_id`). */
+  private answered({ op, shape }: Served, item: JsonObject): JsonObject {
+    if (shape.item || shape.list || Object.keys(op.answer).length === 0) return item;
+    const named = Object.entries(op.answer).map(([field, from]) => [field, item[from]]);
+    return { ...item, ...Object.fromEntries(named) };
+  }
+
+  private derived(type: ResourceType, value: JsonObject, values: ValueContext): Promise<JsonObject> {
+    return derive(this.workspace(values), derivationHooks, type, value, { host: values.host });
+  }
+
+  private allDerived(type: ResourceType, items: JsonObject[], values: ValueContext): Promise<JsonObject[]> {
+    if (type.derived.length === 0) return Promise.resolve(items);
+    return Promise.all(items.map((item) => this.derived(type, item, values)));
   }
 
   completeItem(typeName: string, fields: JsonObject, id: string | number, parent?: string): JsonObject {
@@ -220,12 +261,16 @@ class Engine implements ResourceEngine {
 
   private async run({ op, custom }: Served, request: CheckedRequest, values: ValueContext): Promise<HandlerResult> {
     const { params, body } = request;
+    // Refused, never faked: the spec documents the 501 of an operation the emulator cannot carry out.
+    if (op.effect?.verb === 'unsupported')
+      throw new Refused(501, `The emulator cannot carry out ${op.operation.operationId}: ${op.effect.reason}`);
     switch (op.op) {
       case 'list':
       case 'find': {
         await this.checkPathReferences(op, params);
         const parent = await this.parentOf(op, params);
-        const all = (await this.store.list(op.type.name, parent?.id)).map((item) => item.value);
+        const stored = (await this.store.list(op.type.name, parent?.id)).map((item) => item.value);
+        const all = await this.allDerived(op.type, stored, values);
         const matching = all.filter((value) => matchesFilters(op.filters, params, value));
         if (op.type.order === 'newest_first') matching.reverse();
         if (op.op === 'list') return listPage(op.operation, params, matching, op.type.id.field);
@@ -285,8 +330,9 @@ class Engine implements ResourceEngine {
     };
   }
 
-  private async create(op: EngineOperation, fields: JsonObject, parent: StoredItem | undefined, values: ValueContext) {
+  private async create(op: EngineOperation, sent: JsonObject, parent: StoredItem | undefined, values: ValueContext) {
     const { type } = op;
+    const fields = typedFields(values, type, sent);
     await this.checkReferences(op, fields);
     const defaults = await referenceDefaults(this.workspace(values), op, type, { ...fields, ...op.set });
     for (const [field, id] of Object.entries(defaults)) defaults[field] = coerce(values, fieldSchema(type, field), id);
@@ -294,12 +340,24 @@ class Engine implements ResourceEngine {
     const initial: JsonObject = { ...defaults, ...fields, ...op.set, [type.id.field]: id };
     if (type.states && initial[type.states.field] === undefined) initial[type.states.field] = type.states.initial;
     if (type.versions) initial[type.versions.number] = 1;
-    const value = this.newValue(type, this.withParent(type, initial, parent?.id, values), values);
+    const made = this.newValue(type, this.withParent(type, initial, parent?.id, values), values);
+    const value = await this.derived(type, made, values);
     this.assertValid(type, value);
     const item: StoredItem = { id: String(id), parent: parent?.id, value };
     await this.store.put(type.name, item);
     if (type.versions) await this.recordVersion(type.versions.type, item, values);
+    for (const child of this.children.get(type.name) ?? []) {
+      if (hasOwnId(child)) await this.makeSingleton(child, item, values);
+    }
     return value;
+  }
+
+  /** A singleton with an id of its own is made with its parent, so that its first get answers its id. */
+  private async makeSingleton(type: ResourceType, parent: StoredItem, values: ValueContext): Promise<void> {
+    const id = await this.newId(type, values);
+    const value = this.newValue(type, this.withParent(type, { [type.id.field]: id }, parent.id, values), values);
+    this.assertValid(type, value);
+    await this.store.put(type.name, { id: parent.id, parent: parent.id, value });
   }
 
   private async update(op: EngineOperation, item: StoredItem, fields: JsonObject, values: ValueContext) {
@@ -307,9 +365,10 @@ class Engine implements ResourceEngine {
     await this.checkReferences(op, fields);
     const changes: JsonObject = { ...fields, ...op.set, ...this.transition(op, item.value) };
     const changed = Object.entries(changes).some(([name, value]) => !sameJson(item.value[name], value));
-    const value = complete(values, type.schema, { ...item.value, ...changes });
-    if (changed) touch(type, value, values);
-    if (changed && type.versions) value[type.versions.number] = Number(item.value[type.versions.number] ?? 0) + 1;
+    const completed = complete(values, type.schema, { ...item.value, ...changes });
+    if (changed) touch(type, completed, values);
+    if (changed && type.versions) completed[type.versions.number] = Number(item.value[type.versions.number] ?? 0) + 1;
+    const value = await this.derived(type, completed, values);
     this.assertValid(type, value);
     const updated = { ...item, value };
     await this.store.put(type.name, updated);
@@ -344,9 +403,10 @@ class Engine implements ResourceEngine {
       for (const child of await this.store.list(op.clear, item.id)) await this.store.delete(op.clear, child.id);
     Object.assign(value, this.transition(op, item.value));
     if (!sameJson(value, item.value)) touch(op.type, value, values);
-    this.assertValid(op.type, value);
-    await this.store.put(op.type.name, { ...item, value });
-    return value;
+    const derived = await this.derived(op.type, value, values);
+    this.assertValid(op.type, derived);
+    await this.store.put(op.type.name, { ...item, value: derived });
+    return derived;
   }
 
   /** The fields a request gives the item: its body (unwrapped), then the parameters `params` maps. */
@@ -356,7 +416,7 @@ class Engine implements ResourceEngine {
     params: Readonly<JsonObject>,
     values: ValueContext,
   ): JsonObject {
-    const source = op.body && isObject(body) ? body[op.body] : body;
+    const source = unwrapped(op, body);
     const properties = propertiesOf(op.type.schema);
     const fields: JsonObject = {};
     const take = (name: string, value: unknown) => {
@@ -370,7 +430,12 @@ class Engine implements ResourceEngine {
       }
     }
     for (const [param, field] of Object.entries(op.params)) take(field, params[param]);
-    for (const [field, from] of Object.entries(op.mirror)) if (fields[from] !== undefined) fields[field] = fields[from];
+    // A mirrored request field need not be one of the item's (create_skill's recipe_id); a hidden field keeps it as sent.
+    for (const [field, from] of Object.entries(op.mirror)) {
+      const sent = fields[from] ?? (isObject(source) ? source[from] : undefined);
+      if (sent === undefined) continue;
+      fields[field] = field.startsWith('$') ? sent : coerce(values, properties[field] ?? {}, sent);
+    }
     return fields;
   }
 
@@ -533,7 +598,7 @@ class Engine implements ResourceEngine {
   private itemValidator(type: ResourceType): ValidateFunction {
     let validate = this.itemValidators.get(type.name);
     if (!validate) {
-      validate = schemaValidator(this.itemAjv, 'management', type.ref);
+      validate = this.itemChecks.component('management', type.ref);
       this.itemValidators.set(type.name, validate);
     }
     return validate;
@@ -546,13 +611,18 @@ class Engine implements ResourceEngine {
     if (op.op === 'list' && !shape.list) throw new Error(`${where}: its answer holds no list of ${op.type.ref}`);
     if (op.clear && !this.types.has(op.clear)) throw new Error(`${where}: unknown type to clear '${op.clear}'`);
     const custom = op.handler === undefined ? undefined : customHandlers[op.handler];
+    for (const { field, kind, ...rest } of op.type.derived) {
+      if (kind === 'hook' && !('hook' in rest && derivationHooks[rest.hook]))
+        throw new Error(`${where}: ${op.type.name}.${field} names no derivation hook`);
+    }
     if (op.op === 'custom' && !custom) throw new Error(`${where}: no handler '${op.handler}'`);
     const family = families.find((each) => op.handler !== undefined && op.handler in each.handlers);
     // A type the domain keeps is served by its family's handlers only: the engine's store does not hold it.
     const keeper = families.find((each) => each.types.includes(op.type.name));
     if (keeper !== family)
       throw new Error(`${where}: the domain keeps the ${op.type.name}s; only their family's handlers serve them`);
-    return { op, shape, custom, family };
+    const body = op.operation.requestBody?.content?.['application/json']?.schema;
+    return { op, shape, custom, family, ids: body ? idPaths(this.document, body) : [] };
   }
 
   private typeNamed(name: string): ResourceType {
@@ -561,12 +631,23 @@ class Engine implements ResourceEngine {
     return type;
   }
 
-  private valueContext(): ValueContext {
-    return { document: this.document, now: this.times.format(this.clock()), uuid: () => uuidFrom(this.random) };
+  private valueContext(host?: string): ValueContext {
+    const now = this.times.format(this.clock());
+    return { document: this.document, now, uuid: () => uuidFrom(this.random), host };
   }
 }
 
 const label = (type: ResourceType) => type.name.replace(/_/g, ' ');
+
+/**
+ * The item's fields in a request body: under the operation's `body` key, or (with `flat`) the body
+ * itself when it has no such wrapper, as the platform's own CLI sends a recipe.
+ */
+function unwrapped(op: EngineOperation, body: unknown): unknown {
+  if (!op.body || !isObject(body)) return body;
+  const wrapped = body[op.body];
+  return isObject(wrapped) || !op.flat ? wrapped : body;
+}
 
 /** The schema of one of the resource's fields. */
 const fieldSchema = (type: ResourceType, name: string): SchemaNode => propertiesOf(type.schema)[name] ?? {};
@@ -575,6 +656,11 @@ const fieldSchema = (type: ResourceType, name: string): SchemaNode => properties
 function pathParam(params: Readonly<JsonObject>, name: string | undefined): string {
   if (name === undefined) throw new Error('The operation has no such path parameter');
   return String(params[name]);
+}
+
+/** A singleton whose id field is its own (counted), not its parent's id (`recipe_health_report`'s `recipe_id`). */
+function hasOwnId(type: ResourceType): boolean {
+  return type.singleton && type.id.kind === 'integer' && type.id.field !== type.parent?.field;
 }
 
 function touch(type: ResourceType, value: JsonObject, values: ValueContext): void {
@@ -595,4 +681,20 @@ export function sameJson(a: unknown, b: unknown): boolean {
 function withoutHidden(value: JsonObject): JsonObject {
   if (!Object.keys(value).some((name) => name.startsWith('$'))) return value;
   return Object.fromEntries(Object.entries(value).filter(([name]) => !name.startsWith('$')));
+}
+
+/**
+ * The fields as the type's schema types them, each element of a list by its `items`: a hand-written
+ * create may pass a body's values as sent (`legacy_copy_role`'s folder ids as decimal strings).
+ */
+function typedFields(values: ValueContext, type: ResourceType, fields: JsonObject): JsonObject {
+  const typed = (schema: SchemaNode, value: unknown): unknown => {
+    const items = resolve(values.document, schema).items;
+    return Array.isArray(value) && isObject(items)
+      ? value.map((each) => coerce(values, items as SchemaNode, each))
+      : coerce(values, schema, value);
+  };
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, value]) => [name, typed(fieldSchema(type, name), value)]),
+  );
 }

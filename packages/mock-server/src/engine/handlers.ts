@@ -8,23 +8,26 @@
 import { Refused } from '../errors.js';
 import type { JsonObject, StoredItem } from '../store/resource-store.js';
 import type { CheckedRequest, Family, Handler, HandlerResult, Workspace } from './contract.js';
-import { accessHandlers } from './custom/access.js';
+import { accessHandlers, heldRolesOf } from './custom/access.js';
 import { apiClientsFamily } from './custom/api-clients.js';
 import { collectionsHandlers } from './custom/collections.js';
 import { connectionsHandlers } from './custom/connections.js';
 import { connectorsHandlers } from './custom/connectors.js';
+import { geniesHandlers } from './custom/genies.js';
 import { memberIds, USER_GROUP } from './custom/groups.js';
+import { mcpHandlers, mcpHooks } from './custom/mcp.js';
 import { packagesHandlers } from './custom/packages.js';
 import { projectsHandlers } from './custom/projects.js';
-import { recipesHandlers } from './custom/recipes.js';
+import { recipesHandlers, recipesHooks } from './custom/recipes.js';
 import { runsHandlers } from './custom/runs.js';
 import { sdkfilesHandlers } from './custom/sdkfiles.js';
 import { type Column, columnsOf } from './custom/tables.js';
 import { topicsFamily } from './custom/topics.js';
 import { workspaceHandlers } from './custom/workspace.js';
+import type { DerivationHook } from './derived.js';
 import { invalidFields, notFound } from './errors.js';
 import { compare, listPage } from './listing.js';
-import { isObject, propertiesOf } from './schema.js';
+import { isObject, propertiesOf, resolve } from './schema.js';
 import type { EngineOperation } from './vocabulary.js';
 
 interface RecordQuery {
@@ -46,6 +49,9 @@ const DEFAULT_QUERY_LIMIT = 100;
 /** The families whose state the domain keeps; their handlers are among customHandlers. */
 export const families: readonly Family[] = [topicsFamily, apiClientsFamily];
 
+/** The hand-written derived fields (`derived: {field: {hook: name}}`), by name. */
+export const derivationHooks: Readonly<Record<string, DerivationHook>> = { ...recipesHooks, ...mcpHooks };
+
 export const customHandlers: Record<string, Handler> = {
   ...Object.assign({}, ...families.map((family) => family.handlers)),
   ...sdkfilesHandlers,
@@ -53,9 +59,11 @@ export const customHandlers: Record<string, Handler> = {
   ...accessHandlers,
   ...connectionsHandlers,
   ...connectorsHandlers,
+  ...geniesHandlers,
   ...projectsHandlers,
   ...packagesHandlers,
   ...recipesHandlers,
+  ...mcpHandlers,
   ...collectionsHandlers,
   ...workspaceHandlers,
   'data_table_records.create': async (workspace, op, { params, body }) => {
@@ -127,14 +135,19 @@ export const customHandlers: Record<string, Handler> = {
   /** The items named by the body's `remove.from` ids each lose the path parameter's value from `remove.field`. */
   remove_from_each: (workspace, op, request) => changeEach(workspace, op, request, 'remove'),
 
-  /** A new item with the fields of the one the path names, overridden by the body's (`copy_role`). */
+  /**
+   * A new item with the writable fields of the one the path names (not its id, timestamps, counters or
+   * state: read-only fields), overridden by the body's (`copy_role`, `copy_recipe`).
+   */
   copy: async (workspace, op, { params, body }) => {
     const original = await workspace.itemOf(op, params);
-    const { [op.type.id.field]: _id, created_at: _created, updated_at: _updated, ...fields } = original.value;
-    const parent = original.parent === undefined ? undefined : await workspace.parentOf(op, params);
     const properties = propertiesOf(op.type.schema);
-    const sent = Object.fromEntries(Object.entries(isObject(body) ? body : {}).filter(([name]) => properties[name]));
-    return { item: await workspace.create(op, { ...fields, ...sent }, parent) };
+    const writable = (name: string) =>
+      properties[name] !== undefined && resolve(workspace.values.document, properties[name]).readOnly !== true;
+    const copied = Object.entries(original.value).filter(([name]) => writable(name) && name !== op.type.states?.field);
+    const sent = Object.entries(isObject(body) ? body : {}).filter(([name]) => properties[name]);
+    const parent = original.parent === undefined ? undefined : await workspace.parentOf(op, params);
+    return { item: await workspace.create(op, Object.fromEntries([...copied, ...sent]), parent) };
   },
 
   /** An update whose path names no item: the body's `id` names it (the older access-profile form). */
@@ -238,11 +251,7 @@ export const customHandlers: Record<string, Handler> = {
       throw new Refused(422, `${request.email} is already a collaborator`, [
         { pointer: '/email', message: 'is already a collaborator' },
       ]);
-    const roles = ((request.env_roles ?? []) as JsonObject[]).map((role) => ({
-      environment_type: role.environment_type,
-      role_name: role.name,
-      role_type: role.role_type ?? 'privilege_group',
-    }));
+    const roles = heldRolesOf(request.env_roles);
     const invitation = await workspace.store.nextId('member_invitation');
     const member = await workspace.create(
       op,
@@ -251,6 +260,17 @@ export const customHandlers: Record<string, Handler> = {
     );
     for (const group of groups) await saveMembers(workspace, group, [...memberIds(group), String(member.id)]);
     return { body: { result: 'ok' } };
+  },
+
+  /**
+   * `regenerate_developer_api_client_token`: a new token, whose value the answer shows this once (it is
+   * not stored, so no later answer shows it), and the client's `token.updated_at`.
+   */
+  'developer_api_clients.regenerate': async (workspace, op, { params }) => {
+    const client = await workspace.itemOf(op, params);
+    const token = { updated_at: workspace.values.now };
+    const updated = await workspace.update(op, client, { token });
+    return { item: { ...updated, token: { ...token, value: randomSecret(workspace) + randomSecret(workspace) } } };
   },
 
   /** `{ids}` in, `{data: {deleted_ids, failed}}` out: each id is deleted (with its sub-collections) or reported. */
@@ -472,9 +492,14 @@ function schemaFields(op: EngineOperation, fields: JsonObject): JsonObject {
   return Object.fromEntries(Object.entries(fields).filter(([name]) => properties[name] && name !== op.type.id.field));
 }
 
+/** 32 random hex digits, from the engine's (seedable) randomness. */
+function randomSecret(workspace: Workspace): string {
+  return workspace.values.uuid().replace(/-/g, '');
+}
+
 /** A new secret for an access profile: `secret` for a token profile, an OAuth 2.0 client for an oauth2 one. */
 function newSecret(workspace: Workspace, profile: JsonObject): JsonObject {
-  const random = () => workspace.values.uuid().replace(/-/g, '');
+  const random = () => randomSecret(workspace);
   if (profile.auth_type === 'token') return { secret: random() };
   if (profile.auth_type === 'oauth2') return { oauth_client_id: random(), oauth_client_secret: random() + random() };
   return {};

@@ -2,9 +2,10 @@
 // and the sections of the families whose state the domain keeps (topics with their messages, API
 // clients and keys). Also the checks those families' sections share. Imports nothing of the engine, so
 // the families (custom/) and the document (state-document.ts) both use it without an import circle.
-import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { Awaitable } from '../awaitable.js';
-import { schemaValidator, violations } from '../spec/validators.js';
+import type { SchemaChecks } from '../spec/checks.js';
+import { violations } from '../spec/validators.js';
 import type { JsonObject } from '../store/resource-store.js';
 import { isObject } from './schema.js';
 
@@ -29,10 +30,10 @@ export interface StateSection {
  */
 export type RecordCheck<T extends object> = (where: string, record: object, answered?: object) => asserts record is T;
 
-export function schemaCheck<T extends object>(ajv: Ajv2020, schemaName: string): RecordCheck<T> {
+export function schemaCheck<T extends object>(checks: SchemaChecks, schemaName: string): RecordCheck<T> {
   let validate: ValidateFunction | undefined;
   return (where, record, answered = record) => {
-    validate ??= schemaValidator(ajv, 'management', `#/components/schemas/${schemaName}`);
+    validate ??= checks.component('management', `#/components/schemas/${schemaName}`);
     if (validate(answered)) return;
     const problems = violations(validate.errors).map((v) => `${v.pointer} ${v.message}`);
     throw new StateError(`${where}: ${problems.join('; ')}`);

@@ -26,11 +26,19 @@ export type StateDocument = JsonObject;
 
 /** The state as one document: exported, loaded (replacing all of it), or reset to a fresh emulator's. */
 export class StateAsDocument {
+  private made: StateSection[] | undefined;
+
   constructor(
-    private readonly sections: StateSection[],
+    /** Made on first use: the engine's sections need the engine, which may be made on first use too. */
+    private readonly makeSections: () => StateSection[],
     /** What else a reset restores beyond the document's state (the bootstrap key, faults, journal, clock). */
     private readonly restoreRest: () => Awaitable<void> = () => undefined,
   ) {}
+
+  private get sections(): StateSection[] {
+    this.made ??= this.makeSections();
+    return this.made;
+  }
 
   async export(): Promise<StateDocument> {
     const parts = await Promise.all(this.sections.map((section) => section.export()));

@@ -20,6 +20,8 @@ export interface ValueContext {
   /** The clock's time, RFC 3339. */
   now: string;
   uuid(): string;
+  /** The request's Host header, for values that name the emulator (an MCP server's URL). */
+  host?: string;
 }
 
 const MAX_DEPTH = 8;
@@ -137,10 +139,54 @@ export function coerce(context: ValueContext, node: SchemaNode, value: unknown):
       return Number(value);
     if ((types.includes('array') || types.includes('object')) && !types.includes('string')) return parseJsonText(value);
   }
+  if (Array.isArray(value) && types.includes('array')) {
+    const items = itemsOf(resolve(context.document, node));
+    return items ? value.map((item) => coerce(context, items, item)) : value;
+  }
   if (!types.includes('string')) return value;
   if (typeof value === 'number' && !types.includes('number') && !types.includes('integer')) return String(value);
   if (typeof value === 'object' && !types.includes('array') && !types.includes('object')) return JSON.stringify(value);
   return value;
+}
+
+/** A path into a request body: property names, and ITEM for each element of an array. */
+const ITEM = '[]';
+
+/**
+ * Where a request body's schema takes an ID as a number or its decimal digits (a schema typed both
+ * `integer` and `string`, as IdInput is): the paths whose values numericIds reads as numbers.
+ */
+export function idPaths(document: OpenApiDocument, node: SchemaNode, path: string[] = [], depth = 0): string[][] {
+  const schema = resolve(document, node);
+  const types = typesOf(schema);
+  if (types.includes('integer') && types.includes('string')) return [path];
+  if (depth >= MAX_DEPTH) return [];
+  const items = itemsOf(schema);
+  const parts = [...partsOf(schema, 'allOf'), ...partsOf(schema, 'anyOf'), ...partsOf(schema, 'oneOf')];
+  return [
+    ...(items ? idPaths(document, items, [...path, ITEM], depth + 1) : []),
+    ...parts.flatMap((part) => idPaths(document, part, path, depth + 1)),
+    ...Object.entries(propertiesOf(schema)).flatMap(([name, property]) =>
+      idPaths(document, property, [...path, name], depth + 1),
+    ),
+  ];
+}
+
+/**
+ * The body with the IDs at these paths as numbers where they were sent as decimal strings (`"50"`),
+ * so that every handler reads an ID one way; the body was checked against its schema, so a string
+ * there holds decimal digits.
+ */
+export function numericIds(body: unknown, paths: string[][]): unknown {
+  return paths.reduce((value, path) => numericAt(value, path), body);
+}
+
+function numericAt(value: unknown, path: string[]): unknown {
+  const [step, ...rest] = path;
+  if (step === undefined) return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  if (step === ITEM) return Array.isArray(value) ? value.map((item) => numericAt(item, rest)) : value;
+  if (!isObject(value) || value[step] === undefined) return value;
+  return { ...value, [step]: numericAt(value[step], rest) };
 }
 
 function parseJsonText(text: string): unknown {

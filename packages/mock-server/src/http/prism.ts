@@ -1,8 +1,9 @@
 // Every management operation the emulator does not implement is answered by Prism (examples and
 // request validation from the bundled management spec). Prism runs in this process on an internal
 // loopback port and is started on first use, so it costs nothing at start-up.
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { type Logger, pino } from 'pino';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type Logger, loadPino } from '../logger.js';
+import { request as httpRequest } from './node-http.js';
 
 interface PrismServer {
   close(): Promise<void>;
@@ -66,10 +67,11 @@ export class PrismBackend {
     const server = createServer(operations, {
       cors: false,
       // Prism logs with its own extra levels (`success`, `start`); its lines are not ours to print.
-      components: { logger: pino({ level: 'silent', customLevels: { success: 11, start: 12 } }) as never },
+      components: { logger: loadPino()({ level: 'silent', customLevels: { success: 11, start: 12 } }) as never },
       config: {
         isProxy: false,
-        validateRequest: true,
+        // The emulator checks every request against the spec before Prism sees it (pipeline/management.ts).
+        validateRequest: false,
         validateResponse: false,
         checkSecurity: true,
         errors: false,

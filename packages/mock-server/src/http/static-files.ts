@@ -1,11 +1,10 @@
 // Serves the built front ends: the rendered API documentation (packages/docs) under /docs/ and the web
 // console (packages/console) under /_emulator/console/, from the copies the published package ships
 // in web/, else from their packages' dist folders.
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { existsSync, promises } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { extname, join, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, extname, join, resolve, sep } from 'node:path';
 
 const MEDIA_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -38,6 +37,14 @@ interface FrontEnd {
   option: string;
 }
 
+/**
+ * This package's folder, found by its own name: the same from its modules (dist/http/) and from the
+ * bundled command line (dist/cli.js), where a path relative to the module would name another folder.
+ */
+function packageRoot(): string {
+  return dirname(createRequire(import.meta.url).resolve('@platform-api/mock-server/package.json'));
+}
+
 /** Where the front end's build is, and, when it is nowhere, why. */
 function frontEndSite(frontEnd: FrontEnd, preferred: string | undefined): StaticSite {
   const { prefix } = frontEnd;
@@ -49,8 +56,9 @@ function frontEndSite(frontEnd: FrontEnd, preferred: string | undefined): Static
   // The published package ships the build in web/ (scripts/bundle-web.mjs, at pack time); in the
   // repository it is the workspace package's dist/, and in the container image the package beside
   // this one (node_modules/@platform-api/console/dist), at the same relative path.
-  const shipped = fileURLToPath(new URL(`../../web/${frontEnd.workspace}`, import.meta.url));
-  const workspace = fileURLToPath(new URL(`../../../${frontEnd.workspace}`, import.meta.url));
+  const root = packageRoot();
+  const shipped = join(root, 'web', frontEnd.workspace);
+  const workspace = join(dirname(root), frontEnd.workspace);
   const dir = [shipped, join(workspace, 'dist')].find((candidate) => existsSync(join(candidate, 'index.html')));
   const inRepository = existsSync(join(workspace, 'package.json'));
   const notBuilt = inRepository
@@ -94,7 +102,8 @@ export async function serveStatic(site: StaticSite, pathname: string, res: Serve
   const file = resolve(root, relative);
   if (!file.startsWith(root + sep)) return respondText(res, 404, 'Not found');
   try {
-    const content = await readFile(existsSync(file) || extname(file) ? file : `${file}.html`);
+    // fs.promises when first read: loading node:fs/promises at start takes readline and the REPL's history too.
+    const content = await promises.readFile(existsSync(file) || extname(file) ? file : `${file}.html`);
     res.writeHead(200, {
       'content-type': MEDIA_TYPES[extname(file) || '.html'] ?? 'application/octet-stream',
       'content-length': content.length,

@@ -1,9 +1,9 @@
 // Requests node's HTTP parser refuses never reach the pipeline: a Content-Length shorter than the
 // body leaves the rest to be parsed as a request of its own, headers can be too large. node would
 // answer them with a bare status line; they get the JSON error body of every other error instead.
-import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorReply, InvalidRequest } from '../errors.js';
+import { STATUS_CODES } from './node-http.js';
 import { CONTENT_TYPES } from './replies.js';
 
 /** node:http's 'clientError' listener: answers, then closes the connection, as node's own answer does. */

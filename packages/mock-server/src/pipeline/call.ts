@@ -116,7 +116,7 @@ export function admit(call: Call): Outcome {
 }
 
 function admitted(call: Call, key: ApiKey | undefined): Outcome {
-  const { operation, endpoint } = call;
+  const { operation } = call;
   const { domain } = call.tenant;
   call.key = key;
   if (key && operation.api === 'event-streams') domain.rateLimiter.count(key.id);
@@ -124,10 +124,8 @@ function admitted(call: Call, key: ApiKey | undefined): Outcome {
     const fault = domain.faults.takeFault(operation.operationId);
     if (fault) throw faultError(operation, fault, domain.limits);
   }
-  if (!endpoint.uncheckedParams) {
-    call.target.params ??= call.served.validators.checkParams(operation, call.pathParams, call.query);
-    call.params = call.target.params;
-  }
+  call.target.params ??= call.served.validators.checkParams(operation, call.pathParams, call.query);
+  call.params = call.target.params;
   // With a shared store, what another emulator just changed may not be here yet.
   if (domain.catchUp && mustCatchUp(call)) return domain.catchUp().then(() => authorized(call));
   return authorized(call);

@@ -132,8 +132,6 @@ export interface Endpoint<
   Id extends string = string,
 > extends Declaration<Op, Rule, Found> {
   readonly operationId: Id;
-  /** Prism's: its parameters go to Prism unchecked, which refuses them in answers of its own. */
-  readonly uncheckedParams?: true;
 }
 
 /** An endpoint as the pipeline holds it, whatever its operation: its types were checked where it was written. */

@@ -8,6 +8,7 @@ import type { ResourceEngine } from '../engine/engine.js';
 import type { PrismBackend } from '../http/prism.js';
 import { jsonReply, type Reply } from '../http/replies.js';
 import type { Operation } from '../spec/bundles.js';
+import type { RequestValidators } from '../spec/validators.js';
 import { isJsonContentType, parseJson } from './body-rules.js';
 import { type Answer, type AnyEndpoint, type BodyRule, type EndpointRequest, NO_BODY, NO_REPLY } from './endpoint.js';
 
@@ -19,24 +20,63 @@ export interface ManagementBackends {
   prismMode: boolean;
 }
 
-export function managementEndpoints(operations: readonly Operation[], backends: ManagementBackends): AnyEndpoint[] {
-  const { engine, prism, prismMode } = backends;
+export function managementEndpoints(
+  operations: readonly Operation[],
+  backends: ManagementBackends,
+  validators: RequestValidators,
+): AnyEndpoint[] {
   return operations
     .filter((operation) => operation.api === 'management')
-    .map((operation): AnyEndpoint => {
-      const scope = engine.domainScope(operation.operationId);
-      if (scope === undefined && (prismMode || !engine.handles(operation.operationId))) {
-        return prismEndpoint(operation, prism);
-      }
-      const served = engineEndpoint(operation);
-      if (scope === undefined) return served;
-      return {
-        ...served,
-        scope,
-        catchUp: 'always',
-        precheck: ({ tenant, params }) => tenant.engine.precheck(operation.operationId, params),
-      };
-    });
+    .map((operation) =>
+      madeOnFirstUse(operation.operationId, () => managementEndpoint(operation, backends, validators)),
+    );
+}
+
+function managementEndpoint(
+  operation: Operation,
+  { engine, prism, prismMode }: ManagementBackends,
+  validators: RequestValidators,
+): AnyEndpoint {
+  const scope = engine.domainScope(operation.operationId);
+  if (scope === undefined && (prismMode || !engine.handles(operation.operationId))) {
+    return prismEndpoint(operation, prism, validators);
+  }
+  const served = engineEndpoint(operation);
+  if (scope === undefined) return served;
+  return {
+    ...served,
+    scope,
+    catchUp: 'always',
+    precheck: ({ tenant, params }) => tenant.engine.precheck(operation.operationId, params),
+  };
+}
+
+/**
+ * An endpoint made when its operation is first called: which one it is (the engine's or Prism's, with
+ * which right) is the engine's to say, and the engine is made on first use (server.ts).
+ */
+function madeOnFirstUse(operationId: string, make: () => AnyEndpoint): AnyEndpoint {
+  let made: AnyEndpoint | undefined;
+  const endpoint = () => {
+    made ??= make();
+    return made;
+  };
+  return {
+    operationId,
+    get scope() {
+      return endpoint().scope;
+    },
+    get catchUp() {
+      return endpoint().catchUp;
+    },
+    get body() {
+      return endpoint().body;
+    },
+    get precheck() {
+      return endpoint().precheck;
+    },
+    handle: (request, found) => endpoint().handle(request, found),
+  };
 }
 
 /** The engine's answer; its body read as the spec declares it: none, JSON, or a package's zip. */
@@ -61,16 +101,15 @@ function engineEndpoint(operation: Operation): AnyEndpoint {
 }
 
 /**
- * Prism's answer, which Prism writes. Its parameters and body go to Prism unchecked, as it refuses them
- * in answers of its own; but a JSON body is read and parsed first: Prism answers malformed JSON in a
- * shape of its own, not the spec's ManagementError.
+ * Prism's answer, which Prism writes. Parameters and a JSON body are checked first, as for every
+ * operation: Prism answers malformed JSON in a shape of its own, and a request its spec refuses with an
+ * example, not the spec's ManagementError naming the fields.
  */
-function prismEndpoint(operation: Operation, prism: PrismBackend): AnyEndpoint {
+function prismEndpoint(operation: Operation, prism: PrismBackend, validators: RequestValidators): AnyEndpoint {
   const { operationId } = operation;
   if (!takesJson(operation)) {
     return {
       operationId,
-      uncheckedParams: true,
       body: NO_BODY,
       async handle({ exchange }): Promise<Answer> {
         await prism.forward(exchange.req, exchange.res);
@@ -80,10 +119,11 @@ function prismEndpoint(operation: Operation, prism: PrismBackend): AnyEndpoint {
   }
   return {
     operationId,
-    uncheckedParams: true,
     body: { kind: 'bytes' },
     async handle({ exchange, headers, bodyBytes }): Promise<Answer> {
-      if (isJsonContentType(headers['content-type']) && bodyBytes.length > 0) parseJson(bodyBytes.toString('utf8'));
+      if (isJsonContentType(headers['content-type']) && bodyBytes.length > 0) {
+        validators.checkBody(operation, parseJson(bodyBytes.toString('utf8')));
+      }
       await prism.forward(exchange.req, exchange.res, bodyBytes);
       return NO_REPLY;
     },

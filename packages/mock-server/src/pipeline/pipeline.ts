@@ -5,7 +5,6 @@
 // http/replies.ts), handing an answered request of the platform's APIs to the tenant's journal. What
 // no operation answers is served here too: the docs and the console, the home page, a 405, a 404.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
 import type { ApiKey } from '../domain/model.js';
 import { EmulatorError, errorReply, MethodNotAllowed, NotFound, StoreUnavailable } from '../errors.js';
 import { BodyReader, discardUnreadBody } from '../http/body.js';
@@ -13,6 +12,7 @@ import { BoundedMemo } from '../http/memo.js';
 import { HeldReplies, type Reply } from '../http/replies.js';
 import type { RouteResult, Router } from '../http/router.js';
 import { isUnder, type StaticSite, serveRoot, serveStatic } from '../http/static-files.js';
+import type { Logger } from '../logger.js';
 import type { ApiName, Operation, SpecName } from '../spec/bundles.js';
 import type { RequestValidators } from '../spec/validators.js';
 import type { Tenant } from '../tenants/tenant.js';

@@ -1,5 +1,6 @@
 // Loads the bundled OpenAPI documents of @platform-api/spec and lists their operations: the platform's
 // three APIs, and the emulator's own (/_emulator/*), which the pipeline serves alike.
+import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -96,15 +97,57 @@ export interface Specs {
 }
 
 const require = createRequire(import.meta.url);
+/** The installed bundles' paths, resolved once: every start asks for each twice. */
+const installed = new Map<SpecName, string>();
+
 /** The bundle of `api`: `<specDir>/<api>.json` when a directory is given, else @platform-api/spec's. */
 export function specFilePath(api: SpecName, specDir?: string): string {
-  return specDir === undefined ? require.resolve(`@platform-api/spec/${api}.json`) : join(specDir, `${api}.json`);
+  if (specDir !== undefined) return join(specDir, `${api}.json`);
+  let path = installed.get(api);
+  if (path === undefined) {
+    path = require.resolve(`@platform-api/spec/${api}.json`);
+    installed.set(api, path);
+  }
+  return path;
+}
+
+/**
+ * What each document read from a bundle file was parsed from, by the document (a copy made otherwise
+ * has nothing): its text until its digest is first asked for, then the digest.
+ */
+const sources = new WeakMap<OpenApiDocument, { text?: string; digest?: string }>();
+
+/**
+ * The digest of the text the document was parsed from (undefined for a document not read by this
+ * module): the build's checks (spec/checks.ts) serve only the bundle they were compiled from. Made
+ * when first asked for: a bundle no check is taken for is not hashed.
+ */
+export function bundleDigest(document: OpenApiDocument): string | undefined {
+  const source = sources.get(document);
+  if (source?.text !== undefined) {
+    source.digest = digestOf(source.text);
+    source.text = undefined;
+  }
+  return source?.digest;
+}
+
+/** Digests of bundle texts, as bundleDigest gives them. */
+export function digestOf(text: string): string {
+  return hash('sha1', text);
+}
+
+function readBundle(api: SpecName, specDir: string | undefined): OpenApiDocument {
+  const text = readFileSync(specFilePath(api, specDir), 'utf8');
+  const document = JSON.parse(text) as OpenApiDocument;
+  sources.set(document, { text });
+  return document;
 }
 
 export function loadSpecs(specDir?: string): Specs {
-  const documents = Object.fromEntries(
-    API_NAMES.map((api) => [api, JSON.parse(readFileSync(specFilePath(api, specDir), 'utf8')) as OpenApiDocument]),
-  ) as Record<ApiName, OpenApiDocument>;
+  const documents = Object.fromEntries(API_NAMES.map((api) => [api, readBundle(api, specDir)])) as Record<
+    ApiName,
+    OpenApiDocument
+  >;
   return { documents, operations: API_NAMES.flatMap((api) => listOperations(api, documents[api])) };
 }
 
@@ -113,7 +156,7 @@ export function loadEmulatorSpec(specDir?: string): {
   document: OpenApiDocument;
   operations: Operation<'emulator'>[];
 } {
-  const document = JSON.parse(readFileSync(specFilePath('emulator', specDir), 'utf8')) as OpenApiDocument;
+  const document = readBundle('emulator', specDir);
   return { document, operations: listOperations('emulator', document) };
 }
 

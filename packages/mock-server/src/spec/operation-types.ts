@@ -21,3 +21,13 @@ export type ParametersOf<Op extends OperationTypes> = Readonly<PathParameters<Op
 export type JsonBodyOf<Op extends OperationTypes> = Op['requestBody'] extends { content: infer Content }
   ? { [Media in keyof Content]: Media extends `application/json${string}` ? Content[Media] : never }[keyof Content]
   : never;
+
+/** `string | number` (an IdInput: a number or its decimal digits) as the engine hands it over: a number. */
+type IdNumber<T> = [string] extends [T] ? ([number] extends [T] ? Exclude<T, string> : T) : T;
+/** A body with its IdInput IDs as numbers, at any depth: the engine reads them so (values.ts, numericIds). */
+export type NumericIds<T> = EachNumericIds<IdNumber<T>>;
+type EachNumericIds<T> = T extends readonly (infer Item)[]
+  ? NumericIds<Item>[]
+  : T extends object
+    ? { [Key in keyof T]: NumericIds<T[Key]> }
+    : T;

@@ -4,7 +4,6 @@
 // change what another reads. A bundle rewritten (the dev loop's save) makes a new entry,
 // and only the newest few are kept.
 import { statSync } from 'node:fs';
-import type { Ajv2020 } from 'ajv/dist/2020.js';
 import {
   deref,
   loadEmulatorSpec,
@@ -16,12 +15,13 @@ import {
   type Specs,
   specFilePath,
 } from './bundles.js';
-import { createAjv, lazyAjv, RequestValidators } from './validators.js';
+import { SchemaChecks } from './checks.js';
+import { RequestValidators } from './validators.js';
 
 export interface SharedSpecs {
   specs: Specs;
-  /** Not coercing: request bodies and stored items. Made on first use, as the others. */
-  bodyAjv: Ajv2020;
+  /** Not coercing: request bodies and stored items. */
+  valueChecks: SchemaChecks;
   /** The platform's request checks, with the batch publish body's `maxItems` set to the configured limit. */
   requestValidators(maxBatchMessages: number): RequestValidators;
   /** The emulator's own API (/_emulator/*): its document, operations and request checks. */
@@ -54,25 +54,30 @@ export function sharedSpecs(specDir?: string): SharedSpecs {
 function load(specDir: string | undefined): SharedSpecs {
   const specs = loadSpecs(specDir);
   const emulatorSpec = loadEmulatorSpec(specDir);
-  const bodyAjv = lazyAjv(() => createAjv(specs));
-  const paramsAjv = lazyAjv(() => createAjv(specs, { coerceTypes: true }));
+  const valueChecks = new SchemaChecks(specs.documents, 'values');
+  const paramChecks = new SchemaChecks(specs.documents, 'params');
   const byBatchLimit = new Map<number, RequestValidators>();
-  const emulatorAjv = (coerceTypes: boolean) =>
-    lazyAjv(() => createAjv({ documents: { emulator: emulatorSpec.document } }, { coerceTypes }));
+  const emulatorDocuments = { emulator: emulatorSpec.document };
   return {
     specs,
-    bodyAjv,
+    valueChecks,
     requestValidators(maxBatchMessages) {
       let validators = byBatchLimit.get(maxBatchMessages);
       if (!validators) {
-        validators = new RequestValidators(paramsAjv, bodyAjv, (operationId, schema) =>
+        validators = new RequestValidators(paramChecks, valueChecks, (operationId, schema) =>
           operationId === 'publish_messages_batch' ? withBatchLimit(specs, schema, maxBatchMessages) : schema,
         );
         byBatchLimit.set(maxBatchMessages, validators);
       }
       return validators;
     },
-    emulator: { ...emulatorSpec, validators: new RequestValidators(emulatorAjv(true), emulatorAjv(false)) },
+    emulator: {
+      ...emulatorSpec,
+      validators: new RequestValidators(
+        new SchemaChecks(emulatorDocuments, 'params'),
+        new SchemaChecks(emulatorDocuments, 'values'),
+      ),
+    },
   };
 }
 

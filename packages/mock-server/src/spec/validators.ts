@@ -1,92 +1,8 @@
-// Request validators compiled with ajv from the operations' parameter and request-body schemas.
-
-import { createRequire } from 'node:module';
-import { isDateTime, isEmail } from '@platform-api/spec/conventions';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+// Request validators from the operations' parameter and request-body schemas (spec/checks.ts compiles them).
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { InvalidRequest, type Violation } from '../errors.js';
-import type { OpenApiDocument, Operation, SchemaObject, SpecName } from './bundles.js';
-
-const require = createRequire(import.meta.url);
-// ajv-formats is CommonJS with a `default` property; createRequire sidesteps the interop typing.
-const addFormats = require('ajv-formats') as (ajv: Ajv2020) => Ajv2020;
-
-const UINT32_MAX = 4294967295;
-
-/** An ajv instance that knows the specs' components and the OpenAPI integer formats. */
-export function createAjv(
-  specs: { documents: Partial<Record<SpecName, OpenApiDocument>> },
-  options: { coerceTypes?: boolean } = {},
-): Ajv2020 {
-  // Schemas come from the linted specs, so they are not checked against the meta-schema (faster start).
-  // strictNumbers: a JSON number past a double's range (1e400) parses as Infinity, which no integer or
-  // number schema takes (strict: false would let it through, to be stored and answered as null).
-  const ajv = new Ajv2020({
-    strict: false,
-    strictNumbers: true,
-    allErrors: true,
-    validateSchema: false,
-    meta: false,
-    ...options,
-  });
-  addFormats(ajv);
-  ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
-  // RFC 5321's Mailbox, as JSON Schema defines `email`; ajv-formats' regex refuses `0@com`.
-  ajv.addFormat('email', { type: 'string', validate: isEmail });
-  ajv.addFormat('uint32', {
-    type: 'number',
-    validate: (n: number) => Number.isInteger(n) && n >= 0 && n <= UINT32_MAX,
-  });
-  ajv.addFormat('uint64', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 });
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) });
-  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
-  ajv.addFormat('password', true);
-  for (const [api, document] of Object.entries(specs.documents)) {
-    ajv.addSchema({ $id: schemaBase(api as SpecName), components: document.components ?? {} });
-  }
-  return ajv;
-}
-
-/**
- * An ajv instance made on its first use. Making one walks every component schema of the specs (about
- * 15 ms for the two the emulator uses), and an emulator's start, and its first answers, need none:
- * validators are compiled when an operation first needs them.
- */
-export function lazyAjv(create: () => Ajv2020): Ajv2020 {
-  let ajv: Ajv2020 | undefined;
-  return new Proxy({} as Ajv2020, {
-    get(_, property) {
-      ajv ??= create();
-      const member: unknown = Reflect.get(ajv, property, ajv);
-      return typeof member === 'function' ? member.bind(ajv) : member;
-    },
-  });
-}
-
-const schemaBase = (api: SpecName) => `urn:platform-api:${api}`;
-
-/**
- * The validator of a schema in `api`'s document, named by its pointer (`#/components/schemas/Topic`).
- * ajv compiles it once per instance: emulators that share an instance do not each add a copy.
- */
-export function schemaValidator(ajv: Ajv2020, api: SpecName, pointer: string): ValidateFunction {
-  const validate = ajv.getSchema(schemaBase(api) + pointer);
-  if (!validate) throw new Error(`No schema ${pointer} in the ${api} spec`);
-  return validate as ValidateFunction;
-}
-
-/** Rewrites the document-local `#/components/...` references so ajv resolves them in `api`'s document. */
-export function anchorRefs(api: SpecName, schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map((item) => anchorRefs(api, item));
-  if (schema === null || typeof schema !== 'object') return schema;
-  return Object.fromEntries(
-    Object.entries(schema).map(([key, value]) => [
-      key,
-      key === '$ref' && typeof value === 'string' && value.startsWith('#/')
-        ? schemaBase(api) + value
-        : anchorRefs(api, value),
-    ]),
-  );
-}
+import type { Operation, SchemaObject, SpecName } from './bundles.js';
+import { anchorRefs, type SchemaChecks } from './checks.js';
 
 interface OperationValidators {
   /** Path and query parameters, coerced from strings in place. */
@@ -105,8 +21,9 @@ export class RequestValidators {
   private readonly cache = new Map<string, OperationValidators>();
 
   constructor(
-    private readonly paramsAjv: Ajv2020,
-    private readonly bodyAjv: Ajv2020,
+    /** Coercing: parameters arrive as text. */
+    readonly paramChecks: SchemaChecks,
+    readonly bodyChecks: SchemaChecks,
     /** Adjusts a body schema copy before compiling, e.g. to apply a configured limit. */
     private readonly adjustBodySchema: (operationId: string, schema: SchemaObject) => SchemaObject = (_, s) => s,
   ) {}
@@ -141,9 +58,7 @@ export class RequestValidators {
   checkBody(operation: Operation<SpecName>, value: unknown): void {
     const validators = this.for(operation);
     if (!validators.bodySchema) return;
-    validators.body ??= this.bodyAjv.compile(
-      anchorRefs(operation.api, this.adjustBodySchema(operation.operationId, validators.bodySchema)) as object,
-    );
+    validators.body ??= this.bodyChecks.compile(operation.api, this.anchoredBody(operation, validators.bodySchema));
     const validate = validators.body;
     if (!validate(value)) {
       const list = violations(validate.errors);
@@ -160,9 +75,30 @@ export class RequestValidators {
     return validators;
   }
 
+  /** The schema its parameter check is compiled from: its path and query parameters as one object. */
+  paramsSchema(operation: Operation<SpecName>): object | undefined {
+    const params = operation.parameters.filter((p) => p.in === 'path' || p.in === 'query');
+    if (params.length === 0) return undefined;
+    return {
+      type: 'object',
+      properties: Object.fromEntries(params.map((p) => [p.name, anchorRefs(operation.api, p.schema ?? {})])),
+      required: params.filter((p) => p.required).map((p) => p.name),
+    };
+  }
+
+  /** The schema its body check is compiled from: its JSON body's, adjusted. */
+  bodySchema(operation: Operation<SpecName>): object | undefined {
+    const schema = jsonBodySchema(operation);
+    return schema && this.anchoredBody(operation, schema);
+  }
+
+  private anchoredBody(operation: Operation<SpecName>, schema: SchemaObject): object {
+    return anchorRefs(operation.api, this.adjustBodySchema(operation.operationId, schema)) as object;
+  }
+
   private compile(operation: Operation<SpecName>): OperationValidators {
     const params = operation.parameters.filter((p) => p.in === 'path' || p.in === 'query');
-    const bodySchema = jsonBodySchema(operation);
+    const paramsSchema = this.paramsSchema(operation);
     return {
       queryParams: params.flatMap((p): QueryParam[] => {
         if (p.in !== 'query') return [];
@@ -175,15 +111,8 @@ export class RequestValidators {
         const kind = numericKind(list ? (p.schema?.items as SchemaObject | undefined) : p.schema);
         return kind ? [{ name: p.name, kind, list }] : [];
       }),
-      params:
-        params.length === 0
-          ? undefined
-          : this.paramsAjv.compile({
-              type: 'object',
-              properties: Object.fromEntries(params.map((p) => [p.name, anchorRefs(operation.api, p.schema ?? {})])),
-              required: params.filter((p) => p.required).map((p) => p.name),
-            }),
-      bodySchema,
+      params: paramsSchema && this.paramChecks.compile(operation.api, paramsSchema),
+      bodySchema: jsonBodySchema(operation),
     };
   }
 }
@@ -268,7 +197,7 @@ function jsonBodySchema(operation: Operation<SpecName>): SchemaObject | undefine
 
 /** ajv's errors as JSON pointers into the validated value, with a short message each. */
 export function violations(errors: ErrorObject[] | null | undefined): Violation[] {
-  return (errors ?? []).map((error) => {
+  return ofTheFormTaken(errors ?? []).map((error) => {
     const params = error.params as Record<string, string>;
     if (error.keyword === 'required') {
       return { pointer: `${error.instancePath}/${params.missingProperty}`, message: 'is required' };
@@ -278,6 +207,34 @@ export function violations(errors: ErrorObject[] | null | undefined): Violation[
     }
     return { pointer: error.instancePath || '/', message: error.message ?? 'is invalid' };
   });
+}
+
+/**
+ * Of a failed `anyOf` or `oneOf` (a recipe sent inside `recipe` or flat), the errors of the form the value
+ * took: a branch that fails only at the union's own level (a property it requires is missing) is left out
+ * when some error lies deeper, inside the value, where another form was followed; the union's own error
+ * ("must match a schema in anyOf") is left out whenever its branches say more.
+ */
+function ofTheFormTaken(errors: ErrorObject[]): ErrorObject[] {
+  let kept = errors;
+  for (const union of errors.filter((error) => error.keyword === 'anyOf' || error.keyword === 'oneOf')) {
+    const at = union.instancePath;
+    const inside = kept.filter(
+      (error) => error !== union && (error.instancePath === at || error.instancePath.startsWith(`${at}/`)),
+    );
+    if (inside.length === 0) continue;
+    const deeper = inside.some((error) => error.instancePath !== at);
+    const prefix = `${union.schemaPath}/`;
+    const branches = new Map<string, ErrorObject[]>();
+    for (const error of inside.filter((each) => each.schemaPath.startsWith(prefix))) {
+      const branch = error.schemaPath.slice(prefix.length).split('/')[0] ?? '';
+      branches.set(branch, [...(branches.get(branch) ?? []), error]);
+    }
+    const shallow = [...branches.values()].filter((list) => list.every((error) => error.instancePath === at));
+    const dropped = new Set([union, ...(deeper ? shallow.flat() : [])]);
+    kept = kept.filter((error) => !dropped.has(error));
+  }
+  return kept;
 }
 
 function describeViolations(what: string, list: Violation[]): string {

@@ -1,13 +1,11 @@
 // Where one emulator keeps its state: the messages, the resources (everything else), and the commit
 // that makes a turn's changes durable before its answers are written (group commit). Three engines:
 // memory, a data dir (SQLite) and Redis, which several emulators share.
-import type { Logger } from 'pino';
+import type { Logger } from '../logger.js';
 import type { MessageStore } from './message-store.js';
 import { MemoryResourceStore, type ResourceStore } from './resource-store.js';
 import type { SharedState } from './shared-state.js';
-import { DataDir, type Durability, explain } from './sqlite/data-dir.js';
-import { SqliteMessageStore } from './sqlite/messages.js';
-import { SqliteResourceStore } from './sqlite/resources.js';
+import type { Durability } from './sqlite/data-dir.js';
 
 export interface Storage {
   messages: MessageStore;
@@ -41,6 +39,12 @@ export function memoryStorage(messages: MessageStore): Storage {
 
 /** Everything in the SQLite database of a data dir, which is locked until `close`. */
 export async function dataDirStorage(dir: string, durability: Durability, clock: () => number): Promise<Storage> {
+  // Loaded when used, as Redis's: an emulator in memory does without them (and node:sqlite).
+  const [{ DataDir, explain }, { SqliteMessageStore }, { SqliteResourceStore }] = await Promise.all([
+    import('./sqlite/data-dir.js'),
+    import('./sqlite/messages.js'),
+    import('./sqlite/resources.js'),
+  ]);
   const dataDir = await DataDir.open(dir, durability);
   try {
     return {
@@ -65,7 +69,7 @@ export async function redisStorage(
   clock: () => number,
   logger: Logger,
 ): Promise<Storage> {
-  // Loaded when used, like node:sqlite: an emulator in memory does without the client.
+  // Loaded when used: an emulator in memory does without the client.
   const [{ RedisConnection }, { RedisFeed }, { RedisMessageStore }, { RedisResourceStore }] = await Promise.all([
     import('./redis/connection.js'),
     import('./redis/feed.js'),

@@ -6,7 +6,7 @@ import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
 import type { MockServer } from '../../src/index.js';
 import { deref, loadEmulatorSpec } from '../../src/spec/bundles.js';
-import { anchorRefs, createAjv } from '../../src/spec/validators.js';
+import { anchorRefs, createAjv } from '../../src/spec/checks.js';
 import { type Answer, type CallOptions, send, toAnswer } from '../helpers.js';
 
 const { document, operations: emulatorOperations } = loadEmulatorSpec();

@@ -99,6 +99,11 @@ describe('recipes', () => {
     const invalid = await run('create_recipe', { body: { recipe: { name: '' } } });
     expect(invalid.status).toBe(400);
     expect(Object.keys(managementErrorOf(invalid).errors ?? {}).sort()).toEqual(['recipe.code', 'recipe.name']);
+    // A flat body's errors are the flat form's, a wrapped one's the wrapped form's; neither form: both.
+    const flat = await run('create_recipe', { body: { name: '', code: '{}' } });
+    expect([flat.status, Object.keys(managementErrorOf(flat).errors ?? {})]).toEqual([400, ['name']]);
+    const neither = await run('create_recipe', { body: { description: 'no code' } });
+    expect(Object.keys(managementErrorOf(neither).errors ?? {}).sort()).toEqual(['code', 'recipe']);
     const badId = await run('get_recipe', { params: { id: 'abc' } });
     expect([badId.status, Object.keys(managementErrorOf(badId).errors ?? {})]).toEqual([400, ['id']]);
   });

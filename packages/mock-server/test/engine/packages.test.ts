@@ -4,9 +4,9 @@ import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../../src/index.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
-import { managementErrorOf, type Run, token } from '../helpers.js';
+import { managementErrorOf, type Run } from '../helpers.js';
 import { freshSessions } from './fresh-session.js';
-import { importZip } from './package-zip.js';
+import { downloadZip, importZip } from './package-zip.js';
 
 const open = freshSessions();
 let server: MockServer | undefined;
@@ -21,16 +21,6 @@ async function withProject(): Promise<{ run: Run; folder: number }> {
 const json = (value: unknown) => strToU8(JSON.stringify(value));
 const MANIFEST = { 'manifest.json': json({ export_manifest: { id: 1, name: 'Hand-made' }, assets: [] }) };
 const RECIPE = { 'sync.recipe.json': json({ type: 'recipe', name: 'Sync', code: '{"v":1}', config: [] }) };
-
-/** The zip of a completed export, as download_package answers it. */
-async function download(id: number): Promise<Uint8Array> {
-  const emulator = server as MockServer;
-  const response = await fetch(`${emulator.url}/api/packages/${id}/download`, {
-    headers: { authorization: `Bearer ${await token(emulator)}` },
-  });
-  expect(response.status).toBe(200);
-  return new Uint8Array(await response.arrayBuffer());
-}
 
 async function recipeNames(run: Run): Promise<unknown[]> {
   return ((await run('list_recipes')).body.items as JsonObject[]).map((r) => r.name);
@@ -50,16 +40,15 @@ describe('a package that cannot be imported is refused whole, naming the entry',
       '/etc/x.recipe.json',
     ],
     [
-      'an unknown asset type',
-      zipSync({ ...MANIFEST, ...RECIPE, 'w.widget.json': json({ name: 'w' }) }),
-      'w.widget.json',
+      'an asset type the emulator does not import',
+      zipSync({ ...MANIFEST, ...RECIPE, 'w.lcap_app.json': json({ name: 'w' }) }),
+      'w.lcap_app.json',
     ],
     [
       'a file that is not JSON',
       zipSync({ ...MANIFEST, ...RECIPE, 'b.connection.json': strToU8('{oops') }),
       'b.connection.json',
     ],
-    ['no manifest.json', zipSync({ ...RECIPE }), 'manifest.json'],
     [
       'an asset whose fields do not fit its type',
       zipSync({ ...MANIFEST, ...RECIPE, 'x.recipe.json': json({ name: 'X', code: 5 }) }),
@@ -132,6 +121,9 @@ describe('import rules', () => {
       code: '{"v":1}',
       running: true,
     });
+    // The same file again changes nothing, so the running recipe needs no restart.
+    const again = await importZip(server as MockServer, folder, zip);
+    expect([again.status, ((again.body as JsonObject).assets as JsonObject[])[0]?.result]).toEqual([200, 'unchanged']);
   });
 
   it('a project asset needs a project: importing a lookup table into the home folder is refused', async () => {
@@ -161,7 +153,7 @@ describe('API collections travel with their endpoints and the recipes behind the
       body: { export_manifest: { name: 'APIs', folder_id: folder, auto_generate_assets: true } },
     });
     const exported = await run('export_package', { params: { manifest_id: manifest.body.result.id } });
-    const zip = await download(Number(exported.body.id));
+    const zip = await downloadZip(server as MockServer, Number(exported.body.id));
     const copy = (await run('create_folder', { body: { name: 'Copy' } })).body;
     const imported = await importZip(server as MockServer, copy.id, zip);
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
@@ -174,6 +166,8 @@ describe('API collections travel with their endpoints and the recipes behind the
     ]);
     const collections = (await run('list_api_collections')).body as unknown as JsonObject[];
     const copied = collections.find((c) => String(c.project_id) === String(copy.project_id));
+    // Its fields travel, its version label too (a recipe file's `version` is the one key import reads nothing from).
+    expect([typeof collection.body.version, copied?.version]).toEqual(['string', collection.body.version]);
     const endpoints = (await run('list_api_endpoints', { query: { api_collection_id: Number(copied?.id) } }))
       .body as unknown as JsonObject[];
     const recipes = (await run('list_recipes')).body.items as JsonObject[];

@@ -12,11 +12,15 @@ import { bannerUrl, type CliProcess, runCli } from '../cli-process.js';
 import { defined } from '../defined.js';
 import { call, type Run, token } from '../helpers.js';
 import { STORAGES } from '../storages.js';
-import { type Emulator, importZip } from './package-zip.js';
+import { type Emulator, importZip, pull, push, text } from './package-zip.js';
 
 async function spawn(args: string[]): Promise<{ cli: CliProcess; emulator: Emulator; run: Run }> {
   const cli = runCli(['--port', '0', '--host', '127.0.0.1', '--log-level', 'warn', ...args], { ownedByCaller: true });
-  const url = await bannerUrl(cli);
+  // An emulator that never says it is ready is stopped here: no afterAll knows of it.
+  const url = await bannerUrl(cli).catch((error: unknown) => {
+    cli.child.kill('SIGKILL');
+    throw error;
+  });
   const credential = (label: string) =>
     defined(new RegExp(`${label}\\s+(\\S+)`).exec(cli.output())?.[1], `${label} in the banner`);
   const emulator = { url, clientId: credential('Client ID'), clientSecret: credential('Client secret') };
@@ -37,18 +41,36 @@ async function buildProject(run: Run): Promise<number> {
     body: { name: 'NetSuite prod', provider: 'netsuite', folder_id: sales.id },
   });
   const config = [
-    { keyword: 'application', name: 'salesforce', provider: 'salesforce', account_id: salesforce.body.id },
-    { keyword: 'application', name: 'netsuite', provider: 'netsuite', account_id: netsuite.body.id },
+    {
+      keyword: 'application',
+      name: 'salesforce',
+      provider: 'salesforce',
+      skip_validation: false,
+      account_id: salesforce.body.id,
+    },
+    {
+      keyword: 'application',
+      name: 'netsuite',
+      provider: 'netsuite',
+      skip_validation: false,
+      account_id: netsuite.body.id,
+    },
   ];
-  for (const [name, folder] of [
-    ['Orders sync', sales.id],
-    ['Invoices', project.id],
+  for (const [name, folder, uuid] of [
+    ['Orders sync', sales.id, '8d7c3a52-1f0e-4b6a-9c2d-5e4f3a2b1c0d'],
+    ['Invoices', project.id, '2b9e6f14-7a3c-4d58-8e1f-0c6b5a4d3e2f'],
   ] as const) {
     const recipe = await run('create_recipe', {
       body: {
         recipe: {
           name,
-          code: JSON.stringify({ keyword: 'trigger', provider: 'salesforce', name: `${name} trigger` }),
+          code: JSON.stringify({
+            number: 0,
+            keyword: 'trigger',
+            provider: 'salesforce',
+            name: `${name} trigger`,
+            uuid,
+          }),
           config: JSON.stringify(config),
           folder_id: String(folder),
         },
@@ -117,7 +139,8 @@ async function contents(run: Run, projectFolder: number) {
       .map((r) => ({
         name: r.name,
         folder: folderName.get(Number(r.folder_id)),
-        code: r.code,
+        // The code as its lines say (a package's file holds it as an object, its keys sorted).
+        code: JSON.parse(String(r.code)),
         config: (r.config as JsonObject[]).map(({ account_id, ...line }) => ({
           ...line,
           connection: connectionName.get(account_id),
@@ -150,7 +173,8 @@ for (const storage of STORAGES) {
     }, 60_000);
 
     afterAll(async () => {
-      for (const { cli } of [source, target]) {
+      // One may be missing when beforeAll failed.
+      for (const cli of [source?.cli, target?.cli]) {
         if (!cli || cli.child.exitCode !== null) continue;
         cli.child.kill('SIGTERM');
         await cli.exited;
@@ -204,7 +228,15 @@ for (const storage of STORAGES) {
         'salesforce_prod.connection.json',
       ]);
       const file = (name: string) => JSON.parse(new TextDecoder().decode(files[name])) as JsonObject;
-      expect(file('Sales/orders_sync.recipe.json')).toMatchObject({ type: 'recipe', name: 'Orders sync' });
+      expect(file('Sales/orders_sync.recipe.json')).toMatchObject({
+        name: 'Orders sync',
+        private: false,
+        concurrency: 1,
+      });
+      expect((file('invoices.recipe.json').config as JsonObject[]).map((line) => line.account_id)).toEqual([
+        { zip_name: 'salesforce_prod.connection.json', name: 'Salesforce prod', folder: '' },
+        { zip_name: 'netsuite_prod.connection.json', name: 'NetSuite prod', folder: 'Sales' },
+      ]);
       expect(file('country_codes.lookup_table.json').rows).toEqual([
         { code: 'DE', name: 'Germany' },
         { code: 'FR', name: 'France' },
@@ -245,6 +277,41 @@ for (const storage of STORAGES) {
         (report.assets as JsonObject[]).map((asset) => ({ ...asset, result: 'unchanged' })),
       );
       expect(await contents(target.run, there.id)).toEqual(expected);
+    }, 60_000);
+
+    it('wk pull, an edited file pushed alone (no manifest.json), wk pull: the pushed bytes come back', async () => {
+      const { emulator, run } = target;
+      const project = (await run('create_folder', { body: { name: 'Round trip' } })).body;
+      const connection = await run('create_connection', {
+        body: { name: 'Box', provider: 'box', folder_id: project.id },
+      });
+      const code = { number: 0, keyword: 'trigger', provider: 'box', name: 'new_file', as: 'trigger', input: {} };
+      await run('create_recipe', {
+        body: {
+          recipe: {
+            name: 'Files',
+            code: JSON.stringify(code),
+            config: JSON.stringify([{ keyword: 'application', provider: 'box', account_id: connection.body.id }]),
+            folder_id: String(project.id),
+          },
+        },
+      });
+      const pulled = await pull(emulator, run, project.id);
+      expect(pulled.package).toMatchObject({ operation_type: 'export', status: 'completed' });
+      expect(Object.keys(pulled.files).sort()).toEqual(['box.connection.json', 'files.recipe.json', 'manifest.json']);
+      const edited = text(pulled.files['files.recipe.json']).replace(
+        '"input": {}',
+        '"input": {\n      "folder": "/in"\n    }',
+      );
+      expect(edited).not.toBe(text(pulled.files['files.recipe.json']));
+      const pushed = await push(emulator, run, project.id, { 'files.recipe.json': edited });
+      expect(pushed).toMatchObject({ operation_type: 'import', status: 'completed', name: 'Round trip', skipped: [] });
+      expect((pushed.assets as JsonObject[]).map((a) => [a.zip_name, a.result])).toEqual([
+        ['files.recipe.json', 'updated'],
+      ]);
+      const again = await pull(emulator, run, project.id);
+      expect(text(again.files['files.recipe.json'])).toBe(edited.replace('"version": 1', '"version": 2'));
+      expect(text(again.files['box.connection.json'])).toBe(text(pulled.files['box.connection.json']));
     }, 60_000);
   });
 }

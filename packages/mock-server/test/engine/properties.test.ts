@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { createResourceEngine, type ResourceEngine } from '../../src/engine/engine.js';
 import { type OperationAnnotation, operationExtension } from '../../src/engine/vocabulary.js';
 import { errorReply, InvalidRequest } from '../../src/errors.js';
-import { createAjv, RequestValidators } from '../../src/spec/validators.js';
+import { SchemaChecks } from '../../src/spec/checks.js';
+import { RequestValidators } from '../../src/spec/validators.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
 import { assertConforms, exampleBody, type OperationId, operation as specOperation, specs } from '../helpers.js';
 import { propertyRuns, propertyTimeout } from '../property/runs.js';
@@ -16,7 +17,10 @@ import { describeEngines, resourceStoreEngines } from '../store/engines.js';
 
 const document = specs.documents.management;
 /** The pipeline's checks of parameters and bodies (pipeline/call.ts), which the engine's requests have passed. */
-const validators = new RequestValidators(createAjv(specs, { coerceTypes: true }), createAjv(specs));
+const validators = new RequestValidators(
+  new SchemaChecks(specs.documents, 'params'),
+  new SchemaChecks(specs.documents, 'values'),
+);
 const RUNS = 10;
 const FUZZ_SHARE = 0.1;
 const MAX_COMMANDS = 16;
@@ -154,6 +158,11 @@ class Client {
       const ref = type?.refs.find((r) => r.field === change?.field);
       if (change && ref) refs.push({ bodyField: change.from, type: ref.type });
     }
+    // A request field the create mirrors into a reference field (create_skill's recipe_id) names that type too.
+    for (const [field, from] of Object.entries(annotated.mirror ?? {})) {
+      const ref = type?.refs.find((r) => r.field === field);
+      if (ref) refs.push({ bodyField: from, type: ref.type });
+    }
     for (const ref of refs) {
       const sent = target?.[ref.bodyField];
       if (target && sent !== undefined && sent !== null) {
@@ -240,7 +249,15 @@ async function runSequence(engine: ResourceEngine, family: Family, sequence: Com
   client.made.set(family.type, '');
   const parent = type.parent ? await client.ensure(type.parent.type) : undefined;
   const machine = type.states;
-  const model: Modelled[] = [];
+  // What the create needs is made first; making it may make items of the family too (an API collection
+  // made from an OpenAPI document has its endpoints), which the model then starts with.
+  await client.pathFor(family.create, parent);
+  await client.bodyFor(family.create);
+  const model: Modelled[] = (await engine.store.list(family.type, parent)).map((item) => ({
+    id: item.id,
+    alive: true,
+    state: machine ? item.value[machine.field] : undefined,
+  }));
   const status = (operationId: string) =>
     Number(Object.keys(operation(operationId).responses).find((c) => c.startsWith('2')));
   const conflict = (operationId: string, current: unknown) => {

@@ -77,11 +77,11 @@ describe('jobs', () => {
     });
     expect(repeated.status).toBe(200);
     expect(repeated.body.results).toEqual([
-      { job_id: 'j-failed', status: 'enqueued' },
+      { job_id: 'j-failed', status: 'enqueued', error: null },
       { job_id: 'j-waiting', status: 'failed', error: 'Job is still running' },
       { job_id: 'j-invoice', status: 'failed', error: 'Job j-invoice is not a job of recipe 5' },
       { job_id: 'j-nothing', status: 'failed', error: 'Job j-nothing is not a job of recipe 5' },
-      { job_id: 'j-done', status: 'enqueued' },
+      { job_id: 'j-done', status: 'enqueued', error: null },
     ]);
 
     const listed = (await run('list_recipe_jobs', { params: { recipe_id: 5 } })).body.items;

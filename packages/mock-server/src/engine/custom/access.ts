@@ -6,7 +6,7 @@
 import { Refused } from '../../errors.js';
 import type { JsonObject, StoredItem } from '../../store/resource-store.js';
 import type { Handler, TypeName, Workspace } from '../contract.js';
-import { missingReference, notFound } from '../errors.js';
+import { conflict, missingReference, notFound } from '../errors.js';
 import { isObject } from '../schema.js';
 import { complete } from '../values.js';
 import type { EngineOperation, ResourceType } from '../vocabulary.js';
@@ -35,6 +35,8 @@ const ENVIRONMENTS: readonly Environment[] = ['dev', 'test', 'prod'];
 /** Environment ids as grants show them; the emulator's workspaces have these three. */
 const ENVIRONMENT_IDS: Record<Environment, number> = { dev: 1, test: 2, prod: 3 };
 const NO_ACCESS = new Set(['NoAccess', 'No access']);
+/** The deployment states in which reviewers are assigned. */
+const REVIEWABLE = new Set(['pending', 'pending_review']);
 
 const all = { privileges: 'all' };
 const only = (...privileges: string[]) => ({ privileges });
@@ -248,6 +250,60 @@ export const accessHandlers: Record<string, Handler> = {
     return { body: { data } };
   },
 
+  /**
+   * `update_member_roles`: the collaborator's role in each environment of `env_roles` becomes the one
+   * named there; `NoAccess` takes the environment's role away. The other environments keep theirs, and
+   * the roles' `members_count` follow.
+   */
+  'members.update_roles': async (workspace, op, { params, body }) => {
+    const member = await workspace.itemOf(op, params);
+    const given = heldRolesOf(isObject(body) ? body.env_roles : undefined);
+    const environments = new Set(given.map((role) => role.environment_type));
+    const held = (Array.isArray(member.value.roles) ? member.value.roles : []).filter(
+      (role) => !isObject(role) || !environments.has(role.environment_type),
+    );
+    const roles = [...held, ...given.filter((role) => !NO_ACCESS.has(String(role.role_name)))];
+    const updated = await workspace.update(op, member, { roles });
+    await recountRoles(workspace);
+    return { item: updated };
+  },
+
+  /** `update_project_grant`: the grant's project role becomes `project_role_id`'s (which must exist); the roles' counts follow. */
+  'project_grants.update': async (workspace, op, { params, body }) => {
+    const grant = await workspace.itemOf(op, params);
+    const roleId = isObject(body) ? body.project_role_id : undefined;
+    const role = await workspace.store.get('project_role', String(roleId));
+    if (!role) throw missingReference(op.operation, 'project_role_id', 'project role', roleId);
+    const updated = await workspace.update(op, grant, { project_role: { id: role.id, name: String(role.value.name) } });
+    await recountRoles(workspace);
+    return { item: updated };
+  },
+
+  /**
+   * `assign_deployment_reviewers`: the reviewers become those of `reviewer_ids` (collaborators, each must
+   * exist), while the deployment is `pending` or `pending_review`; a reviewer kept keeps its review, a new
+   * one gets a `pending` review, and the reviews of those left out are dropped.
+   */
+  'deployments.assign_reviewers': async (workspace, op, { params, body }) => {
+    const deployment = await workspace.itemOf(op, params);
+    if (!REVIEWABLE.has(String(deployment.value.state)))
+      throw conflict(
+        op.conflict,
+        `deployment ${deployment.id} is ${deployment.value.state}: reviewers are assigned while it is pending or pending_review`,
+        'state',
+        `is ${deployment.value.state}`,
+      );
+    const held = (Array.isArray(deployment.value.reviews) ? deployment.value.reviews : []).filter(isObject);
+    const reviews: JsonObject[] = [];
+    for (const id of numbers(isObject(body) ? body.reviewer_ids : undefined)) {
+      const member = await workspace.store.get('member', String(id));
+      if (!member) throw missingReference(op.operation, 'reviewer_ids', 'collaborator', id);
+      const kept = held.find((review) => isObject(review.reviewer) && sameId(review.reviewer.id, member.id));
+      reviews.push(kept ?? { reviewer: collaborator(member), status: 'pending', comment: null });
+    }
+    return { item: await workspace.update(op, deployment, { reviews }) };
+  },
+
   /** Every workspace collaborator except the deployment's authors (nobody reviews their own changes). */
   'deployments.eligible_reviewers': async (workspace, op, { params }) => {
     const deployment = await workspace.itemOf(op, params);
@@ -379,6 +435,15 @@ function asType(workspace: Workspace, op: EngineOperation, typeName: TypeName): 
 interface Assignee {
   typeName: TypeName;
   item: StoredItem;
+}
+
+/** A member's roles (Member.roles) from the `env_roles` of invite_member and update_member_roles. */
+export function heldRolesOf(envRoles: unknown): JsonObject[] {
+  return (Array.isArray(envRoles) ? envRoles : []).filter(isObject).map((role) => ({
+    environment_type: role.environment_type,
+    role_name: role.name,
+    role_type: role.role_type ?? 'privilege_group',
+  }));
 }
 
 function collaborator(member: StoredItem): JsonObject {

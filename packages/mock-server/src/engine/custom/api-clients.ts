@@ -13,7 +13,6 @@
 // Every field the spec's ApiClient and ApiKey give a default to may be left out, ids too (they count
 // on from the highest given).
 import { randomBytes } from 'node:crypto';
-import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Credentials } from '../../domain/credentials.js';
 import {
   ALL_SCOPES,
@@ -23,15 +22,39 @@ import {
   MASKED_SECRET,
   UNMODELLED_CLIENT_FIELDS,
 } from '../../domain/model.js';
-import { type Family, typed } from '../contract.js';
+import type { SchemaChecks } from '../../spec/checks.js';
+import type { JsonObject } from '../../store/resource-store.js';
+import { type Family, typed, type Workspace } from '../contract.js';
+import { missingReference } from '../errors.js';
 import { listPage } from '../listing.js';
 import { assignIds, listOf, type RecordCheck, StateError, type StateSection, schemaCheck } from '../sections.js';
 
-/** An API client as the platform answers it, with the fields the emulator does not model. */
-const clientAnswer = (client: ApiClient) => ({ ...UNMODELLED_CLIENT_FIELDS, ...client });
+/**
+ * An API client as the platform answers it: its keys (masked) and their counts, the API collections
+ * of its `api_collection_ids` that exist, and the fields the emulator does not model.
+ */
+async function clientAnswer({ domain: { credentials }, store }: Workspace, client: ApiClient) {
+  const { api_collection_ids: collectionIds = [], ...fields } = client;
+  const keys = credentials.listKeys(client.id);
+  const api_collections: JsonObject[] = [];
+  for (const id of collectionIds) {
+    const collection = await store.get('api_collection', String(id));
+    if (collection) api_collections.push({ id: Number(collection.id), name: collection.value.name });
+  }
+  return {
+    ...UNMODELLED_CLIENT_FIELDS,
+    ...fields,
+    mtls_enabled: fields.mtls_enabled ?? false,
+    active_api_keys_count: keys.filter((key) => key.active).length,
+    total_api_keys_count: keys.length,
+    api_collections,
+    api_keys: keys.map((key) => keyAnswer(credentials, key)),
+  };
+}
 
 /** A key as answered: its client's auth_type, and its secret masked but where create and refresh_secret show it. */
 const keyAnswer = (credentials: Credentials, key: ApiKey, authToken = MASKED_SECRET) => ({
+  ip_deny_list: [],
   ...key,
   auth_type: credentials.requireClient(key.api_client_id).auth_type,
   auth_token: authToken,
@@ -50,19 +73,26 @@ export const apiClientsFamily: Family = {
   types: ['api_client', 'api_key'],
   scope: 'api_clients:manage',
   handlers: {
-    'api_clients.list': typed<'list_api_clients'>(async ({ domain }, op, { params }) => {
-      const clients = clientsMatching(domain.credentials.listClients(), params).map(clientAnswer);
+    'api_clients.list': typed<'list_api_clients'>(async (workspace, op, { params }) => {
+      const matching = clientsMatching(workspace.domain.credentials.listClients(), params);
+      const clients = await Promise.all(matching.map((client) => clientAnswer(workspace, client)));
       return listPage(op.operation, params, clients);
     }),
-    'api_clients.create': typed<'create_api_client'>(async ({ domain }, _op, { body }) => ({
-      item: clientAnswer(await domain.credentials.createClient(body)),
+    'api_clients.create': typed<'create_api_client'>(async (workspace, op, { body }) => {
+      // The collections must exist (422), as any reference to another resource.
+      for (const id of body.api_collection_ids ?? []) {
+        if (!(await workspace.store.get('api_collection', String(id))))
+          throw missingReference(op.operation, 'api_collection_ids', 'api_collection', id);
+      }
+      return { item: await clientAnswer(workspace, await workspace.domain.credentials.createClient(body)) };
+    }),
+    'api_clients.get': typed<'get_api_client'>(async (workspace, _op, { params }) => ({
+      item: await clientAnswer(workspace, workspace.domain.credentials.requireClient(params.api_client_id)),
     })),
-    'api_clients.get': typed<'get_api_client'>(async ({ domain }, _op, { params }) => ({
-      item: clientAnswer(domain.credentials.requireClient(params.api_client_id)),
-    })),
-    'api_clients.update': typed<'update_api_client'>(async ({ domain: { credentials } }, _op, { params, body }) => {
+    'api_clients.update': typed<'update_api_client'>(async (workspace, _op, { params, body }) => {
+      const { credentials } = workspace.domain;
       const client = credentials.requireClient(params.api_client_id);
-      return { item: clientAnswer(credentials.updateClient(client, body)) };
+      return { item: await clientAnswer(workspace, credentials.updateClient(client, body)) };
     }),
     'api_clients.delete': typed<'delete_api_client'>(async ({ domain: { credentials } }, _op, { params }) => {
       credentials.deleteClient(credentials.requireClient(params.api_client_id));
@@ -108,7 +138,7 @@ export const apiClientsFamily: Family = {
     'api_keys.update': ({ domain }, _op, params) =>
       void domain.credentials.requireKey(Number(params.api_client_id), Number(params.api_key_id)),
   },
-  section: ({ credentials }, { ajv }) => credentialSection(credentials, ajv),
+  section: ({ credentials }, { checks }) => credentialSection(credentials, checks),
 };
 
 /** The list's filters: a project, and certificate bundles (a client matches when it checks against one of them). */
@@ -121,9 +151,9 @@ function clientsMatching(clients: ApiClient[], filters: { project_id?: number; c
   );
 }
 
-function credentialSection(credentials: Credentials, ajv: Ajv2020): StateSection {
-  const checkClient: RecordCheck<ApiClient> = schemaCheck(ajv, 'ApiClient');
-  const checkKey: RecordCheck<ApiKey> = schemaCheck(ajv, 'ApiKey');
+function credentialSection(credentials: Credentials, checks: SchemaChecks): StateSection {
+  const checkClient: RecordCheck<ApiClient> = schemaCheck(checks, 'ApiClient');
+  const checkKey: RecordCheck<ApiKey> = schemaCheck(checks, 'ApiKey');
   return {
     keys: ['api_clients', 'api_keys'],
     export() {
@@ -144,7 +174,8 @@ function credentialSection(credentials: Credentials, ajv: Ajv2020): StateSection
           project_id: null,
           auth_type: 'oauth2',
           email: null,
-          mtls_enabled: null,
+          mtls_enabled: false,
+          api_collection_ids: [],
           validation_formula: null,
           cert_bundle_ids: null,
           created_at: now,
@@ -152,8 +183,16 @@ function credentialSection(credentials: Credentials, ajv: Ajv2020): StateSection
           ...entry,
           id: clientIds[index],
         };
-        // Checked as answered: with the fields the emulator does not model.
-        checkClient(`api_clients[${index}]`, client, { ...UNMODELLED_CLIENT_FIELDS, ...client });
+        // Checked as answered: with the fields the emulator does not model, and no keys or collections yet.
+        const { api_collection_ids: _collections, ...answered } = client;
+        checkClient(`api_clients[${index}]`, client, {
+          ...UNMODELLED_CLIENT_FIELDS,
+          ...answered,
+          active_api_keys_count: 0,
+          total_api_keys_count: 0,
+          api_collections: [],
+          api_keys: [],
+        });
         return client;
       });
       const authTypes = new Map(clients.map((client) => [client.id, client.auth_type]));
@@ -167,6 +206,7 @@ function credentialSection(credentials: Credentials, ajv: Ajv2020): StateSection
           active: true,
           active_since: now,
           ip_allow_list: [],
+          ip_deny_list: [],
           scopes: [...ALL_SCOPES],
           topic_ids: null,
           client_id: randomBytes(10).toString('hex'),

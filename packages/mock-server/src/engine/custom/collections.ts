@@ -1,10 +1,11 @@
 // API collections created from an OpenAPI document: one endpoint, and a recipe that serves it, per path
-// and method of the document.
+// and method of the document; and endpoints added to a collection one by one.
 
 import type { JsonObject } from '../../store/resource-store.js';
-import type { Handler } from '../contract.js';
-import { invalidFields } from '../errors.js';
+import type { Handler, Workspace } from '../contract.js';
+import { invalidFields, missingReference, notFound } from '../errors.js';
 import { isObject } from '../schema.js';
+import type { EngineOperation } from '../vocabulary.js';
 import { actingOn, homeFolder } from './projects.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -43,6 +44,50 @@ async function operationsOf(content: string, format: string): Promise<DocumentOp
   return operations;
 }
 
+interface NewEndpoint extends DocumentOperation {
+  description?: unknown;
+  /** The recipe that serves it; a new stopped recipe when absent. */
+  flowId?: number;
+}
+
+/** The folder of the collection's project, where the recipes of its endpoints go (the home folder for a seeded project without one). */
+async function projectFolderId(workspace: Workspace, op: EngineOperation, collection: JsonObject): Promise<number> {
+  const project = await workspace.store.get('project', String(collection.project_id));
+  const folder = project && (await workspace.store.get('folder', String(project.value.folder_id)));
+  return Number((folder || (await homeFolder(workspace, op))).id);
+}
+
+/** An endpoint of the collection, disabled, its URL under the collection's; a new stopped recipe serves it unless one is named. */
+async function addEndpoint(
+  workspace: Workspace,
+  op: EngineOperation,
+  collection: JsonObject,
+  { method, path, name, description = null, flowId }: NewEndpoint,
+): Promise<JsonObject> {
+  const recipeOp = actingOn(workspace, op, 'recipe');
+  const folderId = flowId === undefined ? await projectFolderId(workspace, op, collection) : undefined;
+  const recipeId =
+    flowId ?? (await workspace.create(recipeOp, { name, code: '{}', config: [], folder_id: folderId }, undefined)).id;
+  const base = new URL(String(collection.url));
+  const basePath = `${base.pathname.replace(/\/$/, '')}/${path.replace(/^\//, '')}`;
+  return workspace.create(
+    actingOn(workspace, op, 'api_endpoint'),
+    {
+      api_collection_id: collection.id,
+      flow_id: recipeId,
+      name,
+      description,
+      method: method.toUpperCase(),
+      path,
+      base_path: basePath,
+      url: new URL(basePath, base.origin).href,
+      legacy_url: null,
+      legacy: false,
+    },
+    undefined,
+  );
+}
+
 export const collectionsHandlers: Record<string, Handler> = {
   /**
    * `create_api_collection`: the collection in its project (the first project when left out); with
@@ -55,38 +100,11 @@ export const collectionsHandlers: Record<string, Handler> = {
     const spec = request.openapi_spec as { content: string; format: string } | undefined;
     const operations = spec ? await operationsOf(spec.content, spec.format) : [];
     const fields: JsonObject = { name: request.name };
-    if (request.project_id !== undefined) fields.project_id = String(request.project_id);
+    if (request.project_id !== undefined) fields.project_id = Number(request.project_id);
     if (request.proxy_connection_id !== undefined) fields.proxy_connection_id = request.proxy_connection_id;
     const collection = await workspace.create(op, fields, undefined);
     if (!spec) return { body: collection };
-    // The recipes go to the project's folder (the home folder for a seeded project without one).
-    const project = await workspace.store.get('project', String(collection.project_id));
-    const folder = project && (await workspace.store.get('folder', String(project.value.folder_id)));
-    const folderId = Number((folder || (await homeFolder(workspace, op))).id);
-    const base = new URL(String(collection.url));
-    for (const { method, path, name } of operations) {
-      const recipe = await workspace.create(
-        actingOn(workspace, op, 'recipe'),
-        { name, code: '{}', config: [], folder_id: folderId },
-        undefined,
-      );
-      const basePath = `${base.pathname.replace(/\/$/, '')}${path}`;
-      await workspace.create(
-        actingOn(workspace, op, 'api_endpoint'),
-        {
-          api_collection_id: collection.id,
-          flow_id: recipe.id,
-          name,
-          method,
-          path,
-          base_path: basePath,
-          url: new URL(basePath, base.origin).href,
-          legacy_url: null,
-          legacy: false,
-        },
-        undefined,
-      );
-    }
+    for (const operation of operations) await addEndpoint(workspace, op, collection, operation);
     const import_results = {
       success: true,
       total_endpoints: operations.length,
@@ -94,5 +112,27 @@ export const collectionsHandlers: Record<string, Handler> = {
       failed_actions: [],
     };
     return { body: { ...collection, message: `Imported ${operations.length} endpoints`, import_results } };
+  },
+
+  /**
+   * `create_api_endpoint`: an endpoint of the collection in the path (404 when there is none), served
+   * by `flow_id` (or `recipe_id`; 422 when it names no recipe), else by a new stopped recipe.
+   */
+  'api_endpoints.create': async (workspace, op, { params, body }) => {
+    const collection = await workspace.store.get('api_collection', String(params.id));
+    if (!collection) throw notFound('api collection', params.id);
+    const request = body as JsonObject;
+    const field = request.flow_id === undefined ? 'recipe_id' : 'flow_id';
+    const recipeId = request[field];
+    if (recipeId !== undefined && !(await workspace.store.get('recipe', String(recipeId))))
+      throw missingReference(op.operation, field, 'recipe', recipeId);
+    const endpoint = {
+      method: String(request.method),
+      path: String(request.path),
+      name: String(request.name),
+      description: request.description ?? null,
+      flowId: recipeId === undefined ? undefined : Number(recipeId),
+    };
+    return { item: await addEndpoint(workspace, op, collection.value, endpoint) };
   },
 };

@@ -3,10 +3,12 @@
 
 import type { JsonObject } from '../../store/resource-store.js';
 import type { Handler } from '../contract.js';
+import type { DerivationHook } from '../derived.js';
 import { invalidFields, missingReference } from '../errors.js';
+import { isObject } from '../schema.js';
 
 /** A recipe's config lines, stored as a list (a seed may hold JSON text). */
-function configLines(config: unknown): JsonObject[] {
+export function configLines(config: unknown): JsonObject[] {
   if (Array.isArray(config)) return config as JsonObject[];
   if (typeof config !== 'string') return [];
   try {
@@ -41,5 +43,57 @@ export const recipesHandlers: Record<string, Handler> = {
       ? lines.map((line) => (uses(line) ? { ...line, account_id: connectionId } : line))
       : [...lines, { keyword: 'application', name: adapter, provider: adapter, account_id: connectionId }];
     return { item: await workspace.update(op, recipe, { config }) };
+  },
+};
+
+/** A recipe's code, a JSON text (or, seeded, an object): its trigger line, whose `block` holds the actions. */
+function codeOf(recipe: JsonObject): JsonObject | undefined {
+  const { code } = recipe;
+  if (isObject(code)) return code;
+  if (typeof code !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(code);
+    return isObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The connectors of the code's action lines, at any depth (an action inside an if or a loop), in order, once each. */
+function actionProviders(line: JsonObject, found: string[] = []): string[] {
+  for (const step of Array.isArray(line.block) ? line.block : []) {
+    if (!isObject(step)) continue;
+    const { provider } = step;
+    if (step.keyword === 'action' && typeof provider === 'string' && !found.includes(provider)) found.push(provider);
+    actionProviders(step, found);
+  }
+  return found;
+}
+
+/** The code's trigger connector, or the field's stored value when the code names none (a seeded recipe). */
+const triggerOf = (recipe: JsonObject): unknown => {
+  const code = codeOf(recipe);
+  return code?.keyword === 'trigger' && typeof code.provider === 'string'
+    ? code.provider
+    : (recipe.trigger_application ?? null);
+};
+
+export const recipesHooks: Record<string, DerivationHook> = {
+  /** `trigger_application`: the provider of the code's trigger line. */
+  'recipes.trigger_application': async (_workspace, recipe) => triggerOf(recipe),
+
+  /** `action_applications`: the providers of the code's action lines, each once. */
+  'recipes.action_applications': async (_workspace, recipe) => {
+    const code = codeOf(recipe);
+    return code ? actionProviders(code) : recipe.action_applications;
+  },
+
+  /** `applications`: the trigger's connector, then the actions' that differ from it. */
+  'recipes.applications': async (_workspace, recipe) => {
+    const code = codeOf(recipe);
+    if (!code) return recipe.applications;
+    const trigger = triggerOf(recipe);
+    const actions = actionProviders(code).filter((provider) => provider !== trigger);
+    return typeof trigger === 'string' ? [trigger, ...actions] : actions;
   },
 };

@@ -62,7 +62,7 @@ export const runsHandlers: Record<string, Handler> = {
       );
       const stored = await workspace.store.get(op.type.name, String(repeat.id));
       if (stored) await workspace.update(op, stored, { handle: repeat.id });
-      results.push({ job_id: jobId, status: 'enqueued' });
+      results.push({ job_id: jobId, status: 'enqueued', error: null });
     }
     return { body: { results } };
   },

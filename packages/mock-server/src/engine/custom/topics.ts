@@ -10,9 +10,9 @@
 //
 // Every field the spec's Topic gives a default to may be left out, ids too (they count on from the
 // highest given). Messages are published again on load, in order: they get new ids and the load's time.
-import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Topic } from '../../domain/model.js';
 import { DEFAULT_RETENTION_SECONDS, MAX_TOPICS, type Topics } from '../../domain/topics.js';
+import type { SchemaChecks } from '../../spec/checks.js';
 import { IsoTimeFormatter } from '../../spec/date-time.js';
 import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from '../../spec/topic-schema.js';
 import { type Family, typed } from '../contract.js';
@@ -50,7 +50,7 @@ export const topicsFamily: Family = {
   prechecks: {
     'topics.update': ({ domain }, _op, params) => void domain.topics.require(Number(params.topic_id)),
   },
-  section: ({ topics }, { ajv, clock }) => topicSection(topics, ajv, clock),
+  section: ({ topics }, { checks, clock }) => topicSection(topics, checks, clock),
 };
 
 /** The topic's message validator; StateError for a schema the emulator refuses (too deep). */
@@ -62,8 +62,8 @@ function compiled(where: string, schema: TopicSchemaField[]): MessageValidator {
   }
 }
 
-export function topicSection(topics: Topics, ajv: Ajv2020, clock: () => number): StateSection {
-  const check: RecordCheck<Topic> = schemaCheck(ajv, 'Topic');
+export function topicSection(topics: Topics, checks: SchemaChecks, clock: () => number): StateSection {
+  const check: RecordCheck<Topic> = schemaCheck(checks, 'Topic');
   const times = new IsoTimeFormatter();
   return {
     keys: ['topics'],

@@ -5,8 +5,8 @@
 // waiting for a Redis that may not come back.
 import { randomBytes } from 'node:crypto';
 import { createClient, createCluster, ErrorReply, type RedisArgument } from '@redis/client';
-import type { Logger } from 'pino';
 import { StoreUnavailable } from '../../errors.js';
+import type { Logger } from '../../logger.js';
 import { SCRIPTS, type ScriptName } from './scripts.js';
 import { clusterUrl, redactedUrl } from './url.js';
 

@@ -11,8 +11,8 @@
 // Announcements on the change channel, one line each: `c<origin> <Change as JSON>`, `r<origin> `
 // (reload everything), `m<origin> <marker number>`. On a topic's channel: `<origin>`.
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Logger } from 'pino';
 import { StoreUnavailable } from '../../errors.js';
+import type { Logger } from '../../logger.js';
 import type { Follower, SharedState } from '../shared-state.js';
 import { type RedisConnection, unavailable } from './connection.js';
 import type { Change } from './resources.js';
