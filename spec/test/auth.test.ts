@@ -1,7 +1,7 @@
 // Holds the token endpoint's bundle to the description: four request formats, the token response,
 // RFC 6749 errors and the {auth_url} server variable.
 import { describe, expect, test } from 'vitest';
-import { deref, type Json, loadBundle, operationById, operations } from './bundles.js';
+import { deref, type Json, loadBundle, operationById, operations } from './support/bundles.js';
 
 const doc = loadBundle('auth');
 const { op } = operationById(doc, 'request_access_token');

@@ -1,7 +1,7 @@
 // Holds the emulator's own API (/_emulator/*) to the description in issue 26 and the emulator's README:
 // the exact operation set, the journal entry's fields, verification and clock bodies, one error shape.
 import { describe, expect, test } from 'vitest';
-import { deref, type Json, loadBundle, operationById, operations } from './bundles.js';
+import { deref, type Json, loadBundle, operationById, operations } from './support/bundles.js';
 
 const doc = loadBundle('emulator');
 const schemaOf = (operationId: string, status: string, media = 'application/json') =>

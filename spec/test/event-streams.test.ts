@@ -1,7 +1,7 @@
 // Holds the event-streams bundle to the tables of api-description.md: every field, type, format,
 // required and read-only flag, every status per operation, and the behaviour the spec promises.
 import { describe, expect, test } from 'vitest';
-import { deref, type Json, loadBundle, operationById, operations } from './bundles.js';
+import { deref, type Json, loadBundle, operationById, operations } from './support/bundles.js';
 
 const doc = loadBundle('event-streams');
 const schemas = doc.components.schemas as Json;

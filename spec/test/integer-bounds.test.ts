@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { pagingOf } from '../conventions/pagination.js';
 import { boundIntegers } from '../plugins/integer-bounds.js';
-import { deref, type Json, loadBundle, operationById, operations } from './bundles.js';
+import { deref, type Json, loadBundle, operationById, operations } from './support/bundles.js';
 
 const BOUND = Number.MAX_SAFE_INTEGER;
 const APIS = ['event-streams', 'auth', 'management', 'emulator'] as const;

@@ -3,7 +3,7 @@
 // description recommends migrating away; topics and v2 API keys modelled in full.
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { deref, type Json, loadBundle, operationById, operations } from './bundles.js';
+import { deref, type Json, loadBundle, operationById, operations } from './support/bundles.js';
 
 const doc = loadBundle('management');
 const ops = operations(doc);

@@ -3,7 +3,7 @@
 // name real operations and values, and agreement with the platform's public OpenAPI description.
 import { describe, expect, test } from 'vitest';
 import { compare, loadOurs, loadReference, referenceMissing } from '../scripts/reference-agreement.mjs';
-import { deref, type Json, loadBundle, operations } from './bundles.js';
+import { deref, type Json, loadBundle, operations } from './support/bundles.js';
 
 const doc = loadBundle('management');
 const ops = operations(doc);

@@ -4,7 +4,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { createTopic, launchBrowser, packageDir, startPlatform, visit } from '../test/harness.js';
+import { createTopic, launchBrowser, packageDir, startPlatform, visit } from '../test/support/harness.js';
 
 const outDir = join(packageDir, 'screenshots');
 const SETTLED = { timeout: 15_000 };

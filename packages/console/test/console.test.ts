@@ -17,7 +17,7 @@ import {
   startPlatform,
   type Visit,
   visit,
-} from './harness.js';
+} from './support/harness.js';
 
 const screenshotDir = join(packageDir, 'test-results');
 /** A last-resort guard for conditions the page reaches by itself; generous for a busy two-core machine. */

@@ -1,4 +1,4 @@
-// The module against the image of this checkout (built by test/engine.ts), in a real container engine.
+// The module against the image of this checkout (built by test/support/engine.ts), in a real container engine.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -429,6 +429,15 @@ describe('every asset type the spec lists for a manifest is packaged', () => {
       expect(text(copied[path]), path).toBe(text(files[path]).replace(/"version": \d+/, '"version": 1'));
     const tools = (await run('mcp_list_server_tools', { params: { mcp_server_handle: String(ids.mcp_server) } })).body;
     expect(JSON.stringify(tools)).toContain(`"flow_id":${ids.recipe}`);
+    // The imported server has its own token: its mcp_url answers as a created one's does.
+    const made = (await run('mcp_get_server', { params: { handle: String(ids.mcp_server) } })).body.data;
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} };
+    const answer = await fetch(made.mcp_url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(initialize),
+    });
+    expect(answer.status, made.mcp_url).toBe(200);
     const again = await push(server, run, copy, files);
     expect((again.assets as JsonObject[]).map((a) => a.result)).toEqual(Array(6).fill('unchanged'));
   });

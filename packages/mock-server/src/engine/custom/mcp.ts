@@ -23,7 +23,7 @@ export const mcpUrl = (host: string | undefined, handle: unknown, token: unknown
   `http://${hostOf(host)}/_emulator/mcp/${handle}/${token}`;
 
 /** A new server token: 128 random bits (the engine's random, so a seeded emulator repeats them). */
-const newToken = (workspace: Workspace) => workspace.values.uuid().replace(/-/g, '');
+export const newToken = (workspace: Workspace) => workspace.values.uuid().replace(/-/g, '');
 
 /** Adds a tool per recipe (`flow_id`) the server does not have yet, named as given. */
 async function addTools(

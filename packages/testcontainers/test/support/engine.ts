@@ -20,7 +20,7 @@ declare module 'vitest' {
 }
 
 const run = promisify(execFile);
-const repositoryRoot = fileURLToPath(new URL('../../..', import.meta.url));
+const repositoryRoot = fileURLToPath(new URL('../../../..', import.meta.url));
 const DOCKER_SOCKET = '/var/run/docker.sock';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {

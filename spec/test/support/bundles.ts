@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 export type Json = ReturnType<typeof JSON.parse>;
 
 export function loadBundle(name: 'event-streams' | 'auth' | 'management' | 'emulator'): Json {
-  return JSON.parse(readFileSync(new URL(`../dist/${name}.json`, import.meta.url), 'utf8'));
+  return JSON.parse(readFileSync(new URL(`../../dist/${name}.json`, import.meta.url), 'utf8'));
 }
 
 /** Follows local `#/components/...` refs, as tools reading the bundle do. */

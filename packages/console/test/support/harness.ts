@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { type MockServer, startMockServer } from '@platform-api/mock-server';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
-export const packageDir = resolve(import.meta.dirname, '..');
+export const packageDir = resolve(import.meta.dirname, '../..');
 export const distDir = join(packageDir, 'dist');
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const chromiumArgs = [
