@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { createConnection } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import type { MockServer } from '../src/index.js';
 import { defined } from './defined.js';
 import {
   type Answer,
@@ -47,24 +48,18 @@ describe('publish', () => {
     const server = await start();
     const accessToken = await token(server);
     const topicId = await createTopic(server, accessToken, { schema });
-    const params = { topic_id: topicId };
-    const headers = { 'content-type': 'application/json' };
-    const publish = (rawBody: string) =>
-      call(server, 'publish_message', { token: accessToken, params, rawBody, headers });
-    const batch = (payloads: string) =>
-      call(server, 'publish_messages_batch', {
-        token: accessToken,
-        params,
-        rawBody: `{"payloads":[${payloads}]}`,
-        headers,
-      });
+    const { publish, batch } = rawSenders(server, accessToken, topicId);
     for (const answer of [await publish('{"constructor":"c"}'), await batch('{"constructor":"c"}')]) {
       expect([answer.status, errorOf(answer).details.field]).toEqual([400, '__proto__']);
     }
     const missingConstructor = await batch('{"__proto__":"p","constructor":"c"},{"__proto__":"p"}');
     expect(errorOf(missingConstructor).details).toEqual({ code: 'SCHEMA_MISMATCH', field: 'constructor', position: 1 });
     expect((await publish('{"__proto__":"p","constructor":"c"}')).status).toBe(201);
-    const stored = await call(server, 'consume_messages', { token: accessToken, params, body: {} });
+    const stored = await call(server, 'consume_messages', {
+      token: accessToken,
+      params: { topic_id: topicId },
+      body: {},
+    });
     expect(stored.body.messages.map((m) => JSON.stringify(m.payload))).toEqual(['{"__proto__":"p","constructor":"c"}']);
   });
 
@@ -96,17 +91,7 @@ describe('publish', () => {
     // Acknowledged, it would come back changed: a batch's messages are stored from their parsed values,
     // where 1e400 is Infinity, which JSON writes as null.
     const { server, accessToken, topicId, consume } = await withTopic();
-    const params = { topic_id: topicId };
-    const headers = { 'content-type': 'application/json' };
-    const publish = (rawBody: string) =>
-      call(server, 'publish_message', { token: accessToken, params, rawBody, headers });
-    const batch = (payloads: string) =>
-      call(server, 'publish_messages_batch', {
-        token: accessToken,
-        params,
-        rawBody: `{"payloads":[${payloads}]}`,
-        headers,
-      });
+    const { publish, batch } = rawSenders(server, accessToken, topicId);
     const refusals = [
       await publish('{"order_id":"A","note":1e400}'),
       await publish(`{"order_id":"A","extra":{"values":[1,${'9'.repeat(400)}]}}`),
@@ -509,4 +494,20 @@ async function statuses(url: string, pieces: string[], count: number): Promise<n
   } finally {
     socket.destroy();
   }
+}
+
+/** Publishes a message, or a batch of payloads, given as the JSON text sent. */
+function rawSenders(server: MockServer, accessToken: string, topicId: number) {
+  const params = { topic_id: topicId };
+  const headers = { 'content-type': 'application/json' };
+  return {
+    publish: (rawBody: string) => call(server, 'publish_message', { token: accessToken, params, rawBody, headers }),
+    batch: (payloads: string) =>
+      call(server, 'publish_messages_batch', {
+        token: accessToken,
+        params,
+        rawBody: `{"payloads":[${payloads}]}`,
+        headers,
+      }),
+  };
 }
