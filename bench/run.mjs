@@ -1,8 +1,9 @@
 // npm run bench: measures the emulator beside Prism and a bare node:http server, plus the repository's
 // tooling, in one run; writes bench/results.json and the results section of BENCHMARKS.md.
 // `node bench/run.mjs redis` (after a build): the Redis rows alone, beside one in-memory publish run,
-// with their targets; printed, nothing written. `node bench/run.mjs dev-loop` (after a build): the live
-// loop's rows alone, with their targets; printed, nothing written.
+// with their targets; `node bench/run.mjs publish`: the publish rounds and the consume drain alone
+// (what a change to the request path moves); `node bench/run.mjs startup`: the start-up rows;
+// `node bench/run.mjs dev-loop` (after a build): the live loop's rows. Printed, nothing written.
 // Loopback only; every load is bounded (wrk durations, fixed message counts); every server it starts
 // is stopped, also on failure.
 
@@ -633,21 +634,15 @@ async function startupOnly() {
   printTargets(startupTargets(startup));
 }
 
-/** Only the publish rounds (the emulator with its journal on and off, with a data dir, bare node:http); printed only. */
-async function publishOnly() {
+/** Runs `measure` with the bench's request bodies in a temporary folder, removed after, with every server it started. */
+async function inBenchDir(measure) {
   requireTools();
   const dir = mkdtempSync(join(tmpdir(), 'platform-api-bench-'));
   const files = { message: join(dir, 'message.json'), batch: join(dir, 'batch.json') };
   writeFileSync(files.message, PAYLOAD_TEXT);
+  writeFileSync(files.batch, batchText(BATCH_MESSAGES));
   try {
-    const { ratios, ...servers } = await publishRounds(files, dir);
-    const perServer = Object.fromEntries(
-      Object.entries(servers).map(([name, { requestsPerSecond, serverCpuMicrosPerRequest, rounds }]) => [
-        name,
-        { requestsPerSecond, serverCpuMicrosPerRequest, rounds },
-      ]),
-    );
-    console.log(JSON.stringify({ machine: describeMachine(), servers: perServer, ratios }, null, 2));
+    await measure(files, dir);
   } finally {
     await stopAllChildren();
     rmSync(dir, { recursive: true, force: true });
@@ -655,23 +650,31 @@ async function publishOnly() {
 }
 
 /** The Redis rows and their targets, beside one in-memory publish run; printed only. */
-async function redisOnly() {
-  requireTools();
-  const dir = mkdtempSync(join(tmpdir(), 'platform-api-bench-'));
-  const files = { message: join(dir, 'message.json'), batch: join(dir, 'batch.json') };
-  writeFileSync(files.message, PAYLOAD_TEXT);
-  writeFileSync(files.batch, batchText(BATCH_MESSAGES));
-  try {
+const redisOnly = () =>
+  inBenchDir(async (files, dir) => {
     const inMemory = await publishOn('emulator in memory', 'emulator.mjs', files);
     const redis = await redisMeasures(files, dir);
     redis.cluster = await clusterMeasure(files, dir);
     console.log(JSON.stringify({ machine: describeMachine(), inMemory, redis }, null, 2));
     printTargets(redisTargets(redis, inMemory));
-  } finally {
-    await stopAllChildren();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+  });
+
+/**
+ * The publish rounds (the emulator with its journal on and off, with a data dir, bare node:http) and the
+ * consume drain alone: the figures a change to the request path moves; printed only.
+ */
+const publishOnly = () =>
+  inBenchDir(async (files, dir) => {
+    const { ratios, ...servers } = await publishRounds(files, dir);
+    const perServer = Object.fromEntries(
+      Object.entries(servers).map(([name, { requestsPerSecond, serverCpuMicrosPerRequest, rounds }]) => [
+        name,
+        { requestsPerSecond, serverCpuMicrosPerRequest, rounds },
+      ]),
+    );
+    const { consume } = await consumeAndMemory(dir);
+    console.log(JSON.stringify({ machine: describeMachine(), servers: perServer, consume, ratios }, null, 2));
+  });
 
 /** The live loop's rows and their targets; printed only. */
 async function devLoopOnly() {

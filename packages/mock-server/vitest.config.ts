@@ -7,8 +7,8 @@ export default defineConfig({
     // while another process holds a core (npm run test:loaded), and must still pass.
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // The files mostly wait on the emulators, data dirs and Redis servers they start: vitest's default,
-    // a worker fewer than the cores, runs them one at a time on two cores and leaves one idle meanwhile.
+    // The files mostly wait on the emulators, data dirs and Redis servers they start, so a core is idle
+    // while its worker waits: a worker per core (at least two), not vitest's default of one fewer.
     maxWorkers: Math.max(2, availableParallelism()),
     projects: [
       {

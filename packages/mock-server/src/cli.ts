@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { isPositiveInteger } from '@platform-api/spec/conventions';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { parseState, StateError } from './engine/state.js';
+import { parseState, StateError } from './engine/state-document.js';
 import { consoleSite, docsSite, type StaticSite } from './http/static-files.js';
 import {
   DEFAULT_JOURNAL_SIZE,

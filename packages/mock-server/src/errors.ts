@@ -1,5 +1,7 @@
-// Every failure the emulator answers on purpose is one of the classes below, thrown by meaning: domain
-// code never names an HTTP status. errorReply, at the end, is the one place that turns each into the
+// Every failure the emulator answers on purpose is one of the classes below, thrown by meaning (a
+// NotFound, an Unauthorized), not by status; only a Refused carries one, the status its operation's
+// spec documents for the case (the engine's handlers refuse a conflict or a taken name with their
+// operation's 409 or 422). errorReply, at the end, is the one place that turns each into the
 // status, headers and body that the spec of the API it happened in defines: ErrorResponse,
 // SizeLimitErrorResponse and InternalServerErrorResponse (event streams), ManagementError (management
 // API), the RFC 6749 error (token endpoint) and EmulatorError (the emulator's own API, /_emulator/*).

@@ -1,28 +1,29 @@
-// startMockServer: one node:http server for the event-streams API, the token endpoint, the stateful
-// management operations (the resource engine's; Prism's examples in --mode prism, but for topics, API
-// clients and keys, whose state the domain keeps), the emulator API, the docs and the web console. It composes the layers: the specs, the storage (memory
-// or a data dir), the domain state, the handlers, the resource engine, and the dispatcher that runs
-// requests. With Redis, several emulators share one state: each follows the changes the others announce.
+// startMockServer: one node:http server for the event-streams API, the token endpoint, the management
+// operations (the resource engine's; Prism's examples in --mode prism, but for topics, API clients and
+// keys, whose state the domain keeps), the emulator API, the docs and the web console. It composes the
+// layers in named steps: the specs, the storage (memory, a data dir or Redis), the tenant (the domain
+// state, the resource engine, the journal, the clock, the state document), the endpoints and the
+// pipeline that runs every request. With Redis, several emulators share one state: each follows the
+// changes the others announce.
 
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { positiveInteger } from '@platform-api/spec/conventions';
-import { ControlPlane } from './control/control-plane.js';
 import { CoverageTally } from './control/coverage.js';
-import { controlEndpoints } from './control/endpoints.js';
-import { JOURNAL_MAX_BYTES, Journal } from './control/journal.js';
-import { Dispatcher } from './dispatch.js';
+import { emulatorEndpoints } from './control/endpoints.js';
+import { Journal } from './control/journal.js';
+import { JOURNAL_MAX_BYTES } from './control/journal-ring.js';
 import { type BootstrapCredentials, bootstrapKey } from './domain/bootstrap.js';
 import { Clock } from './domain/clock.js';
 import { Credentials } from './domain/credentials.js';
 import { Faults, faultProblem } from './domain/faults.js';
 import { RateLimiter } from './domain/rate-limit.js';
-import type { EmulatorState } from './domain/state.js';
+import type { DomainState } from './domain/state.js';
 import { Topics } from './domain/topics.js';
-import { createResourceEngine, lazyResourceEngine } from './engine/engine.js';
-import { stateSections, WorkspaceState } from './engine/state.js';
+import { createResourceEngine, lazyResourceEngine, type ResourceEngine } from './engine/engine.js';
+import { StateAsDocument, stateSections } from './engine/state-document.js';
 import { EMITTED_ERROR_CODES } from './errors.js';
-import type { Handlers } from './handlers/handler.js';
-import { createHandlers } from './handlers/index.js';
+import { platformEndpoints } from './handlers/index.js';
 import { createServer } from './http/node-http.js';
 import { PrismBackend } from './http/prism.js';
 import { Router } from './http/router.js';
@@ -36,12 +37,15 @@ import {
   type MockServerOptions,
   resolveLimits,
 } from './options.js';
+import { managementEndpoints } from './pipeline/management.js';
+import { Pipeline } from './pipeline/pipeline.js';
 import { documentedErrorCodes, type Specs, specFilePath } from './spec/bundles.js';
 import { builtFrom } from './spec/checks.js';
-import { sharedSpecs } from './spec/shared.js';
+import { type SharedSpecs, sharedSpecs } from './spec/shared.js';
 import { MemoryStore } from './store/memory.js';
 import { scopedResources } from './store/resource-store.js';
 import { dataDirStorage, memoryStorage, redisStorage, type Storage } from './store/storage.js';
+import type { Tenant } from './tenants/tenant.js';
 
 export interface MockServer {
   /** 'http://HOST:PORT' */
@@ -51,174 +55,47 @@ export interface MockServer {
   clientSecret: string;
   faults: Faults;
   /** The emulator's state (resources, topics and their messages, API clients and keys): export(), load(document), reset(). */
-  state: WorkspaceState;
+  state: StateAsDocument;
   close(): Promise<void>;
 }
 
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
-  // Everything time-based reads this clock, which the emulator API can set, advance or freeze.
-  const controlledClock = new Clock(options.clock ?? Date.now);
-  const clock = controlledClock.now;
   const logger = createLogger(options.logLevel ?? 'silent');
-  const bundles = sharedSpecs(options.specDir);
-  const { specs } = bundles;
-  assertErrorCodesDocumented(specs);
-  const limits = resolveLimits(specs, options.limits ?? {});
-  const tokenTtlSeconds = positiveInteger('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600);
-  const storage = await openStorage(options, clock, logger);
-  const { messages: store, resources, shared } = storage;
-  controlledClock.keepIn(resources);
-  const catchUp = shared && (() => shared.catchUp());
-  const operations = new Map(specs.operations.map((op) => [op.operationId, op]));
-  const state: EmulatorState = {
-    clock,
-    limits,
-    store,
-    topics: new Topics(store, resources, clock, shared && ((topicId) => shared.watch(topicId))),
-    credentials: new Credentials(resources, clock, tokenTtlSeconds, catchUp),
-    faults: new Faults((operationId, fault) => faultProblem(operations.get(operationId), fault)),
-    rateLimiter: new RateLimiter(limits.rateLimitPerMinute, clock),
-    catchUp,
-  };
-  const loadDomain = async () => {
-    await Promise.all([state.topics.load(), state.credentials.load(), controlledClock.load()]);
-  };
-  const handlers = createHandlers(state);
-  assertHandlersMatchSpecs(specs, handlers);
+  const bundles = checkedBundles(options.specDir);
+  // Everything time-based reads this clock, which the emulator API can set, advance or freeze.
+  const clock = new Clock(options.clock ?? Date.now);
+  const storage = await openStorage(options, clock.now, logger);
+  clock.keepIn(storage.resources);
+  const { tenant, restoredAtReset } = composeTenant(bundles, storage, clock, options);
   const prism = new PrismBackend(specFilePath('management', options.specDir), logger);
-  const createEngine = () =>
-    createResourceEngine(specs, {
-      clock,
-      random: options.random,
-      checks: bundles.valueChecks,
-      store: scopedResources(resources, 'management:'),
-      domain: { credentials: state.credentials, topics: state.topics, messages: store },
-    });
-  // The build read the bundled spec's vocabulary: made at first use. Another spec's is read now, so
-  // that a mistake in it stops the start.
-  const engine = builtFrom('management', specs.documents.management)
-    ? lazyResourceEngine(createEngine)
-    : createEngine();
-  const journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, JOURNAL_MAX_BYTES, new CoverageTally(clock));
-  let bootstrap: BootstrapCredentials | undefined;
-  // The state document: the engine's resources, then the families whose state the domain keeps (topics,
-  // API clients and keys). A reset also restores the rest as at start: a fresh emulator.
-  const workspace = new WorkspaceState(
-    () => stateSections(engine),
-    async () => {
-      bootstrap?.restore();
-      state.faults.clear();
-      journal.clear();
-      await controlledClock.reset();
-    },
-  );
-  const validators = bundles.requestValidators(limits.maxBatchMessages);
-  const dispatcher = new Dispatcher({
-    state,
-    handlers,
-    router: new Router(specs.operations),
-    validators,
-    prism,
-    engine,
-    prismMode: options.mode === 'prism',
-    control: new ControlPlane(
-      controlEndpoints({
-        state,
-        engine,
-        management: specs.documents.management,
-        validators,
-        workspace,
-        journal,
-        clock: controlledClock,
-        specDir: options.specDir,
-        operations: specs.operations,
-      }),
-      bundles.emulator,
-    ),
-    journal,
-    sites: [docsSite(options.docsDir), consoleSite(options.consoleDir)],
-    logger,
-    commit: storage.commit,
-  });
-  const server = createServer(dispatcher.listener);
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  server.on('clientError', answerUnparsable);
-  // An Expect other than 100-continue: node would answer a bare 417; RFC 9110 10.1.1 lets a server
-  // ignore an expectation it does not know, so the request is served as if it had none.
-  server.on('checkExpectation', dispatcher.listener);
-  /** The domain (followed, with a shared store), the bootstrap key, and a seed for a new store; committed. */
-  const loadState = async (): Promise<BootstrapCredentials> => {
-    // A shared store's feed loads the domain, holding the announcements that come meanwhile: none is lost.
-    if (shared) {
-      await shared.follow({
-        changed(type, id, item) {
-          state.topics.applyChange(type, id, item);
-          state.credentials.applyChange(type, id, item);
-          controlledClock.applyChange(type, id, item);
-        },
-        appended: (topicId) => state.topics.appended(topicId),
-        waiting: (topicId) => state.topics.waiting(topicId),
-        reload: loadDomain,
-      });
-    } else {
-      await loadDomain();
-    }
-    const bootstrapped = await bootstrapKey(state.credentials, resources, options);
-    // A data dir that holds state already keeps it: the seed initialises a new one. After the
-    // bootstrap key, which a seed neither holds nor replaces (its API client is the first).
-    if (options.seed !== undefined && storage.fresh) await workspace.load(options.seed);
-    await storage.commit();
-    return bootstrapped;
-  };
+  const pipeline = composePipeline(bundles, tenant, prism, options, logger, storage.commit);
+  const server = httpServer(pipeline);
+  let bootstrap: BootstrapCredentials;
   try {
-    const endStart = await shared?.startAlone();
-    try {
-      bootstrap = await loadState();
-    } finally {
-      // Not kept when this start failed: the mark would hold the others up until it expires.
-      await endStart?.().catch(() => {});
-    }
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-    });
+    bootstrap = await loadDomainAndSeed(tenant, storage, options);
+    restoredAtReset.bootstrap = bootstrap;
+    await listen(server, options);
   } catch (error) {
     // No half-started emulator: the data dir is unlocked for the next attempt.
     await storage.close();
     throw error;
   }
+  const url = urlOf(server);
+  logger.info({ url }, 'emulator listening');
   let closing: Promise<void> | undefined;
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  logger.info({ url: `http://${host}:${address.port}` }, 'emulator listening');
-
-  const started = bootstrap;
   return {
-    url: `http://${host}:${address.port}`,
-    port: address.port,
-    clientId: started.clientId,
-    clientSecret: started.secret,
-    faults: state.faults,
-    state: workspace,
+    url,
+    port: (server.address() as AddressInfo).port,
+    clientId: bootstrap.clientId,
+    clientSecret: bootstrap.secret,
+    faults: tenant.domain.faults,
+    state: tenant.stateDocument,
     close() {
       // Once: a second call (a test's cleanup after a restart) gets the same promise.
-      closing ??= closeServer();
+      closing ??= closeServer({ server, pipeline, tenant, prism, storage });
       return closing;
     },
   };
-
-  async function closeServer(): Promise<void> {
-    // Waiting consumers get their (empty) batch instead of a cut connection.
-    dispatcher.closeConnections();
-    state.topics.wakeAll();
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    const force = setTimeout(() => server.closeAllConnections(), 1000);
-    await Promise.all([closed, prism.close()]);
-    clearTimeout(force);
-    // After the last answer: the data dir is committed, synced and unlocked.
-    await storage.close();
-  }
 }
 
 /**
@@ -229,6 +106,21 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
  * client stalls for a few seconds: a busy CI runner, a debugger.
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/** The bundles (shared by the emulators of the process), their error codes held to what the emulator sends. */
+function checkedBundles(specDir: string | undefined): SharedSpecs {
+  const bundles = sharedSpecs(specDir);
+  assertErrorCodesDocumented(bundles.specs);
+  return bundles;
+}
+
+/** The spec's `info.x-error-codes` is the documented list; the emulator sends no other code. */
+function assertErrorCodesDocumented(specs: Specs): void {
+  const documented = new Set(documentedErrorCodes(specs));
+  const missing = EMITTED_ERROR_CODES.filter((code) => !documented.has(code));
+  if (missing.length > 0)
+    throw new Error(`The event-streams spec does not document the error codes ${missing.join(', ')}`);
+}
 
 /** Redis, a data dir's database, or memory (the given message store, or a new MemoryStore). */
 function openStorage(options: MockServerOptions, clock: () => number, logger: Logger): Promise<Storage> | Storage {
@@ -254,23 +146,187 @@ function openStorage(options: MockServerOptions, clock: () => number, logger: Lo
   return dataDirStorage(options.dataDir, durability, clock);
 }
 
-/** The batch body schema with `payloads.maxItems` set to the configured batch limit. */
-/** The spec's `info.x-error-codes` is the documented list; the emulator sends no other code. */
-function assertErrorCodesDocumented(specs: Specs): void {
-  const documented = new Set(documentedErrorCodes(specs));
-  const missing = EMITTED_ERROR_CODES.filter((code) => !documented.has(code));
-  if (missing.length > 0)
-    throw new Error(`The event-streams spec does not document the error codes ${missing.join(', ')}`);
+/** What a reset puts back besides the state document: the bootstrap key, known once the state is loaded. */
+interface RestoredAtReset {
+  bootstrap?: BootstrapCredentials;
 }
 
-/**
- * Every event-streams and token operation of the loaded specs has a handler, and every handler an
- * operation: tsc holds the handlers to the specs they were generated from, this to the installed ones.
- */
-function assertHandlersMatchSpecs(specs: Specs, handlers: Handlers): void {
-  const missing = specs.operations.filter((op) => op.api !== 'management' && !(op.operationId in handlers));
-  if (missing.length > 0) throw new Error(`No emulator handler for ${missing.map((op) => op.operationId).join(', ')}`);
-  const known = new Set(specs.operations.map((op) => op.operationId));
-  const unknown = Object.keys(handlers).filter((operationId) => !known.has(operationId));
-  if (unknown.length > 0) throw new Error(`The specs have no operations ${unknown.join(', ')}`);
+/** The emulator's one tenant: its domain state, resource engine, journal, clock and state document. */
+function composeTenant(
+  { specs, valueChecks }: SharedSpecs,
+  storage: Storage,
+  clock: Clock,
+  options: MockServerOptions,
+): { tenant: Tenant; restoredAtReset: RestoredAtReset } {
+  const domain = composeDomain(specs, storage, clock.now, options);
+  const createEngine = (): ResourceEngine =>
+    createResourceEngine(specs, {
+      clock: clock.now,
+      random: options.random,
+      checks: valueChecks,
+      store: scopedResources(storage.resources, 'management:'),
+      domain,
+    });
+  // The build read the bundled spec's vocabulary: made at first use. Another spec's is read now, so
+  // that a mistake in it stops the start.
+  const engine = builtFrom('management', specs.documents.management)
+    ? lazyResourceEngine(createEngine)
+    : createEngine();
+  const journal = new Journal(
+    options.journalSize ?? DEFAULT_JOURNAL_SIZE,
+    JOURNAL_MAX_BYTES,
+    new CoverageTally(clock.now),
+  );
+  const restoredAtReset: RestoredAtReset = {};
+  // The engine's resources, then the families whose state the domain keeps (topics, API clients and
+  // keys). A reset also restores the rest as at start: a fresh emulator.
+  const stateDocument = new StateAsDocument(
+    () => stateSections(engine),
+    async () => {
+      restoredAtReset.bootstrap?.restore();
+      domain.faults.clear();
+      journal.clear();
+      await clock.reset();
+    },
+  );
+  return { tenant: { domain, engine, journal, clock, stateDocument }, restoredAtReset };
+}
+
+function composeDomain(specs: Specs, storage: Storage, clock: () => number, options: MockServerOptions): DomainState {
+  const { messages, resources, shared } = storage;
+  const limits = resolveLimits(specs, options.limits ?? {});
+  const tokenTtlSeconds = positiveInteger('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600);
+  const catchUp = shared && (() => shared.catchUp());
+  const operations = new Map(specs.operations.map((op) => [op.operationId, op]));
+  return {
+    clock,
+    limits,
+    messages,
+    topics: new Topics(messages, resources, clock, shared && ((topicId) => shared.watch(topicId))),
+    credentials: new Credentials(resources, clock, tokenTtlSeconds, catchUp),
+    faults: new Faults((operationId, fault) => faultProblem(operations.get(operationId), fault)),
+    rateLimiter: new RateLimiter(limits.rateLimitPerMinute, clock),
+    catchUp,
+  };
+}
+
+/** Every operation's endpoint, routed and checked from the specs, and the static sites. */
+function composePipeline(
+  bundles: SharedSpecs,
+  tenant: Tenant,
+  prism: PrismBackend,
+  options: MockServerOptions,
+  logger: Logger,
+  commit: Storage['commit'],
+): Pipeline {
+  const { specs, emulator } = bundles;
+  const validators = bundles.requestValidators(tenant.domain.limits.maxBatchMessages);
+  const backends = { engine: tenant.engine, prism, prismMode: options.mode === 'prism' };
+  const endpoints = [
+    ...Object.values(platformEndpoints()),
+    ...managementEndpoints(specs.operations, backends, validators),
+    ...Object.values(
+      emulatorEndpoints({
+        management: specs.documents.management,
+        validators,
+        specDir: options.specDir,
+        operations: specs.operations,
+      }),
+    ),
+  ];
+  return new Pipeline({
+    tenant,
+    platform: { router: new Router(specs.operations), operations: specs.operations, validators },
+    emulator: { router: new Router(emulator.operations), ...emulator },
+    endpoints,
+    sites: [docsSite(options.docsDir), consoleSite(options.consoleDir)],
+    logger,
+    commit,
+  });
+}
+
+function httpServer(pipeline: Pipeline): Server {
+  const server = createServer(pipeline.listener);
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.on('clientError', answerUnparsable);
+  // An Expect other than 100-continue: node would answer a bare 417; RFC 9110 10.1.1 lets a server
+  // ignore an expectation it does not know, so the request is served as if it had none.
+  server.on('checkExpectation', pipeline.listener);
+  return server;
+}
+
+/** The domain (followed, with a shared store), the bootstrap key, and a seed for a new store; committed. */
+async function loadDomainAndSeed(
+  tenant: Tenant,
+  storage: Storage,
+  options: MockServerOptions,
+): Promise<BootstrapCredentials> {
+  const { shared } = storage;
+  const endStart = await shared?.startAlone();
+  try {
+    await loadDomain(tenant, storage);
+    const bootstrapped = await bootstrapKey(tenant.domain.credentials, storage.resources, options);
+    // A data dir that holds state already keeps it: the seed initialises a new one. After the
+    // bootstrap key, which a seed neither holds nor replaces (its API client is the first).
+    if (options.seed !== undefined && storage.fresh) await tenant.stateDocument.load(options.seed);
+    await storage.commit();
+    return bootstrapped;
+  } finally {
+    // Not kept when this start failed: the mark would hold the others up until it expires.
+    await endStart?.().catch(() => {});
+  }
+}
+
+/** The domain's indexes from the store; a shared store's feed loads them, holding the announcements that come meanwhile: none is lost. */
+async function loadDomain({ domain, clock }: Tenant, { shared }: Storage): Promise<void> {
+  const load = async () => {
+    await Promise.all([domain.topics.load(), domain.credentials.load(), clock.load()]);
+  };
+  if (!shared) {
+    await load();
+    return;
+  }
+  await shared.follow({
+    changed(type, id, item) {
+      domain.topics.applyChange(type, id, item);
+      domain.credentials.applyChange(type, id, item);
+      clock.applyChange(type, id, item);
+    },
+    appended: (topicId) => domain.topics.appended(topicId),
+    waiting: (topicId) => domain.topics.waiting(topicId),
+    reload: load,
+  });
+}
+
+function listen(server: Server, options: MockServerOptions): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+}
+
+function urlOf(server: Server): string {
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+async function closeServer(running: {
+  server: Server;
+  pipeline: Pipeline;
+  tenant: Tenant;
+  prism: PrismBackend;
+  storage: Storage;
+}): Promise<void> {
+  const { server, pipeline, tenant, prism, storage } = running;
+  // Waiting consumers get their (empty) batch instead of a cut connection.
+  pipeline.closeConnections();
+  tenant.domain.topics.wakeAll();
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const force = setTimeout(() => server.closeAllConnections(), 1000);
+  await Promise.all([closed, prism.close()]);
+  clearTimeout(force);
+  // After the last answer: the data dir is committed, synced and unlocked.
+  await storage.close();
 }

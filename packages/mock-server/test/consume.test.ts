@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { consumersWaiting } from './control/emulator-api.js';
+import { consumersWaiting, control, emulatorErrorOf } from './control/emulator-api.js';
 import { call, createTopic, errorOf, managementErrorOf, oauthErrorOf, start, token, withTopic } from './helpers.js';
 
 describe('consume offsets', () => {
@@ -104,7 +104,7 @@ describe('consume offsets', () => {
 });
 
 describe('bodies too large', () => {
-  it('are 400 INVALID_REQUEST for consume, which declares no 413, and for the token and management operations', async () => {
+  it('are 400 INVALID_REQUEST for consume, which declares no 413, and for the token, management and emulator API operations', async () => {
     const { server, accessToken, consume } = await withTopic();
     const padding = 'x'.repeat(70_000);
     const tooLarge = await consume({ after_message_id: padding });
@@ -114,6 +114,11 @@ describe('bodies too large', () => {
     expect([tokenAnswer.status, oauthErrorOf(tokenAnswer).error]).toEqual([400, 'invalid_request']);
     const topic = await call(server, 'create_topic', { token: accessToken, body: { name: padding, schema: [] } });
     expect([topic.status, managementErrorOf(topic).message]).toEqual([
+      400,
+      'The request body is larger than 65536 bytes',
+    ]);
+    const fault = await control(server, 'add_fault', { body: { operation: padding, status: 500 } });
+    expect([fault.status, emulatorErrorOf(fault).message]).toEqual([
       400,
       'The request body is larger than 65536 bytes',
     ]);

@@ -4,7 +4,6 @@
 // way for a test. Both change the connection in the resource engine's store (memory, data dir or Redis),
 // so every management answer, on every emulator sharing that store, shows it.
 
-import type { Clock } from '../domain/clock.js';
 import {
   type AuthorizationOutcome,
   redirectAfterAuthorization,
@@ -13,22 +12,23 @@ import {
 import type { ResourceEngine } from '../engine/engine.js';
 import { NotFound } from '../errors.js';
 import { jsonReply, type Reply } from '../http/replies.js';
+import { type EmulatorEndpoints, endpoint, NO_BODY } from '../pipeline/endpoint.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
 import type { JsonObject, StoredItem } from '../store/resource-store.js';
-import type { ControlHandler } from './control-plane.js';
-
-type Handlers = Record<'authorize_connection' | 'set_connection_authorization', ControlHandler>;
+import type { Tenant } from '../tenants/tenant.js';
 
 const CONNECTION = 'connection';
 
-export function connectionEndpoints(engine: ResourceEngine, clock: Clock): Handlers {
+export function connectionEndpoints(): Pick<
+  EmulatorEndpoints,
+  'authorize_connection' | 'set_connection_authorization'
+> {
   const times = new IsoTimeFormatter();
-  const connectionNamed = async (id: unknown): Promise<StoredItem> => {
-    const item = await engine.store.get(CONNECTION, String(id));
-    if (!item) throw new NotFound(`Connection ${String(id)} was not found`);
-    return item;
-  };
-  const end = async (item: StoredItem, outcome: AuthorizationOutcome): Promise<JsonObject> => {
+  const end = async (
+    { engine, clock }: Tenant,
+    item: StoredItem,
+    outcome: AuthorizationOutcome,
+  ): Promise<JsonObject> => {
     const value = withAuthorization(item.value, outcome, times.format(clock.now()));
     const problems = engine.itemProblems(CONNECTION, value);
     if (problems) throw new Error(`An authorized connection ${item.id} would not match its schema: ${problems}`);
@@ -36,20 +36,34 @@ export function connectionEndpoints(engine: ResourceEngine, clock: Clock): Handl
     return value;
   };
   return {
-    async authorize_connection({ req, params }) {
-      const item = await connectionNamed(params.connection_id);
-      // HEAD, RFC 9110's safe method, answers the same headers and changes nothing.
-      const connection = req.method === 'HEAD' ? item.value : await end(item, { outcome: 'success' });
-      const target = redirectAfterAuthorization(connection, params.state as string | undefined);
-      return target === undefined ? authorizedPage(connection) : redirectTo(target);
-    },
-    async set_connection_authorization(request) {
-      const item = await connectionNamed(request.params.connection_id);
-      const connection = await end(item, await request.json<AuthorizationOutcome>());
-      const { id, authorization_status, authorized_at, authorization_error } = connection;
-      return jsonReply(200, { id, authorization_status, authorized_at, authorization_error });
-    },
+    authorize_connection: endpoint('authorize_connection', {
+      body: NO_BODY,
+      async handle({ tenant, params, exchange }) {
+        const item = await connectionNamed(tenant.engine, params.connection_id);
+        // HEAD, RFC 9110's safe method, answers the same headers and changes nothing.
+        const connection =
+          exchange.req.method === 'HEAD' ? item.value : await end(tenant, item, { outcome: 'success' });
+        const target = redirectAfterAuthorization(connection, params.state);
+        return target === undefined ? authorizedPage(connection) : redirectTo(target);
+      },
+    }),
+    set_connection_authorization: endpoint('set_connection_authorization', {
+      body: { kind: 'json' },
+      // The connection is known before the body is read: a 404 comes before a 400 for the body.
+      precheck: ({ tenant, params }) => connectionNamed(tenant.engine, params.connection_id),
+      async handle({ tenant, body }, item) {
+        const connection = await end(tenant, item, body);
+        const { id, authorization_status, authorized_at, authorization_error } = connection;
+        return jsonReply(200, { id, authorization_status, authorized_at, authorization_error });
+      },
+    }),
   };
+}
+
+async function connectionNamed(engine: ResourceEngine, id: number): Promise<StoredItem> {
+  const item = await engine.store.get(CONNECTION, String(id));
+  if (!item) throw new NotFound(`Connection ${id} was not found`);
+  return item;
 }
 
 function redirectTo(target: string): Reply {

@@ -1,71 +1,53 @@
-// Every endpoint of the emulator API, by operationId (tsc holds the list to spec/emulator).
+// Every endpoint of the emulator API, by operationId: their type requires exactly one per operation of
+// spec/emulator (pipeline/endpoint.ts). What they read and change is the request's tenant's; what
+// they are made with here is the server's (the specs it serves).
 
 import { promises } from 'node:fs';
-import type { Clock } from '../domain/clock.js';
-import type { EmulatorState } from '../domain/state.js';
-import type { ResourceEngine } from '../engine/engine.js';
-import type { WorkspaceState } from '../engine/state.js';
 import { NotFound } from '../errors.js';
 import type { Reply } from '../http/replies.js';
+import { type EmulatorEndpoints, endpoint, NO_BODY } from '../pipeline/endpoint.js';
 import { type OpenApiDocument, type Operation, type SpecName, specFilePath } from '../spec/bundles.js';
 import type { RequestValidators } from '../spec/validators.js';
 import { clockEndpoints } from './clock.js';
 import { connectionEndpoints } from './connections.js';
-import type { ControlHandlers } from './control-plane.js';
 import { faultEndpoints } from './faults.js';
-import type { Journal } from './journal.js';
 import { mcpEndpoints } from './mcp.js';
-import { NO_CONTENT } from './replies.js';
 import { requestEndpoints } from './requests.js';
 import { resourceEndpoints } from './resources.js';
-import { stateEndpoints } from './state.js';
+import { stateDocumentEndpoints } from './state-document.js';
 import { topicEndpoints } from './topics.js';
 
-export interface ControlParts {
-  /** The domain: faults, topics and their messages, limits. */
-  state: EmulatorState;
-  engine: ResourceEngine;
+export interface ServedSpecs {
   /** The management spec the engine serves, whose create bodies are the resources' forms. */
   management: OpenApiDocument;
   /** The platform APIs' request checks, which the resources' creates and deletes pass like any request. */
   validators: RequestValidators;
-  workspace: WorkspaceState;
-  journal: Journal;
-  clock: Clock;
   /** The folder the bundles were loaded from (`--spec-dir`); default the installed @platform-api/spec. */
   specDir: string | undefined;
   /** The platform APIs' operations, which the coverage report covers. */
   operations: readonly Operation[];
 }
 
-export function controlEndpoints({
-  state,
-  engine,
-  management,
-  validators,
-  workspace,
-  journal,
-  clock,
-  specDir,
-  operations,
-}: ControlParts): ControlHandlers {
-  const specs = new Map<SpecName, Promise<Reply>>();
+export function emulatorEndpoints({ management, validators, specDir, operations }: ServedSpecs): EmulatorEndpoints {
   return {
-    ...faultEndpoints(state.faults),
-    ...topicEndpoints(state),
-    ...resourceEndpoints(engine, management, validators),
-    ...mcpEndpoints(engine),
-    ...stateEndpoints(workspace),
-    async reset() {
-      await workspace.reset();
-      return NO_CONTENT;
-    },
-    ...requestEndpoints(journal, operations),
-    ...clockEndpoints(clock, state.catchUp),
-    ...connectionEndpoints(engine, clock),
-    get_spec({ params }) {
-      const api = params.api as SpecName;
-      // The bundle the emulator loaded, as the file it read; read once, on first request.
+    ...faultEndpoints(),
+    ...topicEndpoints(),
+    ...resourceEndpoints(management, validators),
+    ...mcpEndpoints(),
+    ...stateDocumentEndpoints(),
+    ...requestEndpoints(operations),
+    ...clockEndpoints(),
+    ...connectionEndpoints(),
+    get_spec: specEndpoint(specDir),
+  };
+}
+
+/** The bundle the emulator loaded, as the file it read; read once, on first request. */
+function specEndpoint(specDir: string | undefined): EmulatorEndpoints['get_spec'] {
+  const specs = new Map<SpecName, Promise<Reply>>();
+  return endpoint('get_spec', {
+    body: NO_BODY,
+    handle({ params: { api } }) {
       let reply = specs.get(api);
       if (!reply) {
         // fs.promises when first read (static-files.ts says why).
@@ -77,5 +59,5 @@ export function controlEndpoints({
         throw new NotFound(`No bundled spec ${api}`);
       });
     },
-  };
+  });
 }

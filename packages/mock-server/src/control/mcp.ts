@@ -3,13 +3,14 @@
 // as JSON). Its tools are the server's, read through the management operations, so they are what
 // `mcp_list_server_tools` lists; calling one is an error result, as the emulator runs no recipes.
 
+import type { components } from '@platform-api/spec/types/emulator';
 import type { ResourceEngine } from '../engine/engine.js';
 import { NotFound, Unauthorized } from '../errors.js';
 import { jsonReply, type Reply } from '../http/replies.js';
+import { type EmulatorEndpoints, endpoint } from '../pipeline/endpoint.js';
 import type { JsonObject } from '../store/resource-store.js';
-import type { ControlHandler, EmulatorSchemas } from './control-plane.js';
 
-type McpRequest = EmulatorSchemas['McpRequest'];
+type McpRequest = components['schemas']['McpRequest'];
 
 /** The protocol versions a client may ask for; another gets the latest. */
 const PROTOCOL_VERSIONS = ['2025-06-18', '2025-03-26', '2024-11-05'];
@@ -25,35 +26,37 @@ interface Tool {
   flowId: unknown;
 }
 
-export function mcpEndpoints(engine: ResourceEngine): { mcp_message: ControlHandler } {
+export function mcpEndpoints(): Pick<EmulatorEndpoints, 'mcp_message'> {
   return {
-    async mcp_message(request) {
-      const { handle, token } = request.params as { handle: string; token: string };
-      const server = await serverOf(engine, handle, token);
-      const message = await request.json<McpRequest>();
-      if (message.id === undefined) return ACCEPTED;
-      const answer = (body: { result: JsonObject } | { error: { code: number; message: string } }) =>
-        jsonReply(200, { jsonrpc: '2.0', id: message.id, ...body });
-      switch (message.method) {
-        case 'initialize':
-          return answer({ result: initialized(server, message.params) });
-        case 'ping':
-          return answer({ result: {} });
-        case 'tools/list': {
-          const tools = await toolsOf(engine, handle);
-          const listed = tools.map(({ name, title, description }) => ({ name, title, description, inputSchema }));
-          return answer({ result: { tools: listed } });
+    mcp_message: endpoint('mcp_message', {
+      body: { kind: 'json' },
+      // The server and its token are checked before the body is read: a 404 or 401 comes before a 400.
+      precheck: ({ tenant, params }) => serverOf(tenant.engine, params.handle, params.token),
+      async handle({ tenant, params, body: message }, server) {
+        if (message.id === undefined) return ACCEPTED;
+        const answer = (body: { result: JsonObject } | { error: { code: number; message: string } }) =>
+          jsonReply(200, { jsonrpc: '2.0', id: message.id, ...body });
+        switch (message.method) {
+          case 'initialize':
+            return answer({ result: initialized(server, message.params) });
+          case 'ping':
+            return answer({ result: {} });
+          case 'tools/list': {
+            const tools = await toolsOf(tenant.engine, params.handle);
+            const listed = tools.map(({ name, title, description }) => ({ name, title, description, inputSchema }));
+            return answer({ result: { tools: listed } });
+          }
+          case 'tools/call': {
+            const name = message.params?.name;
+            const tool = (await toolsOf(tenant.engine, params.handle)).find((each) => each.name === name);
+            if (!tool) return answer({ error: { code: INVALID_PARAMS, message: `Unknown tool: ${String(name)}` } });
+            return answer({ result: notRun(tool) });
+          }
+          default:
+            return answer({ error: { code: METHOD_NOT_FOUND, message: `Method not found: ${message.method}` } });
         }
-        case 'tools/call': {
-          const name = message.params?.name;
-          const tool = (await toolsOf(engine, handle)).find((each) => each.name === name);
-          if (!tool) return answer({ error: { code: INVALID_PARAMS, message: `Unknown tool: ${String(name)}` } });
-          return answer({ result: notRun(tool) });
-        }
-        default:
-          return answer({ error: { code: METHOD_NOT_FOUND, message: `Method not found: ${message.method}` } });
-      }
-    },
+      },
+    }),
   };
 }
 

@@ -1,23 +1,19 @@
 // The management resources over the emulator API: the resource engine's types with their create
 // forms, their items, and creates and deletes run through the types' own management operations (so
 // the spec's checks, references and cascades hold), without a token and without a journal entry.
-
+import type { components } from '@platform-api/spec/types/emulator';
 import type { ResourceEngine } from '../engine/engine.js';
 import { propertiesOf, requiredOf, resolve, typesOf } from '../engine/schema.js';
 import type { EngineOperation, ResourceType } from '../engine/vocabulary.js';
 import { InvalidRequest, NotFound, Refused, Unprocessable } from '../errors.js';
 import { jsonReply } from '../http/replies.js';
+import { type EmulatorEndpoints, endpoint, NO_BODY } from '../pipeline/endpoint.js';
 import type { OpenApiDocument } from '../spec/bundles.js';
 import type { RequestValidators } from '../spec/validators.js';
-import type { JsonObject, StoredItem } from '../store/resource-store.js';
-import type { ControlHandler, EmulatorSchemas } from './control-plane.js';
+import type { StoredItem } from '../store/resource-store.js';
 import { NO_CONTENT } from './replies.js';
 
-type FormField = EmulatorSchemas['FormField'];
-type Handlers = Record<
-  'list_resource_types' | 'list_resources' | 'create_resource' | 'delete_resource',
-  ControlHandler
->;
+type FormField = components['schemas']['FormField'];
 
 interface Family {
   type: ResourceType;
@@ -28,71 +24,88 @@ interface Family {
 
 const FORM_TYPES = new Set(['string', 'integer', 'number', 'boolean', 'object', 'array']);
 
-export function resourceEndpoints(
-  engine: ResourceEngine,
-  document: OpenApiDocument,
-  validators: RequestValidators,
-): Handlers {
-  let families: Map<string, Family> | undefined;
+type Endpoints = Pick<
+  EmulatorEndpoints,
+  'list_resource_types' | 'list_resources' | 'create_resource' | 'delete_resource'
+>;
+
+export function resourceEndpoints(document: OpenApiDocument, validators: RequestValidators): Endpoints {
+  let read: Map<string, Family> | undefined;
   /** Read from the spec on first use: a start that never opens the console does not pay. */
-  const familyOf = (name: unknown): Family => {
-    families ??= readFamilies(engine, document);
-    const family = families.get(String(name));
-    if (!family) throw new NotFound(`No resource type ${String(name)}`);
+  const families = (engine: ResourceEngine) => {
+    read ??= readFamilies(engine, document);
+    return read;
+  };
+  const familyOf = (engine: ResourceEngine, name: string): Family => {
+    const family = families(engine).get(name);
+    if (!family) throw new NotFound(`No resource type ${name}`);
     return family;
   };
   return {
-    async list_resource_types() {
-      families ??= readFamilies(engine, document);
-      const types = [];
-      for (const { type, create, delete: remove } of families.values()) {
-        types.push({
-          name: type.name,
-          id_field: type.id.field,
-          parent: type.parent?.type ?? null,
-          singleton: type.singleton,
-          count: (await engine.store.list(type.name)).length,
-          create: create ? { operation: create.op.operation.operationId, fields: create.fields } : null,
-          delete: remove?.op.operation.operationId ?? null,
-        });
-      }
-      return jsonReply(200, { types });
-    },
-    async list_resources({ params }) {
-      const { type } = familyOf(params.type);
-      const items = await engine.store.list(type.name);
-      return jsonReply(200, { items: items.map((item) => itemOf(type, item)) });
-    },
-    async create_resource(request) {
-      const { type, create } = familyOf(request.params.type);
-      if (!create) throw new InvalidRequest('INVALID_REQUEST', `The spec has no create operation for ${type.name}`);
-      const parent = parentParams(create.op, type, request.params.parent);
-      const fields = await request.json<JsonObject>();
-      const before = new Set((await engine.store.list(type.name)).map((item) => item.id));
-      // Checked as the management API checks the operation's request, then served by the engine.
-      const { operation } = create.op;
-      const params = validators.checkParams(operation, parent, '');
-      const body = create.op.body ? { [create.op.body]: fields } : fields;
-      validators.checkBody(operation, body);
-      await refusedAsInvalid(engine.handle(operation.operationId, { params, body, host: request.req.headers.host }));
-      // Stored in creation order: what the create made along (a parent it implies, the home folder) comes first.
-      const created = (await engine.store.list(type.name)).filter((item) => !before.has(item.id)).at(-1);
-      if (!created) throw new Error(`${create.op.operation.operationId} stored no ${type.name}`);
-      return jsonReply(201, itemOf(type, created));
-    },
-    async delete_resource({ params }) {
-      const { type, delete: remove } = familyOf(params.type);
-      if (!remove) throw new InvalidRequest('INVALID_REQUEST', `The spec has no delete operation for ${type.name}`);
-      const pathParams = { ...parentParams(remove.op, type, params.parent), [remove.param]: String(params.id) };
-      const { operation } = remove.op;
-      const checked = validators.checkParams(operation, pathParams, '');
-      await refusedAsInvalid(engine.handle(operation.operationId, { params: checked, body: undefined }));
-      return NO_CONTENT;
-    },
+    list_resource_types: endpoint('list_resource_types', {
+      body: NO_BODY,
+      async handle({ tenant: { engine } }) {
+        const types = [];
+        for (const { type, create, delete: remove } of families(engine).values()) {
+          types.push({
+            name: type.name,
+            id_field: type.id.field,
+            parent: type.parent?.type ?? null,
+            singleton: type.singleton,
+            count: (await engine.store.list(type.name)).length,
+            create: create ? { operation: create.op.operation.operationId, fields: create.fields } : null,
+            delete: remove?.op.operation.operationId ?? null,
+          });
+        }
+        return jsonReply(200, { types });
+      },
+    }),
+    list_resources: endpoint('list_resources', {
+      body: NO_BODY,
+      async handle({ tenant: { engine }, params }) {
+        const { type } = familyOf(engine, params.type);
+        const items = await engine.store.list(type.name);
+        return jsonReply(200, { items: items.map((item) => itemOf(type, item)) });
+      },
+    }),
+    create_resource: endpoint('create_resource', {
+      body: { kind: 'json' },
+      // The type and its parent are known before the body is read: a 404 comes before a 400 for the body.
+      precheck({ tenant, params }) {
+        const { type, create } = familyOf(tenant.engine, params.type);
+        if (!create) throw new InvalidRequest('INVALID_REQUEST', `The spec has no create operation for ${type.name}`);
+        return { type, create, parent: parentParams(create.op, type, params.parent) };
+      },
+      async handle({ tenant: { engine }, body, headers }, { type, create, parent }) {
+        const before = new Set((await engine.store.list(type.name)).map((item) => item.id));
+        // Checked as the management API checks the operation's request, then served by the engine.
+        const { operation } = create.op;
+        const params = validators.checkParams(operation, parent, '');
+        const wrapped = create.op.body ? { [create.op.body]: body } : body;
+        validators.checkBody(operation, wrapped);
+        await refusedAsInvalid(engine.handle(operation.operationId, { params, body: wrapped, host: headers.host }));
+        // Stored in creation order: what the create made along (a parent it implies, the home folder) comes first.
+        const created = (await engine.store.list(type.name)).filter((item) => !before.has(item.id)).at(-1);
+        if (!created) throw new Error(`${operation.operationId} stored no ${type.name}`);
+        return jsonReply(201, itemOf(type, created));
+      },
+    }),
+    delete_resource: endpoint('delete_resource', {
+      body: NO_BODY,
+      async handle({ tenant: { engine }, params }) {
+        const { type, delete: remove } = familyOf(engine, params.type);
+        if (!remove) throw new InvalidRequest('INVALID_REQUEST', `The spec has no delete operation for ${type.name}`);
+        const pathParams = { ...parentParams(remove.op, type, params.parent), [remove.param]: params.id };
+        const { operation } = remove.op;
+        const checked = validators.checkParams(operation, pathParams, '');
+        await refusedAsInvalid(engine.handle(operation.operationId, { params: checked, body: undefined }));
+        return NO_CONTENT;
+      },
+    }),
   };
 }
 
-function itemOf(type: ResourceType, item: StoredItem): EmulatorSchemas['ResourceItem'] {
+function itemOf(type: ResourceType, item: StoredItem): components['schemas']['ResourceItem'] {
   const label = item.value.name ?? item.value.title;
   return {
     id: String(item.value[type.id.field] ?? item.id),
@@ -103,7 +116,7 @@ function itemOf(type: ResourceType, item: StoredItem): EmulatorSchemas['Resource
 }
 
 /** The path parameter naming the parent of a sub-collection's item. */
-function parentParams(op: EngineOperation, type: ResourceType, parent: unknown): Record<string, string> {
+function parentParams(op: EngineOperation, type: ResourceType, parent: string | undefined): Record<string, string> {
   if (!op.parentParam) return {};
   if (parent === undefined) {
     throw new InvalidRequest(
@@ -111,7 +124,7 @@ function parentParams(op: EngineOperation, type: ResourceType, parent: unknown):
       `A ${type.name} belongs to a ${type.parent?.type}: name it in ?parent=`,
     );
   }
-  return { [op.parentParam]: String(parent) };
+  return { [op.parentParam]: parent };
 }
 
 /**

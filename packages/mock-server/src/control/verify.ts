@@ -1,14 +1,15 @@
 // POST /_emulator/requests/verify: counts the journal entries that match, waiting for enough of them
 // when asked, and explains a failure with the entries that came closest and what differed in each.
-import type { EmulatorSchemas } from './control-plane.js';
-import { type Journal, type JournalEntry, pathMatches } from './journal.js';
+import type { components } from '@platform-api/spec/types/emulator';
+import type { Journal, JournalEntry } from './journal.js';
+import { pathMatches } from './journal-filter.js';
 
-type Verification = EmulatorSchemas['Verification'];
-type RequestMatch = EmulatorSchemas['RequestMatch'];
-export type VerificationFailure = EmulatorSchemas['VerificationFailure'];
+type Verification = components['schemas']['Verification'];
+type RequestMatch = components['schemas']['RequestMatch'];
+export type VerificationFailure = components['schemas']['VerificationFailure'];
 
 export type Outcome =
-  | { holds: true; result: EmulatorSchemas['VerificationResult'] }
+  | { holds: true; result: components['schemas']['VerificationResult'] }
   | { holds: false; failure: VerificationFailure };
 
 const NEAR_MISSES = 3;

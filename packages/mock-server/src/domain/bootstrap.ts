@@ -3,7 +3,8 @@
 // (kept across restarts, with the key's tokens) or a new one at each start.
 import { randomBytes } from 'node:crypto';
 import type { ResourceStore } from '../store/resource-store.js';
-import { ALL_SCOPES, type ApiKey, type Credentials } from './credentials.js';
+import type { Credentials } from './credentials.js';
+import { ALL_SCOPES, type ApiKey } from './model.js';
 
 /** Remembers which key is the bootstrap key, for a restart without --client-id. */
 const BOOTSTRAP = 'emulator:bootstrap';

@@ -1,5 +1,6 @@
-// What one emulator holds: its limits, clock, store and domain state. Nothing here is shared between
-// two emulators in one process.
+// The domain state: what the platform's own operations read and change (topics and their messages,
+// API clients, keys and tokens, injected faults, the rate limit) with the limits and the clock they
+// go by. Nothing here is shared between two emulators in one process.
 import type { MessageStore } from '../store/message-store.js';
 import type { Credentials } from './credentials.js';
 import type { Faults } from './faults.js';
@@ -7,10 +8,12 @@ import type { Limits } from './limits.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Topics } from './topics.js';
 
-export interface EmulatorState {
+export interface DomainState {
+  /** The emulator's time, in ms since the epoch (domain/clock.ts moves and freezes it). */
   clock: () => number;
   limits: Limits;
-  store: MessageStore;
+  /** The topics' messages. */
+  messages: MessageStore;
   topics: Topics;
   credentials: Credentials;
   faults: Faults;

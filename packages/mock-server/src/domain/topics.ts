@@ -3,28 +3,15 @@
 // which rebuilds them at start; the messages are the message store's. With a store shared by several
 // emulators (Redis), the topics follow the changes the others announce, and their appends wake the
 // consumers waiting here.
+
+import { type Awaitable, after } from '../awaitable.js';
 import { NotFound, Unprocessable } from '../errors.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
-import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from '../spec/topic-schema.js';
-import { type Awaitable, after, appendAll, type MessageStore } from '../store/message-store.js';
-import { asJsonObject, type ResourceStore, type StoredItem } from '../store/resource-store.js';
-
-export interface Topic {
-  id: number;
-  name: string;
-  description: string | null;
-  schema: TopicSchemaField[];
-  retention: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface TopicInput {
-  name?: string;
-  description?: string | null;
-  schema?: TopicSchemaField[];
-  retention?: number;
-}
+import { compileTopicSchema, type MessageValidator } from '../spec/topic-schema.js';
+import { appendAll, type MessageStore } from '../store/message-store.js';
+import { StoredRecords } from '../store/records.js';
+import type { ResourceStore, StoredItem } from '../store/resource-store.js';
+import type { Topic, TopicChange, TopicCreation } from './model.js';
 
 interface TopicEntry {
   topic: Topic;
@@ -43,39 +30,39 @@ interface TopicEntry {
 export const MAX_TOPICS = 20;
 /** Seconds a topic keeps its messages when created without a retention (TopicCreateRequest's default). */
 export const DEFAULT_RETENTION_SECONDS = 604800;
-/** The resource type of topics; prefixed, so it never meets the management engine's types. */
-const TOPICS = 'emulator:topic';
-
 export class Topics {
+  /** A cache of the stored topics, with what each needs besides: its compiled schema, its waiting consumers. */
   private readonly entries = new Map<number, TopicEntry>();
+  private readonly records: StoredRecords<Topic>;
   private readonly times = new IsoTimeFormatter();
 
   constructor(
     private readonly store: MessageStore,
-    private readonly resources: ResourceStore,
+    resources: ResourceStore,
     private readonly clock: () => number,
     /** With a shared store: hears of the others' appends to a topic from when it settles (SharedState.watch). */
     private readonly watchShared?: (topicId: number) => Promise<void> | undefined,
-  ) {}
+  ) {
+    this.records = new StoredRecords(resources, 'emulator:topic');
+  }
 
   /**
    * Rebuilds the topics from the resource store, at start (the message store has its own state), and
    * after a shared store came back: a topic gone meanwhile wakes its waiting consumers (they get a 404).
    */
   async load(): Promise<void> {
-    const items = await this.resources.list(TOPICS);
     const gone = new Map(this.entries);
-    for (const { value } of items) {
-      this.put(value as unknown as Topic);
-      gone.delete((value as unknown as Topic).id);
+    for (const topic of await this.records.all()) {
+      this.put(topic);
+      gone.delete(topic.id);
     }
     for (const entry of gone.values()) this.forget(entry);
   }
 
   /** A change another emulator made to a topic (shared store): applied here, nothing is written. */
   applyChange(type: string, id: string, item: StoredItem | undefined): void {
-    if (type !== TOPICS) return;
-    if (item) this.put(item.value as unknown as Topic);
+    if (type !== this.records.type) return;
+    if (item) this.put(this.records.recordOf(item));
     else {
       const entry = this.entries.get(Number(id));
       if (entry) this.forget(entry);
@@ -121,12 +108,12 @@ export class Topics {
   }
 
   /** The topic is listed once the store has it. */
-  create(input: Required<Pick<TopicInput, 'name' | 'schema'>> & TopicInput): Awaitable<Topic> {
+  create(input: TopicCreation): Awaitable<Topic> {
     if (this.entries.size >= MAX_TOPICS) throw new Unprocessable(`A workspace holds at most ${MAX_TOPICS} topics`);
     this.assertNameFree(input.name);
     // Before the topic takes an id: a refused schema leaves no gap in the ids.
     const validate = compileTopicSchema(input.schema);
-    return after(this.resources.nextId(TOPICS), (id) => {
+    return after(this.records.nextId(), (id) => {
       const now = this.times.format(this.clock());
       const topic: Topic = {
         id,
@@ -139,14 +126,14 @@ export class Topics {
       };
       return after(this.store.addTopic(topic.id, topic.retention * 1000), () => {
         this.entries.set(topic.id, newEntry(topic, validate));
-        this.save(topic);
+        this.records.put(topic);
         return topic;
       });
     });
   }
 
   /** The change applies once the store has the new retention. */
-  update(entry: TopicEntry, input: TopicInput): Awaitable<Topic> {
+  update(entry: TopicEntry, input: TopicChange): Awaitable<Topic> {
     if (input.name !== undefined && input.name !== entry.topic.name) this.assertNameFree(input.name);
     const topic: Topic = {
       ...entry.topic,
@@ -159,14 +146,14 @@ export class Topics {
     return after(stored, () => {
       entry.validate = validate;
       entry.topic = topic;
-      this.save(topic);
+      this.records.put(topic);
       return topic;
     });
   }
 
   /** Unlisted at once; its waiting consumers get a 404. */
   delete(entry: TopicEntry): Awaitable<void> {
-    this.resources.delete(TOPICS, String(entry.topic.id));
+    this.records.delete(entry.topic.id);
     const removed = this.store.removeTopic(entry.topic.id);
     this.forget(entry);
     return removed;
@@ -185,9 +172,7 @@ export class Topics {
   async replaceAll(topics: { topic: Topic; validate: MessageValidator; messages: string[] }[]): Promise<void> {
     for (const entry of [...this.entries.values()]) await this.delete(entry);
     // The stored topics and their id counter are replaced together (the type's own restore).
-    const items = topics.map(({ topic }) => ({ id: String(topic.id), value: asJsonObject(topic) }));
-    const last = Math.max(0, ...topics.map(({ topic }) => topic.id));
-    await this.resources.restore({ items: { [TOPICS]: items }, counters: { [TOPICS]: last } }, TOPICS);
+    await this.records.replaceAll(topics.map(({ topic }) => topic));
     for (const { topic, validate, messages } of topics) {
       await this.store.addTopic(topic.id, topic.retention * 1000);
       this.entries.set(topic.id, newEntry(topic, validate));
@@ -225,10 +210,6 @@ export class Topics {
   private forget(entry: TopicEntry): void {
     this.entries.delete(entry.topic.id);
     this.wake(entry);
-  }
-
-  private save(topic: Topic): void {
-    this.resources.put(TOPICS, { id: String(topic.id), value: asJsonObject(topic) });
   }
 
   private assertNameFree(name: string): void {

@@ -4,12 +4,12 @@
 // keeps. The engine, handlers.ts and custom/ import it; it imports neither, so they form no import circle.
 
 import type { operations as ManagementOperations } from '@platform-api/spec/types/management';
-import type { Credentials, Scope } from '../domain/credentials.js';
-import type { Topics } from '../domain/topics.js';
+import type { Awaitable } from '../awaitable.js';
+import type { Scope } from '../domain/model.js';
+import type { DomainState } from '../domain/state.js';
 import type { ResourceTypeName } from '../generated/resource-types.js';
-import type { JsonBodyOf, ParametersOf } from '../handlers/handler.js';
 import type { SchemaChecks } from '../spec/checks.js';
-import type { Awaitable, MessageStore } from '../store/message-store.js';
+import type { JsonBodyOf, NumericIds, ParametersOf } from '../spec/operation-types.js';
 import type { JsonObject, ResourceStore, StoredItem } from '../store/resource-store.js';
 import type { AnswerData } from './answers.js';
 import type { StateSection } from './sections.js';
@@ -27,7 +27,7 @@ export type TypeName = ResourceTypeName | SpecTypeName | CounterName;
 export type CounterName = 'member_invitation';
 
 /**
- * A request to an engine operation as the pipeline hands it over (dispatch.ts), checked against the
+ * A request to an engine operation as the pipeline hands it over (pipeline/management.ts), checked against the
  * spec: the path and query parameters coerced to their schema types, the body read and checked as every
  * operation's is.
  */
@@ -63,15 +63,10 @@ export interface Workspace {
 }
 
 /**
- * What the engine's families reach of the emulator's domain, which keeps their state in indexes of its
- * own (the token endpoint and every bearer token check read the API keys; publish and consume the topics).
+ * What the engine's families reach of the domain state, which keeps their state in indexes of its own
+ * (the token endpoint and every bearer token check read the API keys; publish and consume the topics).
  */
-export interface Domain {
-  credentials: Credentials;
-  topics: Topics;
-  /** The topics' messages. */
-  messages: MessageStore;
-}
+export type Domain = Pick<DomainState, 'credentials' | 'topics' | 'messages'>;
 
 /** A body that is not JSON (a package's zip file), answered with its content type. */
 export interface FileBody {
@@ -81,16 +76,6 @@ export interface FileBody {
 
 export type HandlerResult = AnswerData | { body: unknown } | { file: FileBody };
 export type Handler = (workspace: Workspace, op: EngineOperation, request: CheckedRequest) => Promise<HandlerResult>;
-
-/** `string | number` (an IdInput: a number or its decimal digits) as the engine hands it over: a number. */
-type IdNumber<T> = [string] extends [T] ? ([number] extends [T] ? Exclude<T, string> : T) : T;
-/** A body with its IdInput IDs as numbers, at any depth: the engine reads them so (values.ts, numericIds). */
-export type NumericIds<T> = EachNumericIds<IdNumber<T>>;
-type EachNumericIds<T> = T extends readonly (infer Item)[]
-  ? NumericIds<Item>[]
-  : T extends object
-    ? { [Key in keyof T]: NumericIds<T[Key]> }
-    : T;
 
 /** A request to one management operation, its parameters and body typed from the generated operation types. */
 export interface OperationRequest<Id extends keyof ManagementOperations> {

@@ -2,7 +2,7 @@
 // (spec/management/EXTENSIONS.md) from its own store, with generic code for list, find, create, get,
 // update, delete and actions, and the few hand-written handlers the vocabulary names.
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import type { Scope } from '../domain/credentials.js';
+import type { Scope } from '../domain/model.js';
 import { InvalidRequest, NotFound, Refused } from '../errors.js';
 import type { OpenApiDocument, Specs } from '../spec/bundles.js';
 import { SchemaChecks } from '../spec/checks.js';
@@ -58,7 +58,7 @@ export interface ResourceEngine {
   handles(operationId: string): boolean;
   /**
    * Answers one request, its parameters and body already checked against the spec (the pipeline's
-   * job, dispatch.ts), or throws the refusal (an EmulatorError: errors.ts renders it with the status
+   * job, pipeline/call.ts), or throws the refusal (an EmulatorError: errors.ts renders it with the status
    * and body the operation documents).
    */
   handle(operationId: string, request: CheckedRequest): Promise<EngineAnswer>;

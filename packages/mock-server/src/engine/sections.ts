@@ -1,11 +1,11 @@
-// A part of the state document (engine/state.ts): the resource engine's `resources` and `counters`,
+// A part of the state document (engine/state-document.ts): the resource engine's `resources` and `counters`,
 // and the sections of the families whose state the domain keeps (topics with their messages, API
 // clients and keys). Also the checks those families' sections share. Imports nothing of the engine, so
-// the families (custom/) and the document (state.ts) both use it without an import circle.
+// the families (custom/) and the document (state-document.ts) both use it without an import circle.
 import type { ValidateFunction } from 'ajv/dist/2020.js';
+import type { Awaitable } from '../awaitable.js';
 import type { SchemaChecks } from '../spec/checks.js';
 import { violations } from '../spec/validators.js';
-import type { Awaitable } from '../store/message-store.js';
 import type { JsonObject } from '../store/resource-store.js';
 import { isObject } from './schema.js';
 
@@ -23,12 +23,18 @@ export interface StateSection {
   prepare(part: JsonObject): Awaitable<() => Awaitable<void>>;
 }
 
-/** A validator of one of the management spec's component schemas; StateError names the entry at fault. */
-export function schemaCheck(checks: SchemaChecks, schemaName: string): (where: string, value: unknown) => void {
+/**
+ * Holds a record of a state document to one of the management spec's component schemas: `answered`,
+ * the answer the record stands for (default the record itself), must match it; StateError names the
+ * entry at fault.
+ */
+export type RecordCheck<T extends object> = (where: string, record: object, answered?: object) => asserts record is T;
+
+export function schemaCheck<T extends object>(checks: SchemaChecks, schemaName: string): RecordCheck<T> {
   let validate: ValidateFunction | undefined;
-  return (where, value) => {
+  return (where, record, answered = record) => {
     validate ??= checks.component('management', `#/components/schemas/${schemaName}`);
-    if (validate(value)) return;
+    if (validate(answered)) return;
     const problems = violations(validate.errors).map((v) => `${v.pointer} ${v.message}`);
     throw new StateError(`${where}: ${problems.join('; ')}`);
   };

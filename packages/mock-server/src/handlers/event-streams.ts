@@ -1,175 +1,127 @@
-// publish_message, publish_messages_batch and consume_messages (long polling included).
-
+// publish_message, publish_messages_batch and consume_messages (long polling included): the fast path
+// of the pipeline. With the memory store, a publish is answered in the turn its body arrived, without
+// a promise; every topic is looked up before its body is read.
 import { instantOf } from '@platform-api/spec/conventions';
-import type { EmulatorState } from '../domain/state.js';
-import type { TopicEntry } from '../domain/topics.js';
+import type { operations } from '@platform-api/spec/types/event-streams';
+import { type Awaitable, after } from '../awaitable.js';
+import type { DomainState } from '../domain/state.js';
+import type { TopicEntry, Topics } from '../domain/topics.js';
 import { InvalidRequest, NotFound, PayloadTooLarge } from '../errors.js';
 import type { Reply } from '../http/replies.js';
+import {
+  type Answer,
+  type EndpointRequest,
+  endpoint,
+  NO_REPLY,
+  type PlatformEndpoints,
+  type RequestHead,
+} from '../pipeline/endpoint.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
 import { mayHoldOutOfRangeNumber, outOfRangeNumberPath } from '../spec/json-numbers.js';
-import { type Awaitable, after, appendAll, type ReadResult } from '../store/message-store.js';
-import type { HandlerRequest, Handlers, JsonBody, JsonBodyRule, Outcome } from './handler.js';
+import type { JsonBodyOf } from '../spec/operation-types.js';
+import { appendAll, type ReadResult } from '../store/message-store.js';
+import type { Tenant } from '../tenants/tenant.js';
+
+type PublishOperation = operations['publish_message'];
+type ConsumeOperation = operations['consume_messages'];
+type ConsumeOffsets = JsonBodyOf<ConsumeOperation>;
+/** The path of every event-streams operation. */
+type TopicPath = PublishOperation['parameters']['path'];
 
 /** Room for the `{"payloads":[...]}` wrapper and separators around the messages of a batch. */
 const BATCH_OVERHEAD_BYTES = 64 * 1024;
 
-export function eventStreamHandlers(
-  state: EmulatorState,
-): Pick<Handlers, 'publish_message' | 'publish_messages_batch' | 'consume_messages'> {
-  const streams = new EventStreams(state);
+/** The right to the topic the path names: every event-streams operation has a topic_id, and catches up on one not known here. */
+const onTopic = {
+  topicOf: (params: TopicPath) => params.topic_id,
+  catchUp: 'unknown-topic',
+  // The topic exists before the body is read: a 404 comes before a 400 for the body.
+  precheck: ({ params, tenant }: RequestHead<{ parameters: { path: TopicPath } }>) =>
+    tenant.domain.topics.require(params.topic_id),
+} as const;
+
+/** A batch over the limit is refused as such, whatever else is wrong with it. */
+function batchWithinLimit(value: unknown, { domain }: Tenant): void {
+  const { maxBatchMessages } = domain.limits;
+  const payloads = typeof value === 'object' && value !== null && 'payloads' in value ? value.payloads : null;
+  if (Array.isArray(payloads) && payloads.length > maxBatchMessages) {
+    throw new InvalidRequest(
+      'BATCH_TOO_LARGE',
+      `A batch carries at most ${maxBatchMessages} messages, not ${payloads.length}`,
+      { max_messages: maxBatchMessages },
+    );
+  }
+}
+
+/** Both offsets get their own code, before the schema (whose `not` refuses them too) answers INVALID_REQUEST. */
+function oneOffset(value: unknown): void {
+  const offsets = typeof value === 'object' && value !== null ? value : {};
+  if ('after_message_id' in offsets && 'since_time' in offsets) {
+    throw new InvalidRequest('CONFLICTING_OFFSETS', 'Send after_message_id or since_time, not both');
+  }
+}
+
+export function eventStreamEndpoints(): Pick<
+  PlatformEndpoints,
+  'publish_message' | 'publish_messages_batch' | 'consume_messages'
+> {
+  const consumer = new Consumer();
   return {
-    publish_message: { scope: 'event_streams:publish', handle: (request) => streams.publish(request) },
-    publish_messages_batch: { scope: 'event_streams:publish', handle: (request) => streams.publishBatch(request) },
-    consume_messages: { scope: 'event_streams:consume', handle: (request) => streams.consume(request) },
+    publish_message: endpoint('publish_message', {
+      scope: 'event_streams:publish',
+      ...onTopic,
+      body: { kind: 'json', what: 'message', limit: ({ domain }) => domain.limits.maxMessageBytes },
+      handle: publish,
+    }),
+    publish_messages_batch: endpoint('publish_messages_batch', {
+      scope: 'event_streams:publish',
+      ...onTopic,
+      body: {
+        kind: 'json',
+        what: 'batch',
+        limit: ({ domain: { limits } }) => limits.maxBatchMessages * limits.maxMessageBytes + BATCH_OVERHEAD_BYTES,
+        beforeSchema: batchWithinLimit,
+      },
+      handle: ({ tenant, body, bodyText }, entry) =>
+        storeBatch(tenant.domain, entry, body.payloads, mayHoldOutOfRangeNumber(bodyText)),
+    }),
+    consume_messages: endpoint('consume_messages', {
+      scope: 'event_streams:consume',
+      ...onTopic,
+      body: { kind: 'json', beforeSchema: oneOffset },
+      handle: (request, entry) => consumer.consume(request, entry),
+    }),
   };
 }
 
-class EventStreams {
-  private readonly message: JsonBodyRule;
-  private readonly batch: JsonBodyRule;
-  /** Both offsets get their own code, before the schema (whose `not` refuses them too) answers INVALID_REQUEST. */
-  private readonly consumeRule: JsonBodyRule = {
-    precheck(value) {
-      const offsets = typeof value === 'object' && value !== null ? value : {};
-      if ('after_message_id' in offsets && 'since_time' in offsets) {
-        throw new InvalidRequest('CONFLICTING_OFFSETS', 'Send after_message_id or since_time, not both');
-      }
-    },
-  };
+/** Consume, with the time formatter of its answers (one per server). */
+class Consumer {
   private readonly times = new IsoTimeFormatter();
 
-  constructor(private readonly state: EmulatorState) {
-    const { maxBatchMessages, maxMessageBytes } = state.limits;
-    this.message = { what: 'message', limit: maxMessageBytes };
-    this.batch = {
-      what: 'batch',
-      limit: maxBatchMessages * maxMessageBytes + BATCH_OVERHEAD_BYTES,
-      // A batch over the limit is refused as such, whatever else is wrong with it.
-      precheck: (value) => {
-        const payloads = typeof value === 'object' && value !== null && 'payloads' in value ? value.payloads : null;
-        if (Array.isArray(payloads) && payloads.length > maxBatchMessages) {
-          throw new InvalidRequest(
-            'BATCH_TOO_LARGE',
-            `A batch carries at most ${maxBatchMessages} messages, not ${payloads.length}`,
-            { max_messages: maxBatchMessages },
-          );
-        }
-      },
-    };
-  }
-
-  publish(request: HandlerRequest<'publish_message'>): Outcome {
-    const { topics, store } = this.state;
-    const entry = topics.require(request.params.topic_id);
-    return request.readJson(this.message, (message, { text, bytes }) => {
-      checkTopicSchema(entry, message);
-      if (mayHoldOutOfRangeNumber(text)) checkNumbersInRange(message);
-      const messageId = store.append(entry.topic.id, text, bytes);
-      // Not through after(): its closure would cost every publish.
-      return typeof messageId === 'string'
-        ? this.published(entry, messageId)
-        : messageId.then((id) => this.published(entry, id));
+  consume(request: EndpointRequest<ConsumeOperation, ConsumeOffsets>, entry: TopicEntry): Awaitable<Answer> {
+    const { domain } = request.tenant;
+    const offsets = request.body;
+    const read = reader(domain, entry.topic.id, offsets);
+    const timeoutSecs = offsets.timeout_secs ?? 0;
+    // A consumer that may wait hears of the appends (of other emulators too) from before its read.
+    return after(timeoutSecs > 0 ? domain.topics.watch(entry) : undefined, () => {
+      const wakes = entry.wakes;
+      return after(read(), (first) =>
+        first.messages.length > 0 || timeoutSecs === 0
+          ? this.batchReply(first)
+          : this.waitForMessages(request, entry, read, timeoutSecs, wakes),
+      );
     });
-  }
-
-  private published(entry: TopicEntry, messageId: string): Reply {
-    this.state.topics.wake(entry);
-    return { status: 201, json: `{"message_id":"${messageId}"}` };
-  }
-
-  publishBatch(request: HandlerRequest<'publish_messages_batch'>): Outcome {
-    const entry = this.state.topics.require(request.params.topic_id);
-    return request.readJson(this.batch, ({ payloads }, { text }) =>
-      this.storeBatch(entry, payloads, mayHoldOutOfRangeNumber(text)),
-    );
-  }
-
-  consume(request: HandlerRequest<'consume_messages'>): Outcome {
-    const entry = this.state.topics.require(request.params.topic_id);
-    return request.readJson(this.consumeRule, (offsets) => {
-      const read = this.reader(entry.topic.id, offsets);
-      const timeoutSecs = offsets.timeout_secs ?? 0;
-      // A consumer that may wait hears of the appends (of other emulators too) from before its read.
-      return after(timeoutSecs > 0 ? this.state.topics.watch(entry) : undefined, () => {
-        const wakes = entry.wakes;
-        return after(read(), (first) =>
-          first.messages.length > 0 || timeoutSecs === 0
-            ? this.batchReply(first)
-            : this.waitForMessages(request, entry, read, timeoutSecs, wakes),
-        );
-      });
-    });
-  }
-
-  /**
-   * Everything is checked before anything is stored: a refused batch stores nothing. `mayOverflow`: the
-   * batch's text could hold a number past a double's range, so each message is looked through for one.
-   */
-  private storeBatch(entry: TopicEntry, payloads: object[], mayOverflow: boolean): Awaitable<Reply> {
-    const { limits, faults, store, topics } = this.state;
-    const { maxMessageBytes } = limits;
-    const texts = payloads.map((payload, position) => {
-      const text = stringify(payload, position);
-      const size = Buffer.byteLength(text);
-      if (size > maxMessageBytes) {
-        throw new PayloadTooLarge(maxMessageBytes, size, `Message ${position} is larger than ${maxMessageBytes} bytes`);
-      }
-      checkTopicSchema(entry, payload, position);
-      if (mayOverflow) checkNumbersInRange(payload, position);
-      return text;
-    });
-    const fault = faults.takeBatchFault();
-    const failed = (position: number) => fault?.positions.has(position) ?? false;
-    const stored = appendAll(
-      store,
-      entry.topic.id,
-      texts.filter((_, position) => !failed(position)),
-    );
-    return after(stored, (ids) => {
-      let results = '';
-      let next = 0;
-      for (const position of texts.keys()) {
-        if (!failed(position)) {
-          results += `${results ? ',' : ''}"${position}":{"result":"success","message_id":"${ids[next++]}"}`;
-        } else if (!fault?.omit) {
-          results += `${results ? ',' : ''}"${position}":{"result":"failure","error":"Message could not be stored, retry later"}`;
-        }
-      }
-      // A batch whose every position failed stored nothing to wake a consumer for.
-      if (next > 0) topics.wake(entry);
-      return { status: 201, json: `{"message_ids":{${results}},"is_partial_error":${next < texts.length}}` };
-    });
-  }
-
-  /** A function that reads the batch at the request's offset; it is called again when a waiter wakes. */
-  private reader(topicId: number, offsets: JsonBody<'consume_messages'>): () => Awaitable<ReadResult> {
-    const { store, limits, clock } = this.state;
-    const limit = Math.min(offsets.batch_size ?? limits.defaultBatchSize, limits.maxBatchSize);
-    const afterId = offsets.after_message_id;
-    if (afterId !== undefined) {
-      return () =>
-        after(store.readAfter(topicId, afterId, limit), (result) => {
-          if (!result)
-            throw new InvalidRequest('UNKNOWN_MESSAGE_ID', `Message ${afterId} was not found in topic ${topicId}`);
-          return result;
-        });
-    }
-    if (offsets.since_time !== undefined) {
-      // A time in the future means now.
-      const since = Math.min(instantOf(offsets.since_time), clock());
-      return () => store.readSince(topicId, since, limit);
-    }
-    return () => store.readOldest(topicId, limit);
   }
 
   private waitForMessages(
-    request: HandlerRequest<'consume_messages'>,
+    request: EndpointRequest<ConsumeOperation, ConsumeOffsets>,
     entry: TopicEntry,
     read: () => Awaitable<ReadResult>,
     timeoutSecs: number,
     /** The topic's wake-ups before the read that found nothing. */
     wakesBefore: number,
-  ): Promise<Reply | undefined> {
+  ): Promise<Answer> {
     return new Promise((resolve, reject) => {
       const stopWaiting = () => {
         clearTimeout(timer);
@@ -180,7 +132,7 @@ class EventStreams {
       const wake = () => {
         stopWaiting();
         try {
-          if (!this.state.topics.get(entry.topic.id))
+          if (!request.tenant.domain.topics.get(entry.topic.id))
             throw new NotFound(`Topic ${entry.topic.id} was deleted`, 'TOPIC_NOT_FOUND');
           resolve(after(read(), (result) => this.batchReply(result)));
         } catch (error) {
@@ -196,7 +148,7 @@ class EventStreams {
       // A client that disconnects frees its waiter at once.
       const stopWatching = request.onClientGone(() => {
         stopWaiting();
-        resolve(undefined);
+        resolve(NO_REPLY);
       });
       // Woken while the read was on its way (an append another emulator announced): read again now.
       if (entry.wakes !== wakesBefore) wake();
@@ -213,6 +165,93 @@ class EventStreams {
     }
     return { status: 200, json: `${json}],"has_more":${result.hasMore}}` };
   }
+}
+
+/** With the memory store, answered at once: no promise, no closure. */
+function publish(
+  request: EndpointRequest<PublishOperation, JsonBodyOf<PublishOperation>>,
+  entry: TopicEntry,
+): Awaitable<Reply> {
+  const { tenant, body, bodyText, bodyBytes } = request;
+  const { topics, messages } = tenant.domain;
+  checkTopicSchema(entry, body);
+  if (mayHoldOutOfRangeNumber(bodyText)) checkNumbersInRange(body);
+  const messageId = messages.append(entry.topic.id, bodyText, bodyBytes);
+  // Not through after(): its closure would cost every publish.
+  return typeof messageId === 'string'
+    ? published(topics, entry, messageId)
+    : messageId.then((id) => published(topics, entry, id));
+}
+
+function published(topics: Topics, entry: TopicEntry, messageId: string): Reply {
+  topics.wake(entry);
+  return { status: 201, json: `{"message_id":"${messageId}"}` };
+}
+
+/**
+ * Everything is checked before anything is stored: a refused batch stores nothing. `mayOverflow`: the
+ * batch's text could hold a number past a double's range, so each message is looked through for one.
+ */
+function storeBatch(
+  domain: DomainState,
+  entry: TopicEntry,
+  payloads: object[],
+  mayOverflow: boolean,
+): Awaitable<Reply> {
+  const { limits, faults, messages, topics } = domain;
+  const { maxMessageBytes } = limits;
+  const texts = payloads.map((payload, position) => {
+    const text = stringify(payload, position);
+    const size = Buffer.byteLength(text);
+    if (size > maxMessageBytes) {
+      throw new PayloadTooLarge(maxMessageBytes, size, `Message ${position} is larger than ${maxMessageBytes} bytes`);
+    }
+    checkTopicSchema(entry, payload, position);
+    if (mayOverflow) checkNumbersInRange(payload, position);
+    return text;
+  });
+  const fault = faults.takeBatchFault();
+  const failed = (position: number) => fault?.positions.has(position) ?? false;
+  const stored = appendAll(
+    messages,
+    entry.topic.id,
+    texts.filter((_, position) => !failed(position)),
+  );
+  return after(stored, (ids) => {
+    let results = '';
+    let next = 0;
+    for (const position of texts.keys()) {
+      if (!failed(position)) {
+        results += `${results ? ',' : ''}"${position}":{"result":"success","message_id":"${ids[next++]}"}`;
+      } else if (!fault?.omit) {
+        results += `${results ? ',' : ''}"${position}":{"result":"failure","error":"Message could not be stored, retry later"}`;
+      }
+    }
+    // A batch whose every position failed stored nothing to wake a consumer for.
+    if (next > 0) topics.wake(entry);
+    return { status: 201, json: `{"message_ids":{${results}},"is_partial_error":${next < texts.length}}` };
+  });
+}
+
+/** A function that reads the batch at the request's offset; it is called again when a waiter wakes. */
+function reader(domain: DomainState, topicId: number, offsets: ConsumeOffsets): () => Awaitable<ReadResult> {
+  const { messages, limits, clock } = domain;
+  const limit = Math.min(offsets.batch_size ?? limits.defaultBatchSize, limits.maxBatchSize);
+  const afterId = offsets.after_message_id;
+  if (afterId !== undefined) {
+    return () =>
+      after(messages.readAfter(topicId, afterId, limit), (result) => {
+        if (!result)
+          throw new InvalidRequest('UNKNOWN_MESSAGE_ID', `Message ${afterId} was not found in topic ${topicId}`);
+        return result;
+      });
+  }
+  if (offsets.since_time !== undefined) {
+    // A time in the future means now.
+    const since = Math.min(instantOf(offsets.since_time), clock());
+    return () => messages.readSince(topicId, since, limit);
+  }
+  return () => messages.readOldest(topicId, limit);
 }
 
 function stringify(payload: object, position: number): string {

@@ -1,13 +1,9 @@
-// Every hand-written handler of one emulator, keyed by operationId. Its type requires exactly one per
-// stateful operation (see handler.ts).
-import type { EmulatorState } from '../domain/state.js';
-import { eventStreamHandlers } from './event-streams.js';
-import type { Handlers } from './handler.js';
-import { tokenHandlers } from './token.js';
+// The endpoints of the event-streams API and the token endpoint, one per operation: their type requires
+// exactly one per operation of the two specs (pipeline/endpoint.ts).
+import type { PlatformEndpoints } from '../pipeline/endpoint.js';
+import { eventStreamEndpoints } from './event-streams.js';
+import { tokenEndpoints } from './token.js';
 
-export function createHandlers(state: EmulatorState): Handlers {
-  return {
-    ...eventStreamHandlers(state),
-    ...tokenHandlers(state),
-  };
+export function platformEndpoints(): PlatformEndpoints {
+  return { ...eventStreamEndpoints(), ...tokenEndpoints() };
 }

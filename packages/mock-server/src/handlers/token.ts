@@ -1,24 +1,36 @@
 // POST /oauth2/token: the client credentials grant in its four request formats (RFC 6749 errors).
 
 import type { components as AuthComponents } from '@platform-api/spec/types/auth';
-import type { EmulatorState } from '../domain/state.js';
+import type { Credentials } from '../domain/credentials.js';
 import { OAuthError } from '../errors.js';
-import { mediaType, notUtf8, unreadableJson } from '../http/body.js';
 import { jsonReply, type Reply } from '../http/replies.js';
-import type { HandlerRequest, Handlers } from './handler.js';
+import { checkJsonCharset, jsonText, mediaType } from '../pipeline/body-rules.js';
+import { endpoint, type PlatformEndpoints } from '../pipeline/endpoint.js';
 
 /** The token request's parameters as sent, before they are checked. */
 type TokenParameters = { [Name in keyof AuthComponents['schemas']['TokenRequestWithCredentials']]?: string };
 
-export function tokenHandlers(state: EmulatorState): Pick<Handlers, 'request_access_token'> {
-  return { request_access_token: { handle: (request) => requestToken(state, request) } };
+export function tokenEndpoints(): Pick<PlatformEndpoints, 'request_access_token'> {
+  return {
+    request_access_token: endpoint('request_access_token', {
+      // A token another emulator just issued a key for, or a key it just enabled, is here once caught up.
+      catchUp: 'always',
+      // As sent: a compressed body is refused (invalid_request), which would be read as a garbled form.
+      body: { kind: 'bytes' },
+      handle: ({ tenant, headers, body }) =>
+        requestToken(tenant.domain.credentials, headers['content-type'], headers.authorization, body),
+    }),
+  };
 }
 
-async function requestToken(state: EmulatorState, request: HandlerRequest<'request_access_token'>): Promise<Reply> {
-  // readBytes refuses a compressed body (invalid_request), which would be read as a garbled form.
-  const body = await request.readBytes();
-  const form = await parseTokenBody(request.headers['content-type'], body);
-  const basic = basicCredentials(request.headers.authorization);
+async function requestToken(
+  credentials: Credentials,
+  contentType: string | undefined,
+  authorization: string | undefined,
+  body: Buffer,
+): Promise<Reply> {
+  const form = await parseTokenBody(contentType, body);
+  const basic = basicCredentials(authorization);
   if (form.grant_type === undefined) throw new OAuthError('invalid_request', 'grant_type is required');
   if (form.grant_type !== 'client_credentials') {
     throw new OAuthError('unsupported_grant_type', 'grant_type must be client_credentials');
@@ -34,11 +46,11 @@ async function requestToken(state: EmulatorState, request: HandlerRequest<'reque
     throw new OAuthError('invalid_request', 'client_id and client_secret are required');
   }
   const key = readings
-    .map(({ clientId, secret }) => state.credentials.authenticateClient(clientId, secret))
+    .map(({ clientId, secret }) => credentials.authenticateClient(clientId, secret))
     .find((found) => found !== undefined);
   // RFC 6749 5.2: 401 when the client authenticated with the Authorization header, 400 otherwise.
   if (!key) throw new OAuthError('invalid_client', 'Client authentication failed', basic !== undefined);
-  const { token, expiresIn } = state.credentials.issueToken(key);
+  const { token, expiresIn } = credentials.issueToken(key);
   return jsonReply(
     200,
     { access_token: token, token_type: 'bearer', expires_in: expiresIn },
@@ -51,14 +63,13 @@ const mismatch = () => new OAuthError('invalid_request', 'The Content-Type heade
 /** The body's parameters by its Content-Type; a body that is not in that format is rejected. */
 async function parseTokenBody(contentType: string | undefined, body: Buffer): Promise<TokenParameters> {
   if (!contentType) throw new OAuthError('invalid_request', 'The Content-Type header is required');
-  const text = body.toString('utf8');
   const essence = mediaType(contentType);
   if (essence === 'application/json') {
-    // The rules of every JSON body (dispatch.ts): UTF-8, as its charset says and in its bytes.
-    const unreadable = unreadableJson(contentType, undefined) ?? notUtf8(body);
-    if (unreadable) throw new OAuthError('invalid_request', unreadable);
-    return parseJsonParameters(text);
+    // The rules of every JSON body: UTF-8, as its charset says and in its bytes (a refusal is an invalid_request).
+    checkJsonCharset(contentType);
+    return parseJsonParameters(jsonText(body));
   }
+  const text = body.toString('utf8');
   if (essence === 'application/x-www-form-urlencoded') {
     // A JSON document or a multipart body sent as a form would otherwise parse as one odd field name.
     if (/^\s*[{[]/.test(text) || text.startsWith('--')) throw mismatch();

@@ -1,8 +1,8 @@
 // Reads request bodies with a size limit: a too-large Content-Length is refused before anything is
 // read, and a chunked body is abandoned as soon as it passes the limit, so no huge body is ever held.
-import { isUtf8 } from 'node:buffer';
+// What a body must be besides (its Content-Type, UTF-8, JSON) is pipeline/body-rules.ts's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { InvalidRequest, PayloadTooLarge } from '../errors.js';
+import { PayloadTooLarge } from '../errors.js';
 
 /** Where a body read reports: the whole body, or the error of one past the limit. */
 export interface BodyReceiver {
@@ -115,59 +115,4 @@ export function discardUnreadBody(req: IncomingMessage, res: ServerResponse): vo
     timer.unref();
     req.once('end', () => clearTimeout(timer));
   });
-}
-
-/** The media type of a Content-Type header, without its parameters, in lower case. */
-export function mediaType(contentType: string): string {
-  const semicolon = contentType.indexOf(';');
-  return (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
-}
-
-export function isJsonContentType(contentType: string | undefined): boolean {
-  // The exact header nearly every client sends is decided without parsing (a publish-path hot spot).
-  return (
-    contentType === 'application/json' || (contentType !== undefined && mediaType(contentType) === 'application/json')
-  );
-}
-
-/** Why a body sent with this Content-Encoding cannot be read as sent, or undefined: none is decoded (gzip), so none but identity. */
-export function unsupportedEncoding(contentEncoding: string | undefined): string | undefined {
-  if (contentEncoding === undefined || contentEncoding.trim().toLowerCase() === 'identity') return undefined;
-  return `Content-Encoding ${contentEncoding} is not supported: send the body uncompressed`;
-}
-
-/** The JSON value of a request body; 400 when it is empty or not JSON. */
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    // Only a failed parse can be an empty body, so well-formed bodies are not scanned twice.
-    if (text.trim() === '') throw new InvalidRequest('INVALID_REQUEST', 'A JSON request body is required');
-    throw new InvalidRequest('INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-/** Why these bytes cannot be read as the JSON text sent, or undefined: read as UTF-8 regardless, others would become U+FFFD. */
-export function notUtf8(bytes: Uint8Array): string | undefined {
-  return isUtf8(bytes) ? undefined : 'The body is not UTF-8 (RFC 8259)';
-}
-
-/**
- * Why a JSON body with these headers cannot be read as sent, or undefined: JSON is UTF-8 (RFC 8259
- * 8.1), so a charset must name UTF-8; and no Content-Encoding but identity (unsupportedEncoding).
- */
-export function unreadableJson(contentType: string, contentEncoding: string | undefined): string | undefined {
-  const encoding = unsupportedEncoding(contentEncoding);
-  if (encoding) return encoding;
-  if (contentType === 'application/json') return undefined;
-  for (const parameter of contentType.split(';').slice(1)) {
-    const equals = parameter.indexOf('=');
-    if (parameter.slice(0, equals).trim().toLowerCase() !== 'charset') continue;
-    const charset = parameter
-      .slice(equals + 1)
-      .trim()
-      .replace(/^"(.*)"$/, '$1');
-    if (!/^utf-?8$/i.test(charset)) return `A JSON body is UTF-8 (RFC 8259), not charset=${charset}`;
-  }
-  return undefined;
 }

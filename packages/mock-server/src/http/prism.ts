@@ -70,7 +70,7 @@ export class PrismBackend {
       components: { logger: loadPino()({ level: 'silent', customLevels: { success: 11, start: 12 } }) as never },
       config: {
         isProxy: false,
-        // The emulator checks every request against the spec before Prism sees it (dispatch.ts).
+        // The emulator checks every request against the spec before Prism sees it (pipeline/management.ts).
         validateRequest: false,
         validateResponse: false,
         checkSecurity: true,

@@ -27,7 +27,7 @@ export const CONTENT_TYPES: Readonly<Record<SpecName, string>> = {
 /**
  * One server's replies are held until a turn of the event loop reads no new request, then written
  * together, the way Redis writes its replies before it sleeps: each reply written to a sleeping
- * client costs a wake-up, so a burst wakes a client on this machine once rather than once per reply.
+ * client costs a wake-up, so a burst wakes a client once rather than once per reply (BENCHMARKS.md).
  * The hold is short: one more turn (a non-blocking poll) per turn that brought new replies, at most
  * MAX_HELD_TURNS.
  *

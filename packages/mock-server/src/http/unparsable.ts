@@ -1,4 +1,4 @@
-// Requests node's HTTP parser refuses never reach the dispatcher: a Content-Length shorter than the
+// Requests node's HTTP parser refuses never reach the pipeline: a Content-Length shorter than the
 // body leaves the rest to be parsed as a request of its own, headers can be too large. node would
 // answer them with a bare status line; they get the JSON error body of every other error instead.
 import type { Duplex } from 'node:stream';

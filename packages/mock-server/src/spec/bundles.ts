@@ -1,5 +1,5 @@
 // Loads the bundled OpenAPI documents of @platform-api/spec and lists their operations: the platform's
-// three APIs, and the emulator's own (/_emulator/*), which the control plane serves.
+// three APIs, and the emulator's own (/_emulator/*), which the pipeline serves alike.
 import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

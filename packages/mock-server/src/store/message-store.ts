@@ -1,16 +1,8 @@
 // What the emulator needs of a message store: a small interface that the in-memory engine implements
 // (store/memory.ts), and that an engine backed by SQLite or Redis can implement too. Every method may
-// answer at once or with a promise: the memory engine answers at once, and the emulator then goes on
-// without a promise job (the publish path is measured in microseconds), while a networked engine can
-// answer later.
-
-/** A result now, or a promise of it. */
-export type Awaitable<T> = T | Promise<T>;
-
-/** Goes on with `value`: at once when it is there, when it settles when it is a promise. */
-export function after<T, R>(value: Awaitable<T>, then: (value: T) => Awaitable<R>): Awaitable<R> {
-  return value instanceof Promise ? value.then(then) : then(value);
-}
+// answer at once or with a promise (Awaitable): the memory engine answers at once, a networked engine
+// later.
+import type { Awaitable } from '../awaitable.js';
 
 export interface StoredMessage {
   /** Opaque, increasing in publish order within a topic. */

@@ -1,14 +1,11 @@
 // Where the emulator keeps everything but messages: items of a type by id, as JSON values, and a
-// counter of ids per type. The domain keeps its API clients, keys, tokens and topics here (it holds
-// its own indexes in memory and writes every change through), and the management API's resource
-// engine has the same shape, so one database can hold both. Every method may answer at once or with a
+// counter of ids per type. The domain keeps its API clients, keys, tokens and topics here (its indexes
+// in memory are a cache of them, see records.ts), and the management API's resource engine has the
+// same shape, so one database can hold both. Every method may answer at once or with a
 // promise, as in the message store.
-import type { Awaitable } from './message-store.js';
+import type { Awaitable } from '../awaitable.js';
 
 export type JsonObject = Record<string, unknown>;
-
-/** A record (an interface without an index signature) as the JSON object it is stored as. */
-export const asJsonObject = (value: object) => value as JsonObject;
 
 export interface StoredItem {
   /** The id as text (integer ids too), as it appears in paths. */

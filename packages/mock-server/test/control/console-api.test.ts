@@ -234,6 +234,19 @@ describe('the management resources', () => {
   });
 });
 
+describe('a refusal of the emulator API', () => {
+  it('names an unknown resource type or topic (404) before it reads the body (400)', async () => {
+    const { server } = await withTopic();
+    const badJson = { rawBody: '{"name":', headers: { 'content-type': 'application/json' } };
+    const type = await control(server, 'create_resource', { params: { type: 'spaceship' }, ...badJson });
+    expect([type.status, emulatorErrorOf(type).message]).toEqual([404, 'No resource type spaceship']);
+    const topic = await control(server, 'add_message', { params: { topic_id: 99 }, ...badJson });
+    expect([topic.status, emulatorErrorOf(topic).message]).toEqual([404, 'Topic 99 was not found']);
+    const known = await control(server, 'create_resource', { params: { type: 'folder' }, ...badJson });
+    expect(known.status).toBe(400);
+  });
+});
+
 describe('the pages', () => {
   it('answer /favicon.ico, which every page load asks for, with the icon the pages link, and journal none of it', async () => {
     const server = await start();

@@ -16,7 +16,7 @@ import { propertyRuns, propertyTimeout } from '../property/runs.js';
 import { describeEngines, resourceStoreEngines } from '../store/engines.js';
 
 const document = specs.documents.management;
-/** The pipeline's checks of parameters and bodies (dispatch.ts), which the engine's requests have passed. */
+/** The pipeline's checks of parameters and bodies (pipeline/call.ts), which the engine's requests have passed. */
 const validators = new RequestValidators(
   new SchemaChecks(specs.documents, 'params'),
   new SchemaChecks(specs.documents, 'values'),

@@ -13,19 +13,21 @@
 // Every field the spec's ApiClient and ApiKey give a default to may be left out, ids too (they count
 // on from the highest given).
 import { randomBytes } from 'node:crypto';
+import type { Credentials } from '../../domain/credentials.js';
 import {
   ALL_SCOPES,
   type ApiClient,
   type ApiKey,
-  type Credentials,
+  type DocumentKey,
   MASKED_SECRET,
   UNMODELLED_CLIENT_FIELDS,
-} from '../../domain/credentials.js';
+} from '../../domain/model.js';
+import type { SchemaChecks } from '../../spec/checks.js';
 import type { JsonObject } from '../../store/resource-store.js';
 import { type Family, typed, type Workspace } from '../contract.js';
 import { missingReference } from '../errors.js';
 import { listPage } from '../listing.js';
-import { assignIds, listOf, StateError, type StateSection, schemaCheck } from '../sections.js';
+import { assignIds, listOf, type RecordCheck, StateError, type StateSection, schemaCheck } from '../sections.js';
 
 /**
  * An API client as the platform answers it: its keys (masked) and their counts, the API collections
@@ -133,7 +135,8 @@ export const apiClientsFamily: Family = {
     'api_clients.update': ({ domain }, _op, params) =>
       void domain.credentials.requireClient(Number(params.api_client_id)),
     'api_keys.create': ({ domain }, _op, params) => void domain.credentials.requireClient(Number(params.api_client_id)),
-    'api_keys.update': ({ domain }, _op, params) => void keyOf(domain.credentials, params as unknown as KeyPath),
+    'api_keys.update': ({ domain }, _op, params) =>
+      void domain.credentials.requireKey(Number(params.api_client_id), Number(params.api_key_id)),
   },
   section: ({ credentials }, { checks }) => credentialSection(credentials, checks),
 };
@@ -148,13 +151,13 @@ function clientsMatching(clients: ApiClient[], filters: { project_id?: number; c
   );
 }
 
-function credentialSection(credentials: Credentials, checks: Parameters<typeof schemaCheck>[0]): StateSection {
-  const checkClient = schemaCheck(checks, 'ApiClient');
-  const checkKey = schemaCheck(checks, 'ApiKey');
+function credentialSection(credentials: Credentials, checks: SchemaChecks): StateSection {
+  const checkClient: RecordCheck<ApiClient> = schemaCheck(checks, 'ApiClient');
+  const checkKey: RecordCheck<ApiKey> = schemaCheck(checks, 'ApiKey');
   return {
     keys: ['api_clients', 'api_keys'],
     export() {
-      const { clients, keys } = credentials.exportState();
+      const { clients, keys } = credentials.exportForDocument();
       return {
         ...(clients.length > 0 ? { api_clients: clients } : {}),
         ...(keys.length > 0 ? { api_keys: keys } : {}),
@@ -182,7 +185,7 @@ function credentialSection(credentials: Credentials, checks: Parameters<typeof s
         };
         // Checked as answered: with the fields the emulator does not model, and no keys or collections yet.
         const { api_collection_ids: _collections, ...answered } = client;
-        checkClient(`api_clients[${index}]`, {
+        checkClient(`api_clients[${index}]`, client, {
           ...UNMODELLED_CLIENT_FIELDS,
           ...answered,
           active_api_keys_count: 0,
@@ -190,7 +193,7 @@ function credentialSection(credentials: Credentials, checks: Parameters<typeof s
           api_collections: [],
           api_keys: [],
         });
-        return client as unknown as ApiClient;
+        return client;
       });
       const authTypes = new Map(clients.map((client) => [client.id, client.auth_type]));
       const keyEntries = listOf(part, 'api_keys');
@@ -198,9 +201,7 @@ function credentialSection(credentials: Credentials, checks: Parameters<typeof s
       const clientIdsTaken = new Set(reserved.keyClientIds);
       const keys = keyEntries.map((entry, index) => {
         const where = `api_keys[${index}]`;
-        // A secret as text (a hand-written seed) or as its digest (an export): a document need not authenticate.
-        const { secret: givenSecret, secret_sha256, ...fields } = entry;
-        const secret = secret_sha256 === undefined ? (givenSecret ?? randomBytes(24).toString('base64url')) : undefined;
+        const { secret, secret_sha256, ...fields } = entry;
         const key = {
           active: true,
           active_since: now,
@@ -213,25 +214,32 @@ function credentialSection(credentials: Credentials, checks: Parameters<typeof s
           updated_at: now,
           ...fields,
           id: keyIds[index],
-        } as JsonObject;
-        const authType = authTypes.get(key.api_client_id as number);
+        };
+        const authType = typeof fields.api_client_id === 'number' ? authTypes.get(fields.api_client_id) : undefined;
         // Checked as answered: with its client's auth_type and the masked secret.
-        checkKey(where, { ...key, auth_type: authType ?? 'oauth2', auth_token: MASKED_SECRET });
+        checkKey(where, key, { ...key, auth_type: authType ?? 'oauth2', auth_token: MASKED_SECRET });
         if (authType === undefined) throw new StateError(`${where}: api_client_id names no API client of the document`);
-        if (givenSecret !== undefined && secret_sha256 !== undefined)
-          throw new StateError(`${where}: give secret or secret_sha256, not both`);
-        if (secret_sha256 !== undefined && (typeof secret_sha256 !== 'string' || !/^[\w-]{43}$/.test(secret_sha256)))
-          throw new StateError(`${where}: secret_sha256 must be a SHA-256 digest in base64url`);
-        if (secret !== undefined && (typeof secret !== 'string' || secret === ''))
-          throw new StateError(`${where}: secret must be a string`);
-        if (clientIdsTaken.has(key.client_id as string))
-          throw new StateError(`${where}: client_id ${key.client_id} is taken`);
-        clientIdsTaken.add(key.client_id as string);
-        return secret === undefined
-          ? { ...(key as unknown as ApiKey), secret_sha256: secret_sha256 as string }
-          : { ...(key as unknown as ApiKey), secret: secret as string };
+        const withSecret = keyWithSecret(where, key, secret, secret_sha256);
+        if (clientIdsTaken.has(key.client_id)) throw new StateError(`${where}: client_id ${key.client_id} is taken`);
+        clientIdsTaken.add(key.client_id);
+        return withSecret;
       });
-      return () => credentials.replaceState(clients, keys);
+      return () => credentials.replaceFromDocument(clients, keys);
     },
   };
+}
+
+/** A secret as text (a hand-written seed; a new one when neither is given) or as its digest (an export): a document need not authenticate. */
+function keyWithSecret(where: string, key: ApiKey, secret: unknown, secretSha256: unknown): DocumentKey {
+  if (secret !== undefined && secretSha256 !== undefined) {
+    throw new StateError(`${where}: give secret or secret_sha256, not both`);
+  }
+  if (secretSha256 !== undefined) {
+    if (typeof secretSha256 !== 'string' || !/^[\w-]{43}$/.test(secretSha256))
+      throw new StateError(`${where}: secret_sha256 must be a SHA-256 digest in base64url`);
+    return { ...key, secret_sha256: secretSha256 };
+  }
+  const given = secret ?? randomBytes(24).toString('base64url');
+  if (typeof given !== 'string' || given === '') throw new StateError(`${where}: secret must be a string`);
+  return { ...key, secret: given };
 }

@@ -10,14 +10,14 @@
 //
 // Every field the spec's Topic gives a default to may be left out, ids too (they count on from the
 // highest given). Messages are published again on load, in order: they get new ids and the load's time.
-import { DEFAULT_RETENTION_SECONDS, MAX_TOPICS, type Topic, type Topics } from '../../domain/topics.js';
+import type { Topic } from '../../domain/model.js';
+import { DEFAULT_RETENTION_SECONDS, MAX_TOPICS, type Topics } from '../../domain/topics.js';
 import type { SchemaChecks } from '../../spec/checks.js';
 import { IsoTimeFormatter } from '../../spec/date-time.js';
 import { compileTopicSchema, type MessageValidator, type TopicSchemaField } from '../../spec/topic-schema.js';
-import { asJsonObject, type JsonObject } from '../../store/resource-store.js';
 import { type Family, typed } from '../contract.js';
 import { listPage } from '../listing.js';
-import { assignIds, listOf, StateError, type StateSection, schemaCheck } from '../sections.js';
+import { assignIds, listOf, type RecordCheck, StateError, type StateSection, schemaCheck } from '../sections.js';
 
 export const topicsFamily: Family = {
   types: ['topic'],
@@ -25,17 +25,17 @@ export const topicsFamily: Family = {
   handlers: {
     // TopicList documents `data` and `count`; the answer has always named the page served too.
     'topics.list': typed<'list_topics'>(async ({ domain }, op, { params }) => {
-      const { items = [], page } = listPage(op.operation, params, domain.topics.list().map(asJsonObject));
+      const { items = [], page } = listPage(op.operation, params, domain.topics.list());
       return { body: { data: items, count: page?.total, page: page?.number, per_page: page?.size } };
     }),
     'topics.create': typed<'create_topic'>(async ({ domain }, _op, { body }) => ({
-      item: asJsonObject(await domain.topics.create(body)),
+      item: await domain.topics.create(body),
     })),
     'topics.get': typed<'get_topic'>(async ({ domain }, _op, { params }) => ({
-      item: asJsonObject(domain.topics.require(params.topic_id).topic),
+      item: domain.topics.require(params.topic_id).topic,
     })),
     'topics.update': typed<'update_topic'>(async ({ domain: { topics } }, _op, { params, body }) => ({
-      item: asJsonObject(await topics.update(topics.require(params.topic_id), body)),
+      item: await topics.update(topics.require(params.topic_id), body),
     })),
     'topics.delete': typed<'delete_topic'>(async ({ domain: { topics } }, _op, { params }) => {
       await topics.delete(topics.require(params.topic_id));
@@ -63,7 +63,7 @@ function compiled(where: string, schema: TopicSchemaField[]): MessageValidator {
 }
 
 export function topicSection(topics: Topics, checks: SchemaChecks, clock: () => number): StateSection {
-  const check = schemaCheck(checks, 'Topic');
+  const check: RecordCheck<Topic> = schemaCheck(checks, 'Topic');
   const times = new IsoTimeFormatter();
   return {
     keys: ['topics'],
@@ -91,12 +91,12 @@ export function topicSection(topics: Topics, checks: SchemaChecks, clock: () => 
           updated_at: now,
           ...fields,
           id: ids[index],
-        } as JsonObject;
+        };
         check(where, topic);
-        const { name } = topic as unknown as Topic;
+        const { name } = topic;
         if (names.has(name)) throw new StateError(`${where}: a topic named '${name}' is already in the document`);
         names.add(name);
-        const validate = compiled(where, topic.schema as TopicSchemaField[]);
+        const validate = compiled(where, topic.schema);
         if (!Array.isArray(messages)) throw new StateError(`${where}.messages must be a list of messages`);
         const payloads = messages.map((message, at) => {
           const mismatch = validate(message);
@@ -104,7 +104,7 @@ export function topicSection(topics: Topics, checks: SchemaChecks, clock: () => 
             throw new StateError(`${where}.messages[${at}]: ${mismatch.field} ${mismatch.message}`.replace(/ +/g, ' '));
           return JSON.stringify(message);
         });
-        return { topic: topic as unknown as Topic, validate, messages: payloads };
+        return { topic, validate, messages: payloads };
       });
       return () => topics.replaceAll(prepared);
     },

@@ -10,7 +10,7 @@
 // messages, API clients and keys) have theirs in their family files (custom/topics.ts,
 // custom/api-clients.ts), and the engine hands them out (stateSections).
 import { randomUUID } from 'node:crypto';
-import type { Awaitable } from '../store/message-store.js';
+import type { Awaitable } from '../awaitable.js';
 import type { JsonObject, StoredItem, StoreSnapshot } from '../store/resource-store.js';
 import type { ResourceEngine } from './engine.js';
 import { isObject } from './schema.js';
@@ -24,7 +24,8 @@ export const STATE_VERSION = 1;
 
 export type StateDocument = JsonObject;
 
-export class WorkspaceState {
+/** The state as one document: exported, loaded (replacing all of it), or reset to a fresh emulator's. */
+export class StateAsDocument {
   private made: StateSection[] | undefined;
 
   constructor(
