@@ -59,6 +59,27 @@ describe('request bodies', () => {
     }
   });
 
+  it('refuses a number past the range of a double in a field the schema leaves open, storing nothing', async () => {
+    // Taken, `1e400` (Infinity to JSON.parse) would be stored and answered as null: not what was sent.
+    const { run } = await session();
+    const sent = (matrix: string) =>
+      run('create_genie', {
+        rawBody: Buffer.from(`{"name":"Sizing","matrix":${matrix}}`),
+        headers: { 'content-type': 'application/json' },
+      });
+    for (const matrix of ['{"weight":1e400}', '{"rows":[1,{"w":-1e999}]}']) {
+      const refused = await sent(matrix);
+      expect([refused.status, managementErrorOf(refused).message], matrix).toEqual([
+        400,
+        expect.stringMatching(/^Request body \/\S+ is a number past the range of a double; send it as a string$/),
+      ]);
+    }
+    expect(JSON.stringify((await run('list_genies')).body)).not.toContain('Sizing');
+    // The largest double is a number like any other: stored and answered as sent.
+    expect((await sent('{"weight":1e308}')).status).toBeLessThan(300);
+    expect(JSON.stringify((await run('list_genies')).body)).toContain('"matrix":{"weight":1e+308}');
+  });
+
   it('refuses a package zip sent with a Content-Encoding, naming it', async () => {
     const { run } = await session();
     const folder = await run('create_folder', { body: { name: 'Sales' } });

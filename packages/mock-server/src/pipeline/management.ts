@@ -5,9 +5,11 @@
 // right, a catch-up with a shared store, and their family's checks before the body.
 import { PACKAGE_LIMITS } from '../engine/custom/packages.js';
 import type { ResourceEngine } from '../engine/engine.js';
+import { InvalidRequest } from '../errors.js';
 import type { PrismBackend } from '../http/prism.js';
 import { jsonReply, type Reply } from '../http/replies.js';
 import type { Operation } from '../spec/bundles.js';
+import { outOfRangeNumberPointer } from '../spec/json-numbers.js';
 import type { RequestValidators } from '../spec/validators.js';
 import { isJsonContentType, parseJson } from './body-rules.js';
 import { type Answer, type AnyEndpoint, type BodyRule, type EndpointRequest, NO_BODY, NO_REPLY } from './endpoint.js';
@@ -79,6 +81,19 @@ function madeOnFirstUse(operationId: string, make: () => AnyEndpoint): AnyEndpoi
   };
 }
 
+/**
+ * A number JSON.parse read as ±Infinity (`1e400`) would be stored, and answered, as null: the request is
+ * refused before anything changes, naming the field, as a publish refuses it (NUMBER_OUT_OF_RANGE).
+ */
+function numbersInRange(value: unknown): void {
+  const pointer = outOfRangeNumberPointer(value);
+  if (pointer === undefined) return;
+  const message = 'is a number past the range of a double; send it as a string';
+  throw new InvalidRequest('NUMBER_OUT_OF_RANGE', `Request body ${pointer} ${message}`, {
+    errors: [{ pointer, message }],
+  });
+}
+
 /** The engine's answer; its body read as the spec declares it: none, JSON, or a package's zip. */
 function engineEndpoint(operation: Operation): AnyEndpoint {
   const { operationId, requestBody } = operation;
@@ -92,7 +107,7 @@ function engineEndpoint(operation: Operation): AnyEndpoint {
   };
   if (!requestBody) return { operationId, body: NO_BODY, handle: (request) => answer(request, undefined, undefined) };
   if (takesJson(operation)) {
-    const body: BodyRule = { kind: 'json', optional: requestBody.required !== true };
+    const body: BodyRule = { kind: 'json', optional: requestBody.required !== true, beforeSchema: numbersInRange };
     return { operationId, body, handle: (request) => answer(request, request.body, undefined) };
   }
   // A package's zip (the one binary body) may be larger than the JSON bodies.

@@ -18,26 +18,53 @@ export function mayHoldOutOfRangeNumber(text: string): boolean {
   return LONG_EXPONENT.test(text) || LONG_DIGIT_RUN.test(text);
 }
 
+/** A step from a value to one of its members, linked to the steps before it (a list each node shares). */
+interface Step {
+  readonly up: Step | undefined;
+  readonly key: string | number;
+}
+
 /**
- * Where a parsed JSON value holds a number JSON.parse read as ±Infinity, as a dotted path (`total`,
- * `lines[2].price`, `[0]` for an array's element), or undefined when it holds none. Walked with a stack
- * of its own: a value may nest deeper than the call stack allows.
+ * Where a parsed JSON value holds a number JSON.parse read as ±Infinity, as the keys and indexes that
+ * lead to it, or undefined when it holds none. Walked with a stack of its own: a value may nest deeper
+ * than the call stack allows.
  */
-export function outOfRangeNumberPath(value: unknown): string | undefined {
-  const pending: [unknown, string][] = [[value, '']];
+function outOfRangeNumberAt(value: unknown): (string | number)[] | undefined {
+  const pending: [unknown, Step | undefined][] = [[value, undefined]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [node, path] = next;
+    const [node, at] = next;
     if (typeof node === 'number') {
-      if (!Number.isFinite(node)) return path;
+      if (!Number.isFinite(node)) return stepsTo(at);
     } else if (Array.isArray(node)) {
-      for (let index = node.length - 1; index >= 0; index--) pending.push([node[index], `${path}[${index}]`]);
+      for (let index = node.length - 1; index >= 0; index--) pending.push([node[index], { up: at, key: index }]);
     } else if (typeof node === 'object' && node !== null) {
       const entries = Object.entries(node);
       for (let index = entries.length - 1; index >= 0; index--) {
         const [key, member] = entries[index] as [string, unknown];
-        pending.push([member, path === '' ? key : `${path}.${key}`]);
+        pending.push([member, { up: at, key }]);
       }
     }
   }
   return undefined;
+}
+
+function stepsTo(at: Step | undefined): (string | number)[] {
+  const keys: (string | number)[] = [];
+  for (let step = at; step !== undefined; step = step.up) keys.push(step.key);
+  return keys.reverse();
+}
+
+/** The place of such a number as a dotted path (`total`, `lines[2].price`, `[0]` for an array's element). */
+export function outOfRangeNumberPath(value: unknown): string | undefined {
+  return outOfRangeNumberAt(value)?.reduce<string>(
+    (path, step) => (typeof step === 'number' ? `${path}[${step}]` : path === '' ? step : `${path}.${step}`),
+    '',
+  );
+}
+
+/** The place of such a number as a JSON pointer (RFC 6901: `/lines/2/price`). */
+export function outOfRangeNumberPointer(value: unknown): string | undefined {
+  return outOfRangeNumberAt(value)
+    ?.map((step) => `/${String(step).replaceAll('~', '~0').replaceAll('/', '~1')}`)
+    .join('');
 }
