@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../src/index.js';
-import { defined } from './defined.js';
+import { defined } from './support/defined.js';
 import {
   type Answer,
   assertConforms,
@@ -13,7 +13,7 @@ import {
   start,
   toAnswer,
   token,
-} from './helpers.js';
+} from './support/helpers.js';
 
 async function tokenRequest(
   server: MockServer,

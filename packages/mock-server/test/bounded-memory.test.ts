@@ -8,7 +8,7 @@ import { Journal } from '../src/control/journal.js';
 import { RateLimiter } from '../src/domain/rate-limit.js';
 import { BoundedMemo } from '../src/http/memo.js';
 import type { TopicSchemaField } from '../src/spec/topic-schema.js';
-import { call, withTopic } from './helpers.js';
+import { call, withTopic } from './support/helpers.js';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;

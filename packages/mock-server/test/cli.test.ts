@@ -2,10 +2,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { listeningUrl, runCli } from './cli-process.js';
-import { assertConforms, createTopic, start, toAnswer, token } from './helpers.js';
-import { NO_REDIS, sharedRedis, startRedis, uniquePrefix } from './redis-server.js';
-import { tempDir } from './temp-dirs.js';
+import { listeningUrl, runCli } from './support/cli-process.js';
+import { assertConforms, createTopic, start, toAnswer, token } from './support/helpers.js';
+import { NO_REDIS, sharedRedis, startRedis, uniquePrefix } from './support/redis-server.js';
+import { tempDir } from './support/temp-dirs.js';
 
 describe('platform-api-mock CLI', () => {
   it("--help lists every flag with its variable, and the README's flag table lists the same flags", async () => {

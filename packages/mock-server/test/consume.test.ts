@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { consumersWaiting, control, emulatorErrorOf } from './control/emulator-api.js';
-import { call, createTopic, errorOf, managementErrorOf, oauthErrorOf, start, token, withTopic } from './helpers.js';
+import { consumersWaiting, control, emulatorErrorOf } from './support/control/emulator-api.js';
+import {
+  call,
+  createTopic,
+  errorOf,
+  managementErrorOf,
+  oauthErrorOf,
+  start,
+  token,
+  withTopic,
+} from './support/helpers.js';
 
 describe('consume offsets', () => {
   it('starts at the oldest message without an offset, and after_message_id is exclusive', async () => {

@@ -4,10 +4,10 @@
 // Every acknowledged message must be there once, in order, with its payload; new ids follow the old
 // ones; topics, clients, keys and tokens stay.
 import { describe, expect, it } from 'vitest';
-import { type CliProcess, listeningUrl, runCli } from './cli-process.js';
-import { defined } from './defined.js';
-import { REDIS_KINDS, type RedisServer, uniquePrefix } from './redis-server.js';
-import { tempDir } from './temp-dirs.js';
+import { type CliProcess, listeningUrl, runCli } from './support/cli-process.js';
+import { defined } from './support/defined.js';
+import { REDIS_KINDS, type RedisServer, uniquePrefix } from './support/redis-server.js';
+import { tempDir } from './support/temp-dirs.js';
 
 const CLIENT_ID = 'crash';
 const CLIENT_SECRET = 'crash-secret';

@@ -1,9 +1,9 @@
 // An emulator with a data dir, restarted on it: everything it held is there again and behaves as before.
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, type MockServer, type MockServerOptions } from '../src/index.js';
-import { defined } from './defined.js';
-import { call, createTopic, errorOf, start, token } from './helpers.js';
-import { tempDir } from './temp-dirs.js';
+import { defined } from './support/defined.js';
+import { call, createTopic, errorOf, start, token } from './support/helpers.js';
+import { tempDir } from './support/temp-dirs.js';
 
 const CREDENTIALS = { clientId: 'dev', clientSecret: 'dev-secret' };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, errorOf, withTopic } from './helpers.js';
+import { call, errorOf, withTopic } from './support/helpers.js';
 
 describe('fault injection', () => {
   it('makes chosen batch positions fail, with failure entries or no entries, then stops', async () => {

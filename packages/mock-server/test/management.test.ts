@@ -26,7 +26,7 @@ import {
   specs,
   start,
   token,
-} from './helpers.js';
+} from './support/helpers.js';
 
 describe('topic management', () => {
   it('creates, lists, gets, updates and deletes topics, in both the current and the legacy form', async () => {

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { createConnection } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../src/index.js';
-import { defined } from './defined.js';
+import { defined } from './support/defined.js';
 import {
   type Answer,
   assertConforms,
@@ -14,7 +14,7 @@ import {
   toAnswer,
   token,
   withTopic,
-} from './helpers.js';
+} from './support/helpers.js';
 
 describe('publish', () => {
   it('rejects a message that does not match the topic schema, naming the field', async () => {

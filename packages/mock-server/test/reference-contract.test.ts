@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { referenceFile, referenceMissing } from '../../../spec/scripts/reference-location.mjs';
 import { type MockServer, startMockServer } from '../src/index.js';
-import { defined } from './defined.js';
-import { token } from './helpers.js';
+import { defined } from './support/defined.js';
+import { token } from './support/helpers.js';
 
 const require = createRequire(import.meta.url);
 const addFormats = require('ajv-formats') as (ajv: Ajv) => Ajv;

@@ -3,7 +3,7 @@
 // package's zip). JSON is UTF-8 (RFC 8259 8.1) and no Content-Encoding is decoded, so anything else is
 // refused rather than stored as another value than was sent.
 import { describe, expect, it } from 'vitest';
-import { managementErrorOf, ORDER_SCHEMA, session } from './helpers.js';
+import { managementErrorOf, ORDER_SCHEMA, session } from './support/helpers.js';
 
 /** A create of each kind of server, with its body around a name (the place for the bytes under test). */
 const CREATES = {

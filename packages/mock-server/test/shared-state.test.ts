@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer, MockServerOptions } from '../src/index.js';
 import { RedisConnection } from '../src/store/redis/connection.js';
-import { defined } from './defined.js';
+import { defined } from './support/defined.js';
 import {
   assertConforms,
   call,
@@ -17,8 +17,8 @@ import {
   start,
   toAnswer,
   token,
-} from './helpers.js';
-import { REDIS_KINDS, type RedisServer, uniquePrefix } from './redis-server.js';
+} from './support/helpers.js';
+import { REDIS_KINDS, type RedisServer, uniquePrefix } from './support/redis-server.js';
 
 const CREDENTIALS = { clientId: 'shared', clientSecret: 'shared-secret' };
 

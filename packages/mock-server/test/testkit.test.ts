@@ -9,7 +9,7 @@ import {
   emulator,
   startEmulator,
 } from '../src/testkit/index.js';
-import { withTopic } from './helpers.js';
+import { withTopic } from './support/helpers.js';
 
 const closing: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Router } from '../src/http/router.js';
 import type { MockServer } from '../src/index.js';
-import { type CliProcess, type SpawnedEmulator, spawnEmulator, stopSpawned } from './cli-process.js';
-import { defined } from './defined.js';
-import { assertConforms, type OperationId, specs, toAnswer, token } from './helpers.js';
-import { STORAGES } from './storages.js';
+import { type CliProcess, type SpawnedEmulator, spawnEmulator, stopSpawned } from './support/cli-process.js';
+import { defined } from './support/defined.js';
+import { assertConforms, type OperationId, specs, toAnswer, token } from './support/helpers.js';
+import { STORAGES } from './support/storages.js';
 import { sendsProblems, shapeOf, typeProblems, type WkCall, wk } from './support/wk.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are walked as wk reads them, checked by typeProblems.

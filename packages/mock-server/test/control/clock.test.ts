@@ -3,10 +3,10 @@
 // updated_at); emulators sharing a Redis share it. Reset and DELETE bring real time back.
 import { describe, expect, it } from 'vitest';
 import type { MockServerOptions } from '../../src/index.js';
-import { call, createTopic, errorOf, start, token } from '../helpers.js';
-import { NO_REDIS, sharedRedis, uniquePrefix } from '../redis-server.js';
-import { type ControlOptions, control, emulatorErrorOf } from './emulator-api.js';
-import { storages } from './storages.js';
+import { type ControlOptions, control, emulatorErrorOf } from '../support/control/emulator-api.js';
+import { storages } from '../support/control/storages.js';
+import { call, createTopic, errorOf, start, token } from '../support/helpers.js';
+import { NO_REDIS, sharedRedis, uniquePrefix } from '../support/redis-server.js';
 
 const T0 = '2030-01-01T00:00:00.000Z';
 const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000).toISOString();

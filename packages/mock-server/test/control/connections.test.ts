@@ -6,9 +6,9 @@
 // authorization_status `success`) is what the tests read back.
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../../src/index.js';
-import { session } from '../helpers.js';
-import { control, emulatorErrorOf } from './emulator-api.js';
-import { storages } from './storages.js';
+import { control, emulatorErrorOf } from '../support/control/emulator-api.js';
+import { storages } from '../support/control/storages.js';
+import { session } from '../support/helpers.js';
 
 const T0 = '2030-01-01T00:00:00.000Z';
 const SEED = {

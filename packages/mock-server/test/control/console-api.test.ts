@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { call, start, token, withTopic } from '../helpers.js';
-import { control, emulatorErrorOf } from './emulator-api.js';
+import { control, emulatorErrorOf } from '../support/control/emulator-api.js';
+import { call, start, token, withTopic } from '../support/helpers.js';
 
 /** Reads a Server-Sent Events answer until `done` holds for the text so far. */
 async function readEvents(response: Response, done: (text: string) => boolean): Promise<string> {

@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { CoverageTally } from '../../src/control/coverage.js';
 import { loadSpecs } from '../../src/spec/bundles.js';
-import { call, start, withTopic } from '../helpers.js';
-import { control } from './emulator-api.js';
+import { control } from '../support/control/emulator-api.js';
+import { call, start, withTopic } from '../support/helpers.js';
 
 const specs = loadSpecs();
 

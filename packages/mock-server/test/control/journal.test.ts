@@ -2,8 +2,8 @@
 // bound, verification with near misses and waiting, and the live feed.
 import { describe, expect, it } from 'vitest';
 import { type AnsweredRequest, Journal } from '../../src/control/journal.js';
-import { call, start, token, withTopic } from '../helpers.js';
-import { control, emulatorErrorOf, verificationFailureOf } from './emulator-api.js';
+import { control, emulatorErrorOf, verificationFailureOf } from '../support/control/emulator-api.js';
+import { call, start, token, withTopic } from '../support/helpers.js';
 
 describe('the request journal', () => {
   it('keeps each answered request with its operation, client ID, bodies and status; credentials masked', async () => {

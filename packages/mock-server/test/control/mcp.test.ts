@@ -3,8 +3,8 @@
 // them), its token checked, every answer held to spec/emulator.
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../../src/index.js';
-import { type Run, session } from '../helpers.js';
-import { control, emulatorErrorOf } from './emulator-api.js';
+import { control, emulatorErrorOf } from '../support/control/emulator-api.js';
+import { type Run, session } from '../support/helpers.js';
 
 const SEED = {
   version: 1,

@@ -1,9 +1,9 @@
 // POST /_emulator/reset is a fresh emulator: the state emptied, and the bootstrap key as it was at
 // start (enabled, its secret, every right), whatever a test did to it; faults, journal and clock too.
 import { describe, expect, it } from 'vitest';
-import { call, start, token } from '../helpers.js';
-import { control } from './emulator-api.js';
-import { storages } from './storages.js';
+import { control } from '../support/control/emulator-api.js';
+import { storages } from '../support/control/storages.js';
+import { call, start, token } from '../support/helpers.js';
 
 for (const storage of storages) {
   describe.skipIf(storage.skip !== undefined)(

@@ -2,7 +2,7 @@
 // role migrations, served from the engine's state by the handlers of src/engine/custom/access.ts. Over
 // HTTP; call() checks every answer against the spec.
 import { describe, expect, it } from 'vitest';
-import { managementErrorOf, session } from '../helpers.js';
+import { managementErrorOf, session } from '../support/helpers.js';
 
 /** A session on a workspace seeded with these resources. */
 const seededWith = (resources: Record<string, unknown[]>) => session({ seed: { version: 1, resources } });

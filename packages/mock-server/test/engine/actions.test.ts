@@ -2,8 +2,8 @@
 // OpenAPI document, the workspace's counts.
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/store/resource-store.js';
-import { managementErrorOf, type Run } from '../helpers.js';
-import { freshSessions } from './fresh-session.js';
+import { freshSessions } from '../support/engine/fresh-session.js';
+import { managementErrorOf, type Run } from '../support/helpers.js';
 
 const open = freshSessions();
 

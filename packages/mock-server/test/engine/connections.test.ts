@@ -3,7 +3,7 @@
 // decimal strings. The happy paths against the platform's public description are in
 // reference-contract.test.ts; here, what a user relies on around them, refusals included.
 import { describe, expect, it } from 'vitest';
-import { managementErrorOf, session } from '../helpers.js';
+import { managementErrorOf, session } from '../support/helpers.js';
 
 const SEED = {
   version: 1,

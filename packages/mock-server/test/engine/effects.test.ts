@@ -20,19 +20,8 @@ import {
 import type { MockServer } from '../../src/index.js';
 import { deref, type Operation } from '../../src/spec/bundles.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
-import { type CliProcess, spawnEmulator, stopSpawned } from '../cli-process.js';
-import { defined } from '../defined.js';
-import {
-  type Answer,
-  call,
-  exampleBody,
-  jsonRequestMedia,
-  managementErrorOf,
-  type OperationId,
-  specs,
-  token,
-} from '../helpers.js';
-import { STORAGES } from '../storages.js';
+import { type CliProcess, spawnEmulator, stopSpawned } from '../support/cli-process.js';
+import { defined } from '../support/defined.js';
 import {
   first,
   packageZip,
@@ -43,7 +32,7 @@ import {
   type Scene,
   scalars,
   type Target,
-} from './effect-requests.js';
+} from '../support/engine/effect-requests.js';
 import {
   document,
   type Emulator,
@@ -58,7 +47,18 @@ import {
   stateOf,
   typeNamed,
   type World,
-} from './effect-world.js';
+} from '../support/engine/effect-world.js';
+import {
+  type Answer,
+  call,
+  exampleBody,
+  jsonRequestMedia,
+  managementErrorOf,
+  type OperationId,
+  specs,
+  token,
+} from '../support/helpers.js';
+import { STORAGES } from '../support/storages.js';
 
 const management = specs.operations.filter((op) => op.api === 'management');
 /** Every operation of the specs: a read back or a fill may be another API's (consume, publish). */

@@ -1,7 +1,15 @@
 // The resource engine end to end over HTTP, family by family. call() checks every answer against the
 // spec's schema for its operation and status.
 import { describe, expect, it } from 'vitest';
-import { type Answer, managementErrorOf, operation, type Run, type SuccessBody, session, token } from '../helpers.js';
+import {
+  type Answer,
+  managementErrorOf,
+  operation,
+  type Run,
+  type SuccessBody,
+  session,
+  token,
+} from '../support/helpers.js';
 
 const FOLDER_SEED = { version: 1, resources: { folder: [{ id: 10, name: 'Sales' }] } };
 

@@ -3,7 +3,7 @@
 // whose body holds a list of IDs; each is stored and answered as a number. Over HTTP; call() checks
 // every answer against the spec.
 import { describe, expect, it } from 'vitest';
-import { managementErrorOf, session } from '../helpers.js';
+import { managementErrorOf, session } from '../support/helpers.js';
 
 const SEED = {
   version: 1,

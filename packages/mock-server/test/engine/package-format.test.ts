@@ -6,9 +6,9 @@ import { strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../../src/index.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
-import { managementErrorOf, type Run } from '../helpers.js';
-import { freshSessions } from './fresh-session.js';
-import { downloadZip, importZip, parsed, pull, push, text } from './package-zip.js';
+import { freshSessions } from '../support/engine/fresh-session.js';
+import { downloadZip, importZip, parsed, pull, push, text } from '../support/engine/package-zip.js';
+import { managementErrorOf, type Run } from '../support/helpers.js';
 
 const open = freshSessions();
 

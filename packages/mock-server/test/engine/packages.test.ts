@@ -4,9 +4,9 @@ import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../../src/index.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
-import { managementErrorOf, type Run } from '../helpers.js';
-import { freshSessions } from './fresh-session.js';
-import { downloadZip, importZip } from './package-zip.js';
+import { freshSessions } from '../support/engine/fresh-session.js';
+import { downloadZip, importZip } from '../support/engine/package-zip.js';
+import { managementErrorOf, type Run } from '../support/helpers.js';
 
 const open = freshSessions();
 let server: MockServer | undefined;

@@ -8,11 +8,11 @@ import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../src/index.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
-import { bannerUrl, type CliProcess, runCli } from '../cli-process.js';
-import { defined } from '../defined.js';
-import { call, type Run, token } from '../helpers.js';
-import { STORAGES } from '../storages.js';
-import { type Emulator, importZip, pull, push, text } from './package-zip.js';
+import { bannerUrl, type CliProcess, runCli } from '../support/cli-process.js';
+import { defined } from '../support/defined.js';
+import { type Emulator, importZip, pull, push, text } from '../support/engine/package-zip.js';
+import { call, type Run, token } from '../support/helpers.js';
+import { STORAGES } from '../support/storages.js';
 
 async function spawn(args: string[]): Promise<{ cli: CliProcess; emulator: Emulator; run: Run }> {
   const cli = runCli(['--port', '0', '--host', '127.0.0.1', '--log-level', 'warn', ...args], { ownedByCaller: true });

@@ -1,8 +1,8 @@
 // Projects are folders at the top level: creating, listing and deleting them through either form,
 // and the reference fields a create leaves out, which take what exists instead of the spec's examples.
 import { describe, expect, it } from 'vitest';
-import type { Run } from '../helpers.js';
-import { freshSessions } from './fresh-session.js';
+import { freshSessions } from '../support/engine/fresh-session.js';
+import type { Run } from '../support/helpers.js';
 
 const open = freshSessions();
 

@@ -11,9 +11,15 @@ import { errorReply, InvalidRequest } from '../../src/errors.js';
 import { SchemaChecks } from '../../src/spec/checks.js';
 import { RequestValidators } from '../../src/spec/validators.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
-import { assertConforms, exampleBody, type OperationId, operation as specOperation, specs } from '../helpers.js';
-import { propertyRuns, propertyTimeout } from '../property/runs.js';
-import { describeEngines, resourceStoreEngines } from '../store/engines.js';
+import {
+  assertConforms,
+  exampleBody,
+  type OperationId,
+  operation as specOperation,
+  specs,
+} from '../support/helpers.js';
+import { propertyRuns, propertyTimeout } from '../support/property/runs.js';
+import { describeEngines, resourceStoreEngines } from '../support/store/engines.js';
 
 const document = specs.documents.management;
 /** The pipeline's checks of parameters and bodies (pipeline/call.ts), which the engine's requests have passed. */

@@ -7,8 +7,8 @@ import { createResourceEngine } from '../../src/engine/engine.js';
 import { RESOURCE_TYPES } from '../../src/generated/resource-types.js';
 import { startMockServer } from '../../src/index.js';
 import { SPEC_NAMES, specFilePath } from '../../src/spec/bundles.js';
-import { specs } from '../helpers.js';
-import { tempDir } from '../temp-dirs.js';
+import { specs } from '../support/helpers.js';
+import { tempDir } from '../support/temp-dirs.js';
 
 it('RESOURCE_TYPES names exactly the types the engine reads from the spec', () => {
   const read = [...createResourceEngine(specs).types.keys()].sort();

@@ -4,8 +4,8 @@
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { createResourceEngine } from '../../src/engine/engine.js';
-import { managementErrorOf, type Run, session, specs } from '../helpers.js';
-import { importZip } from './package-zip.js';
+import { importZip } from '../support/engine/package-zip.js';
+import { managementErrorOf, type Run, session, specs } from '../support/helpers.js';
 
 const OPERATIONS = [
   'resume_job',

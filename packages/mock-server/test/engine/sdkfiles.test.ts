@@ -3,7 +3,7 @@
 // emulator and expires by its clock). Over HTTP; call() checks every answer against the spec.
 import { describe, expect, it } from 'vitest';
 import type { MockServerOptions } from '../../src/index.js';
-import { managementErrorOf, session } from '../helpers.js';
+import { managementErrorOf, session } from '../support/helpers.js';
 
 const NOW = Date.UTC(2026, 10, 22, 10, 15, 0);
 

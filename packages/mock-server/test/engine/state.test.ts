@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { call, ORDER_SCHEMA, start, token, withTopic } from '../helpers.js';
+import { call, ORDER_SCHEMA, start, token, withTopic } from '../support/helpers.js';
 
 const README = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
 const README_SEED = /```yaml\n# seed\.yaml\n([\s\S]*?)```/.exec(README)?.[1] ?? '';

@@ -2,7 +2,7 @@
 // describe: the older access profiles (the body names the item), collaborator group members (a group
 // keeps its members' ids) and member invitations. Over HTTP; call() checks every answer against the spec.
 import { describe, expect, it } from 'vitest';
-import { managementErrorOf, type Run, session } from '../helpers.js';
+import { managementErrorOf, type Run, session } from '../support/helpers.js';
 
 describe('older API access profiles', () => {
   const SEED = {

@@ -11,9 +11,9 @@ import { createResourceEngine } from '../../src/engine/engine.js';
 import { type OperationAnnotation, operationExtension, type ResourceType } from '../../src/engine/vocabulary.js';
 import type { MockServer } from '../../src/index.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
-import { type CliProcess, spawnEmulator, stopSpawned } from '../cli-process.js';
-import { call, exampleBody, type OperationId, operation, specs, token } from '../helpers.js';
-import { STORAGES } from '../storages.js';
+import { type CliProcess, spawnEmulator, stopSpawned } from '../support/cli-process.js';
+import { call, exampleBody, type OperationId, operation, specs, token } from '../support/helpers.js';
+import { STORAGES } from '../support/storages.js';
 
 const document = specs.documents.management;
 // The spec's metadata, read with the emulator's own vocabulary reader; the server under test is separate.

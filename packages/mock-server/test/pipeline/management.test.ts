@@ -7,7 +7,7 @@ import { createLogger } from '../../src/logger.js';
 import { managementEndpoints } from '../../src/pipeline/management.js';
 import { SchemaChecks } from '../../src/spec/checks.js';
 import { RequestValidators } from '../../src/spec/validators.js';
-import { specs } from '../helpers.js';
+import { specs } from '../support/helpers.js';
 
 const validators = new RequestValidators(
   new SchemaChecks(specs.documents, 'params'),

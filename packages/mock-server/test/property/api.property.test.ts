@@ -26,13 +26,21 @@ import {
   rawExchange,
   start,
   token,
-} from '../helpers.js';
-import { NO_REDIS, sharedRedis, uniquePrefix } from '../redis-server.js';
-import { tempDir } from '../temp-dirs.js';
-import { EmulatorModel, type KeyState, type StoredMessage } from './model.js';
-import { type Draw, LIMITS, mutate, OPERATIONS, otherMethod, type Planned, planRequest } from './requests.js';
-import { propertyRuns, propertyTimeout } from './runs.js';
-import { ANSWER_TIMEOUT_MS, send } from './send.js';
+} from '../support/helpers.js';
+import { EmulatorModel, type KeyState, type StoredMessage } from '../support/property/model.js';
+import {
+  type Draw,
+  LIMITS,
+  mutate,
+  OPERATIONS,
+  otherMethod,
+  type Planned,
+  planRequest,
+} from '../support/property/requests.js';
+import { propertyRuns, propertyTimeout } from '../support/property/runs.js';
+import { ANSWER_TIMEOUT_MS, send } from '../support/property/send.js';
+import { NO_REDIS, sharedRedis, uniquePrefix } from '../support/redis-server.js';
+import { tempDir } from '../support/temp-dirs.js';
 
 /** The emulator's clock stands still: no token, message or rate-limit window expires during a run. */
 const NOW = Date.parse('2026-11-22T09:00:00Z');

@@ -5,9 +5,9 @@
 // purged meanwhile gets 400 UNKNOWN_MESSAGE_ID when it wakes. `call` checks every answer against the spec.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { consumersWaiting } from '../control/emulator-api.js';
-import { type Answer, call, createTopic, errorOf, start, token } from '../helpers.js';
-import { propertyRuns, propertyTimeout } from './runs.js';
+import { consumersWaiting } from '../support/control/emulator-api.js';
+import { type Answer, call, createTopic, errorOf, start, token } from '../support/helpers.js';
+import { propertyRuns, propertyTimeout } from '../support/property/runs.js';
 
 const NOW = Date.parse('2026-11-22T09:00:00Z');
 /** Sequences `npm test` runs, and the part of FUZZ_RUNS `npm run fuzz` runs: those that store nothing wait a second. */

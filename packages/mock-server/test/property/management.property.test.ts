@@ -17,11 +17,11 @@ import {
   specs,
   start,
   token,
-} from '../helpers.js';
-import { type Draw, mutate, type Planned, queryString } from './requests.js';
-import { propertyRuns, propertyTimeout } from './runs.js';
-import { schemaArbitrary } from './schema-arbitrary.js';
-import { send } from './send.js';
+} from '../support/helpers.js';
+import { type Draw, mutate, type Planned, queryString } from '../support/property/requests.js';
+import { propertyRuns, propertyTimeout } from '../support/property/runs.js';
+import { schemaArbitrary } from '../support/property/schema-arbitrary.js';
+import { send } from '../support/property/send.js';
 
 const NOW = Date.parse('2026-11-23T09:00:00Z');
 const RUNS = 12;

@@ -17,8 +17,8 @@ import {
 } from '../../src/spec/bundles.js';
 import { type BuiltIndex, type CheckKind, SchemaChecks } from '../../src/spec/checks.js';
 import { sharedSpecs } from '../../src/spec/shared.js';
-import { propertyRuns, propertyTimeout } from '../property/runs.js';
-import { schemaArbitrary } from '../property/schema-arbitrary.js';
+import { propertyRuns, propertyTimeout } from '../support/property/runs.js';
+import { schemaArbitrary } from '../support/property/schema-arbitrary.js';
 
 const RUNS_PER_CHECK = 8;
 

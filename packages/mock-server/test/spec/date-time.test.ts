@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { instantOf, isDate, isDateTime } from '@platform-api/spec/conventions';
 import { describe, expect, it } from 'vitest';
 import { IsoTimeFormatter } from '../../src/spec/date-time.js';
-import { defined } from '../defined.js';
+import { defined } from '../support/defined.js';
 
 // The reference: ajv-formats' full "date-time", which isDateTime replaces for speed.
 const { fullFormats } = createRequire(import.meta.url)('ajv-formats/dist/formats.js') as {

@@ -6,8 +6,8 @@ import { createRequire } from 'node:module';
 import { isEmail } from '@platform-api/spec/conventions';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { defined } from '../defined.js';
-import { managementErrorOf, session } from '../helpers.js';
+import { defined } from '../support/defined.js';
+import { managementErrorOf, session } from '../support/helpers.js';
 
 const { fullFormats } = createRequire(import.meta.url)('ajv-formats/dist/formats.js') as {
   fullFormats: Record<string, RegExp>;

@@ -5,8 +5,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidRequest } from '../../src/errors.js';
 import { compileTopicSchema, MAX_FIELD_DEPTH, type TopicSchemaField } from '../../src/spec/topic-schema.js';
-import { propertyRuns, propertyTimeout } from '../property/runs.js';
-import { messageOf } from '../property/topic-messages.js';
+import { propertyRuns, propertyTimeout } from '../support/property/runs.js';
+import { messageOf } from '../support/property/topic-messages.js';
 
 // The reference: the JSON Schema a topic schema stands for, checked by ajv on own properties only,
 // and ajv's first error named as the emulator names a failing field.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, type MessageStore } from '../../src/index.js';
-import { consumersWaiting } from '../control/emulator-api.js';
-import { defined } from '../defined.js';
-import { call, errorOf, withTopic } from '../helpers.js';
+import { consumersWaiting } from '../support/control/emulator-api.js';
+import { defined } from '../support/defined.js';
+import { call, errorOf, withTopic } from '../support/helpers.js';
 
 /** A MemoryStore whose every answer comes a turn later, through a promise, as a networked engine's would. */
 function eventually(store: MemoryStore): MessageStore {

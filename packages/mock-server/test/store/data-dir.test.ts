@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { DATABASE_FILE, DataDir } from '../../src/store/sqlite/data-dir.js';
 import { SqliteResourceStore } from '../../src/store/sqlite/resources.js';
 import { restoreDataDir, snapshotDataDir } from '../../src/store/sqlite/snapshot.js';
-import { tempDir } from '../temp-dirs.js';
-import { closeDataDir, openDataDir } from './engines.js';
+import { closeDataDir, openDataDir } from '../support/store/engines.js';
+import { tempDir } from '../support/temp-dirs.js';
 
 /** A data dir whose database was written by this version, then changed with `sql`. */
 async function alteredDataDir(sql: string): Promise<string> {

@@ -2,8 +2,8 @@
 // the memory and SQLite engines answer at once, Redis through a promise.
 import { expect, it } from 'vitest';
 import type { MessageStore } from '../../src/store/message-store.js';
-import { defined } from '../defined.js';
-import { describeEngines, messageStoreEngines } from './engines.js';
+import { defined } from '../support/defined.js';
+import { describeEngines, messageStoreEngines } from '../support/store/engines.js';
 
 const message = (i: number, size = 100) => JSON.stringify({ i, pad: 'é'.repeat(size) });
 

@@ -3,8 +3,8 @@
 import { createClient } from '@redis/client';
 import { describe, expect, it } from 'vitest';
 import { RedisMessageStore } from '../../src/store/redis/messages.js';
-import { NO_REDIS, sharedRedis } from '../redis-server.js';
-import { openRedis } from './engines.js';
+import { NO_REDIS, sharedRedis } from '../support/redis-server.js';
+import { openRedis } from '../support/store/engines.js';
 
 /** How many times Redis has run scripts (EVALSHA) since `reset`, read on a connection of the test's own. */
 async function scriptCounter() {

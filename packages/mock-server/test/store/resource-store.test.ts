@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { scopedResources } from '../../src/store/resource-store.js';
 import { SqliteResourceStore } from '../../src/store/sqlite/resources.js';
-import { tempDir } from '../temp-dirs.js';
-import { closeDataDir, describeEngines, openDataDir, resourceStoreEngines } from './engines.js';
+import { closeDataDir, describeEngines, openDataDir, resourceStoreEngines } from '../support/store/engines.js';
+import { tempDir } from '../support/temp-dirs.js';
 
 describeEngines(resourceStoreEngines, ({ open }) => {
   it('gets, lists in creation order (all, or of one parent), replaces in place and deletes', async () => {

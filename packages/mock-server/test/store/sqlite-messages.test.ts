@@ -1,9 +1,9 @@
 // The SQLite message store across a reopen: what the emulator finds again after a restart.
 import { describe, expect, it } from 'vitest';
 import { SqliteMessageStore } from '../../src/store/sqlite/messages.js';
-import { defined } from '../defined.js';
-import { tempDir } from '../temp-dirs.js';
-import { closeDataDir, openDataDir } from './engines.js';
+import { defined } from '../support/defined.js';
+import { closeDataDir, openDataDir } from '../support/store/engines.js';
+import { tempDir } from '../support/temp-dirs.js';
 
 /** A store on a new data dir, and `reopen`: it closes the data dir and opens a store on it again. */
 async function reopenable(clock: () => number) {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, expect } from 'vitest';
 import { defined } from './defined.js';
 
-const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
 export interface CliProcess {
   child: ChildProcess;
@@ -36,7 +36,7 @@ export function runCli(
   }: { ownedByCaller?: boolean; env?: Record<string, string>; nodeFlags?: string[] } = {},
 ): CliProcess {
   const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', CLI, ...args], {
-    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
     env: { ...process.env, ...env },
   });
   if (!ownedByCaller) running.add(child);

@@ -1,7 +1,7 @@
 // Sends a request exactly as planned (its bytes, its headers, any method and path) and reads the answer,
 // failing when none comes: no request the property suites send waits for anything.
 import { request } from 'node:http';
-import type { MockServer } from '../../src/index.js';
+import type { MockServer } from '../../../src/index.js';
 import type { Answer } from '../helpers.js';
 
 /** An answer slower than this is a hang. */

@@ -1,7 +1,7 @@
 // Messages for a topic schema, as fast-check arbitraries: matching ones (publishes that succeed) or
 // loose ones (each field may be missing, null, of another type or badly formatted).
 import fc from 'fast-check';
-import type { TopicSchemaField } from '../../src/spec/topic-schema.js';
+import type { TopicSchemaField } from '../../../src/spec/topic-schema.js';
 
 export type Fit = 'matching' | 'loose';
 

@@ -2,9 +2,9 @@
 // from the spec's examples, with the ids they name pointed at items of the world (effect-world.ts): the
 // item the operation acts on, its parent, the fields `refs`, `from` and `x-resource`'s references name.
 import { strToU8, zipSync } from 'fflate';
-import type { Effect, EngineOperation, ResourceType } from '../../src/engine/vocabulary.js';
-import type { Operation } from '../../src/spec/bundles.js';
-import type { JsonObject } from '../../src/store/resource-store.js';
+import type { Effect, EngineOperation, ResourceType } from '../../../src/engine/vocabulary.js';
+import type { Operation } from '../../../src/spec/bundles.js';
+import type { JsonObject } from '../../../src/store/resource-store.js';
 import { exampleBody, exampleParameter } from '../helpers.js';
 import { engineOps, idOf, sameKind, typeNamed, type World } from './effect-world.js';
 

@@ -1,5 +1,5 @@
 // The three storages the emulator API's state-bound endpoints are tested on.
-import type { MockServerOptions } from '../../src/index.js';
+import type { MockServerOptions } from '../../../src/index.js';
 import { NO_REDIS, sharedRedis, uniquePrefix } from '../redis-server.js';
 import { tempDir } from '../temp-dirs.js';
 

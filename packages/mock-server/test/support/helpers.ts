@@ -12,10 +12,16 @@ import type {
 } from '@platform-api/spec/types/management';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { afterEach, expect } from 'vitest';
-import { type MockServer, type MockServerOptions, startMockServer } from '../src/index.js';
-import { deref, loadSpecs, type MediaTypeObject, type Operation, type ParameterObject } from '../src/spec/bundles.js';
+import { type MockServer, type MockServerOptions, startMockServer } from '../../src/index.js';
+import {
+  deref,
+  loadSpecs,
+  type MediaTypeObject,
+  type Operation,
+  type ParameterObject,
+} from '../../src/spec/bundles.js';
 
-import { anchorRefs, createAjv } from '../src/spec/checks.js';
+import { anchorRefs, createAjv } from '../../src/spec/checks.js';
 import { defined } from './defined.js';
 
 export const specs = loadSpecs();

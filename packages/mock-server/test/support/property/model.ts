@@ -2,7 +2,7 @@
 // topics with their acknowledged messages, API clients and keys with their credentials, and the
 // bearer tokens that must be refused from now on. The emulator runs on a frozen clock, so nothing
 // expires: every change is one of these answers.
-import type { TopicSchemaField } from '../../src/spec/topic-schema.js';
+import type { TopicSchemaField } from '../../../src/spec/topic-schema.js';
 import type { Answer } from '../helpers.js';
 
 export interface StoredMessage {

@@ -4,9 +4,9 @@
 import type { components, operations } from '@platform-api/spec/types/emulator';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
-import type { MockServer } from '../../src/index.js';
-import { deref, loadEmulatorSpec } from '../../src/spec/bundles.js';
-import { anchorRefs, createAjv } from '../../src/spec/checks.js';
+import type { MockServer } from '../../../src/index.js';
+import { deref, loadEmulatorSpec } from '../../../src/spec/bundles.js';
+import { anchorRefs, createAjv } from '../../../src/spec/checks.js';
 import { type Answer, type CallOptions, send, toAnswer } from '../helpers.js';
 
 const { document, operations: emulatorOperations } = loadEmulatorSpec();

@@ -4,12 +4,12 @@
 // made-up item of each type that has none, and the few items the request examples name that no answer
 // holds (SEEDS). Sub-collection items are put under a parent of the world, and references that name
 // nothing of the world are pointed at an item that exists.
-import { createResourceEngine } from '../../src/engine/engine.js';
-import { type EngineOperation, operationExtension, type ResourceType } from '../../src/engine/vocabulary.js';
-import type { MockServer } from '../../src/index.js';
-import { deref, type Operation } from '../../src/spec/bundles.js';
-import { SchemaChecks } from '../../src/spec/checks.js';
-import type { JsonObject } from '../../src/store/resource-store.js';
+import { createResourceEngine } from '../../../src/engine/engine.js';
+import { type EngineOperation, operationExtension, type ResourceType } from '../../../src/engine/vocabulary.js';
+import type { MockServer } from '../../../src/index.js';
+import { deref, type Operation } from '../../../src/spec/bundles.js';
+import { SchemaChecks } from '../../../src/spec/checks.js';
+import type { JsonObject } from '../../../src/store/resource-store.js';
 import { defined } from '../defined.js';
 import { specs } from '../helpers.js';
 

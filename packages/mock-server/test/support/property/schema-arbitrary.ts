@@ -3,7 +3,7 @@
 // (types, enum, const, formats, lengths, bounds, required and optional properties, dependentRequired,
 // unique items, allOf, oneOf, anyOf); `not` is left to chance, which only adds refused requests.
 import fc from 'fast-check';
-import { deref, type OpenApiDocument, type SchemaObject } from '../../src/spec/bundles.js';
+import { deref, type OpenApiDocument, type SchemaObject } from '../../../src/spec/bundles.js';
 
 const UINT32_MAX = 4294967295;
 /** Strings and arrays stay short: sizes past the limits are the mutations' job. */

@@ -3,8 +3,8 @@
 // Content-Type, Authorization). Drawn inside a property through fast-check's `gen`, so a failure
 // replays from its seed and shrinks.
 import fc from 'fast-check';
-import { createResourceEngine } from '../../src/engine/engine.js';
-import type { Operation } from '../../src/spec/bundles.js';
+import { createResourceEngine } from '../../../src/engine/engine.js';
+import type { Operation } from '../../../src/spec/bundles.js';
 import { specs } from '../helpers.js';
 import type { Credentials, EmulatorModel, Sent } from './model.js';
 import { schemaArbitrary } from './schema-arbitrary.js';

@@ -2,8 +2,8 @@
 // one, and the pull and push of the platform's CLIs (`wk pull`, `wk push`) as the tests drive them.
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { expect } from 'vitest';
-import type { MockServer } from '../../src/index.js';
-import type { JsonObject } from '../../src/store/resource-store.js';
+import type { MockServer } from '../../../src/index.js';
+import type { JsonObject } from '../../../src/store/resource-store.js';
 import { type Answer, assertConforms, type Run, toAnswer, token } from '../helpers.js';
 
 /** An emulator as the tests reach it: its URL and the bootstrap credentials. */
