@@ -14,7 +14,7 @@ import type { CheckedRequest, Domain, Family, FileBody, Handler, HandlerResult, 
 import { referenceDefaults } from './custom/projects.js';
 import { derive } from './derived.js';
 import { conflict, missingReference, notFound } from './errors.js';
-import { customHandlers, derivationHooks, families } from './handlers.js';
+import { customHandler, derivationHook, derivationHooks, families } from './handlers.js';
 import { listPage, matchesFilters } from './listing.js';
 import { isObject, propertiesOf, resolve, type SchemaNode } from './schema.js';
 import type { StateSection } from './sections.js';
@@ -610,9 +610,9 @@ class Engine implements ResourceEngine {
     const shape = answerShape(this.document, op.operation, op.type);
     if (op.op === 'list' && !shape.list) throw new Error(`${where}: its answer holds no list of ${op.type.ref}`);
     if (op.clear && !this.types.has(op.clear)) throw new Error(`${where}: unknown type to clear '${op.clear}'`);
-    const custom = op.handler === undefined ? undefined : customHandlers[op.handler];
+    const custom = op.handler === undefined ? undefined : customHandler(op.handler);
     for (const { field, kind, ...rest } of op.type.derived) {
-      if (kind === 'hook' && !('hook' in rest && derivationHooks[rest.hook]))
+      if (kind === 'hook' && !('hook' in rest && derivationHook(rest.hook)))
         throw new Error(`${where}: ${op.type.name}.${field} names no derivation hook`);
     }
     if (op.op === 'custom' && !custom) throw new Error(`${where}: no handler '${op.handler}'`);
