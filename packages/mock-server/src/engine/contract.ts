@@ -168,7 +168,7 @@ export interface Family {
   /** The right the caller's API key needs for every operation of the family (ApiKey.scopes). */
   scope: Scope;
   handlers: Partial<HandlerRegistry>;
-  /** By handler name. */
-  prechecks: Record<string, Precheck>;
+  /** By handler name (one the spec does not attach fails tsc). */
+  prechecks: { readonly [Name in HandlerName]?: Precheck };
   section(domain: Domain, context: SectionContext): StateSection;
 }

@@ -4,6 +4,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { Scope } from '../domain/credentials.js';
 import { InvalidRequest, NotFound, Refused } from '../errors.js';
+import type { HandlerName } from '../generated/handlers.js';
 import type { OpenApiDocument, Specs } from '../spec/bundles.js';
 import { SchemaChecks } from '../spec/checks.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
@@ -186,7 +187,9 @@ class Engine implements ResourceEngine {
 
   precheck(operationId: string, params: Readonly<JsonObject>): Promise<void> | undefined {
     const served = this.served.get(operationId);
-    const check = served?.op.handler === undefined ? undefined : served.family?.prechecks[served.op.handler];
+    // A name the spec gives and the family lacks looks up nothing.
+    const check =
+      served?.op.handler === undefined ? undefined : served.family?.prechecks[served.op.handler as HandlerName];
     if (!served || !check) return undefined;
     return Promise.resolve(check(this.workspace(this.valueContext()), served.op, params));
   }

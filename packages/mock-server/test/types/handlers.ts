@@ -1,9 +1,9 @@
 // Checked by tsc (npm run typecheck), never run: the engine's registry of hand-written handlers is
 // typed from the spec (src/generated/handlers.ts), so a handler attached to another operation than the
-// one it was written for, even one whose request has the same shape, a missing handler and one the
-// spec does not name fail to compile. Each `@ts-expect-error` below fails the typecheck as soon as the
-// line it marks compiles.
-import { type HandlerFor, type HandlerRegistry, typed } from '../../src/engine/contract.js';
+// one it was written for, even one whose request has the same shape, a missing handler, one the spec
+// does not name and a precheck under such a name fail to compile. Each `@ts-expect-error` below fails
+// the typecheck as soon as the line it marks compiles.
+import { type Family, type HandlerFor, type HandlerRegistry, typed } from '../../src/engine/contract.js';
 import { customHandlers } from '../../src/engine/handlers.js';
 
 const answered = { body: {} };
@@ -34,4 +34,9 @@ export const missingOne: HandlerRegistry = withoutCopy;
 export const readingAnotherBody: HandlerFor<'topics.create'> = async (_workspace, _op, { body }) => {
   // @ts-expect-error a topic's create sends a name and a schema, not a data table's columns
   return { body: body.columns };
+};
+
+export const misnamedPrecheck: Family['prechecks'] = {
+  // @ts-expect-error a family's precheck is named as its handler is: the spec attaches no topics.updat
+  'topics.updat': () => undefined,
 };
