@@ -1,10 +1,16 @@
 #!/usr/bin/env node
 // Fails when a committed generated file differs from what its generator just wrote (run after
 // `turbo run generate`): shows the diff and says what to run. Generated files live in the paths below
-// (spec/dist holds the bundles and, in spec/dist/types, the APIs' types).
+// (spec/dist holds the bundles and, in spec/dist/types, the APIs' types; EXTENSIONS.md's vocabulary tables
+// are written from spec/management/vocabulary.json).
 import { execFileSync } from 'node:child_process';
 
-const GENERATED = ['spec/dist', 'packages/client/src/generated', 'packages/mock-server/src/generated'];
+const GENERATED = [
+  'spec/dist',
+  'spec/management/EXTENSIONS.md',
+  'packages/client/src/generated',
+  'packages/mock-server/src/generated',
+];
 const git = (...args) => execFileSync('git', args, { encoding: 'utf8', maxBuffer: 64 << 20 });
 
 const changed = git('status', '--porcelain', '--untracked-files=all', '--', ...GENERATED).trim();

@@ -1,70 +1,44 @@
 // A Redocly plugin: `npm run lint` holds the management spec's emulator extensions (`x-resource`,
-// `x-states`, `x-effect`, `x-payload-source`) to the vocabulary of management/EXTENSIONS.md, with file
+// `x-states`, `x-effect`, `x-payload-source`) to the vocabulary of management/vocabulary.json, with file
 // and line, so a typo (`op: craete`, a type or field that does not exist, a handler nobody registered)
 // is found by the linter instead of by the emulator refusing to start; and every operation that is not
 // a read declares its effect on state, or that it has none the platform would show (no success
 // without its effect).
 //
-// The keys and the hand-written handlers are read from EXTENSIONS.md's tables, the one place that
-// documents them; the emulator's own test holds its registered handlers to the same table.
+// The vocabulary is management/vocabulary.json's, which EXTENSIONS.md's tables are generated from and
+// the emulator reads too; the emulator's own test holds its registered handlers to the same list.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
-export const OP_KINDS = ['list', 'find', 'create', 'get', 'update', 'delete', 'action', 'custom'];
-export const ITEM_OP_KINDS = ['get', 'update', 'delete', 'action'];
-export const MATCHES = [
-  'equals',
-  'one_of',
-  'excludes',
-  'prefix',
-  'contains',
-  'after',
-  'before',
-  'fields',
-  'if_true',
-  'shown_if_true',
-];
-export const ON_DELETE = ['keep', 'cascade', 'restrict'];
-export const ORDERS = ['creation', 'newest_first'];
-export const PAYLOAD_SOURCES = ['official', 'third-party', 'chosen'];
-const STATE_KEYS = ['field', 'initial', 'transitions'];
-export const DERIVATION_KINDS = ['same', 'from', 'count', 'any', 'hook'];
-const DERIVATION_KEYS = [...DERIVATION_KINDS, 'take', 'pick', 'list', 'type', 'by', 'where'];
-const TRANSITION_KEYS = ['from', 'to'];
+const source = JSON.parse(readFileSync(new URL('../management/vocabulary.json', import.meta.url), 'utf8'));
+/** The names a table of vocabulary.json documents, each row's in order. */
+const namesOf = (rows) => rows.flatMap((row) => row.names);
+
+export const OP_KINDS = source.ops;
+export const ITEM_OP_KINDS = source.item_ops;
+export const MATCHES = source.matches;
+export const ON_DELETE = source.on_delete;
+export const ORDERS = source.orders;
+export const PAYLOAD_SOURCES = source.payload_sources;
+const STATE_KEYS = source.state_keys;
+export const DERIVATION_KINDS = source.derivation_kinds;
+const DERIVATION_KEYS = [...DERIVATION_KINDS, ...source.derivation_keys];
+const TRANSITION_KEYS = source.transition_keys;
 /** The verbs of `x-effect`: one names the type of the items the operation changes (`empties` a read). */
-export const EFFECT_VERBS = ['creates', 'updates', 'deletes', 'adds', 'removes', 'clears', 'empties'];
+export const EFFECT_VERBS = source.effect_verbs;
 /** `x-effect` forms that take a reason and nothing else. */
-const NO_EFFECT = ['none', 'unsupported'];
+const NO_EFFECT = source.no_effect;
 /** The generic handlers whose effect their name says (EXTENSIONS.md, "Effects"); so does `<family>.create`, `.update`, `.delete`. */
-const HANDLER_EFFECTS = ['copy', 'batch_delete', 'delete_each', 'update_by_body_id'];
+const HANDLER_EFFECTS = source.handlers.filter((row) => row.effect).flatMap((row) => row.names);
 const READ_METHODS = ['get', 'head'];
 
-/** The rows' first cells of the markdown table under `heading`, as the backticked names they hold. */
-function tableNames(markdown, heading) {
-  const start = markdown.indexOf(`\n${heading}\n`);
-  if (start < 0) throw new Error(`EXTENSIONS.md has no section '${heading}'`);
-  const section = markdown.slice(start + heading.length + 2).split(/\n## /)[0];
-  const lines = section.split('\n');
-  // The rows below the header's |---| line.
-  const body = lines.slice(lines.findIndex((line) => /^\|[-| ]+\|$/.test(line)) + 1);
-  const rows = body.filter((line) => line.startsWith('| `'));
-  return rows.flatMap((row) => {
-    const names = [...(row.split('|')[1] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]);
-    // `user_group_members.list`, `.add`: a name starting with a dot shares the first name's family.
-    const family = names[0]?.includes('.') ? names[0].slice(0, names[0].lastIndexOf('.')) : '';
-    return names.map((name) => (name.startsWith('.') ? `${family}${name}` : name));
-  });
-}
-
-/** The vocabulary EXTENSIONS.md documents: the keys of both annotations and the handler names. */
-export function readVocabulary(markdown) {
-  return {
-    typeKeys: tableNames(markdown, '## On a resource schema'),
-    operationKeys: tableNames(markdown, '## On an operation'),
-    effectKeys: tableNames(markdown, '## Effects: `x-effect`'),
-    handlers: tableNames(markdown, '## Hand-written handlers (`op: custom`)'),
-    hooks: tableNames(markdown, '## Derivation hooks'),
-  };
-}
+/** The keys of both annotations and of `x-effect`, the hand-written handlers and the derivation hooks. */
+export const vocabulary = {
+  typeKeys: namesOf(source.resource_keys),
+  operationKeys: namesOf(source.operation_keys),
+  effectKeys: namesOf(source.effect_keys),
+  handlers: namesOf(source.handlers),
+  hooks: namesOf(source.hooks),
+};
 
 /**
  * The operationIds of the other APIs' path files (event-streams, auth): an effect may be read back or
@@ -81,8 +55,6 @@ function siblingOperationIds() {
   }
   return ids;
 }
-
-const vocabulary = readVocabulary(readFileSync(new URL('../management/EXTENSIONS.md', import.meta.url), 'utf8'));
 
 const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
 const list = (values) => values.map((value) => `'${value}'`).join(', ');
@@ -125,7 +97,7 @@ function EmulatorVocabulary() {
     for (const key of Object.keys(annotation)) {
       if (!allowed.includes(key))
         ctx.report({
-          message: `${where}: unknown key '${key}' (EXTENSIONS.md allows ${list(allowed)})`,
+          message: `${where}: unknown key '${key}' (vocabulary.json allows ${list(allowed)})`,
           location: location.child([key]).key(),
         });
     }
@@ -230,7 +202,7 @@ function EmulatorVocabulary() {
     if (kind === 'same') own(derivation.same, 'same');
     if (kind === 'hook' && !vocabulary.hooks.includes(derivation.hook))
       ctx.report({
-        message: `hook '${derivation.hook}' is not registered (not in EXTENSIONS.md's derivation hooks)`,
+        message: `hook '${derivation.hook}' is not registered (not in vocabulary.json's derivation hooks)`,
         location: at.child(['hook']),
       });
     if (kind === 'count' || kind === 'any') typeExists(ctx, derivation[kind], at.child([kind]));
@@ -291,7 +263,7 @@ function EmulatorVocabulary() {
         ctx.report({ message: 'a custom op needs a handler', location: location.child(['op']) });
       else if (!vocabulary.handlers.includes(annotation.handler))
         ctx.report({
-          message: `handler '${annotation.handler}' is not registered (not in EXTENSIONS.md's hand-written handlers)`,
+          message: `handler '${annotation.handler}' is not registered (not in vocabulary.json's hand-written handlers)`,
           location: location.child(['handler']),
         });
     } else if (annotation.handler !== undefined) {
@@ -347,7 +319,7 @@ function EmulatorVocabulary() {
   /**
    * Every operation that is not a read declares its effect (EXTENSIONS.md, "Effects"): what its
    * `x-resource` implies, `x-effect` with a verb, or `x-effect: { none: <reason> }`; an `x-effect` is held
-   * to the keys of EXTENSIONS.md's table, its types, fields and operations to the spec's.
+   * to the keys of vocabulary.json, its types, fields and operations to the spec's.
    */
   function checkEffect(ctx, operation, method) {
     const effect = operation['x-effect'];

@@ -6,10 +6,10 @@ import { describe, expect, it } from 'vitest';
 import {
   MATCHES as LINTED_MATCHES,
   OP_KINDS as LINTED_OP_KINDS,
-  readVocabulary,
+  vocabulary,
 } from '../../../spec/plugins/emulator-vocabulary.js';
 import { createResourceEngine } from '../src/engine/engine.js';
-import { customHandlers } from '../src/engine/handlers.js';
+import { customHandlers, derivationHooks } from '../src/engine/handlers.js';
 import { MATCHES, OP_KINDS } from '../src/engine/vocabulary.js';
 import { EMITTED_ERROR_CODES } from '../src/index.js';
 import {
@@ -298,12 +298,12 @@ describe('which operations Prism answers', () => {
     });
   });
 
-  it("registers exactly the hand-written handlers EXTENSIONS.md documents, which the spec's lint checks names against", () => {
-    const extensions = readFileSync(
-      fileURLToPath(new URL('../../../spec/management/EXTENSIONS.md', import.meta.url)),
-      'utf8',
-    );
-    expect(Object.keys(customHandlers).sort()).toEqual([...readVocabulary(extensions).handlers].sort());
+  it("registers exactly the hand-written handlers vocabulary.json documents, which the spec's lint checks names against", () => {
+    expect(Object.keys(customHandlers).sort()).toEqual([...vocabulary.handlers].sort());
+  });
+
+  it('registers exactly the derivation hooks vocabulary.json documents', () => {
+    expect(Object.keys(derivationHooks).sort()).toEqual([...vocabulary.hooks].sort());
   });
 
   it('reads the ops and filter matches the lint rule accepts', () => {

@@ -7,6 +7,7 @@ import type { operations as ManagementOperations } from '@platform-api/spec/type
 import type { Awaitable } from '../awaitable.js';
 import type { Scope } from '../domain/model.js';
 import type { DomainState } from '../domain/state.js';
+import type { HandlerName, HandlerOperations } from '../generated/handlers.js';
 import type { ResourceTypeName } from '../generated/resource-types.js';
 import type { SchemaChecks } from '../spec/checks.js';
 import type { JsonBodyOf, NumericIds, ParametersOf } from '../spec/operation-types.js';
@@ -77,21 +78,58 @@ export interface FileBody {
 export type HandlerResult = AnswerData | { body: unknown } | { file: FileBody };
 export type Handler = (workspace: Workspace, op: EngineOperation, request: CheckedRequest) => Promise<HandlerResult>;
 
-/** A request to one management operation, its parameters and body typed from the generated operation types. */
-export interface OperationRequest<Id extends keyof ManagementOperations> {
-  params: ParametersOf<ManagementOperations[Id]>;
-  body: NumericIds<JsonBodyOf<ManagementOperations[Id]>>;
-  host?: string;
-}
+type ManagementOperation = ManagementOperations[keyof ManagementOperations];
+
+/** The operation's JSON body; undefined too where the spec lets the client leave it out. */
+type RequestBodyOf<Op extends ManagementOperation> = undefined extends Op['requestBody']
+  ? JsonBodyOf<Op & { requestBody: NonNullable<Op['requestBody']> }> | undefined
+  : JsonBodyOf<Op>;
+
+/**
+ * A request to one of the management operations `Ids` (a union of requests for several), its parameters
+ * and body typed from the generated operation types.
+ */
+export type OperationRequest<Ids extends keyof ManagementOperations> = Ids extends unknown
+  ? {
+      params: ParametersOf<ManagementOperations[Ids]>;
+      body: NumericIds<RequestBodyOf<ManagementOperations[Ids]>>;
+      /** The body's bytes when it is not JSON (a package's zip file). */
+      bytes?: Uint8Array;
+      host?: string;
+    }
+  : never;
+
+/** A handler of the operations `Ids`, seeing their parameters and body as the spec types them. */
+export type OperationHandler<Ids extends keyof ManagementOperations> = (
+  workspace: Workspace,
+  op: EngineOperation,
+  request: OperationRequest<Ids>,
+) => Promise<HandlerResult>;
+
+declare const serves: unique symbol;
+
+/** A handler that says which operations it was written for (`typed`), so that tsc holds it to them. */
+export type TypedHandler<Ids extends keyof ManagementOperations> = OperationHandler<Ids> & { readonly [serves]: Ids };
+
+/**
+ * The handler registered under `Name`: it takes a request of every operation the spec attaches it to
+ * (src/generated/handlers.ts), and one `typed` for other operations fails tsc, even when their
+ * requests have the same shape.
+ */
+export type HandlerFor<Name extends HandlerName> = OperationHandler<HandlerOperations[Name]> & {
+  readonly [serves]?: HandlerOperations[Name];
+};
+
+/** Every hand-written handler the spec names, each typed by its operations: a missing or unknown one fails tsc. */
+export type HandlerRegistry = { readonly [Name in HandlerName]: HandlerFor<Name> };
 
 /**
  * A handler of the operations `Id` (an operationId the spec does not have fails tsc), seeing their
- * parameters and body as the spec types them: the pipeline checked both against the same spec.
+ * parameters and body as the spec types them (the pipeline checked both against the same spec), and
+ * registered only under a name the spec attaches to those operations.
  */
-export function typed<Id extends keyof ManagementOperations>(
-  handle: (workspace: Workspace, op: EngineOperation, request: OperationRequest<Id>) => Promise<HandlerResult>,
-): Handler {
-  return handle as unknown as Handler;
+export function typed<Id extends keyof ManagementOperations>(handle: OperationHandler<Id>): TypedHandler<Id> {
+  return handle as TypedHandler<Id>;
 }
 
 /** A check of a request before its body is read (the item its path names exists: 404 before a 400 for the body). */
@@ -114,8 +152,8 @@ export interface Family {
   types: readonly TypeName[];
   /** The right the caller's API key needs for every operation of the family (ApiKey.scopes). */
   scope: Scope;
-  handlers: Record<string, Handler>;
-  /** By handler name. */
-  prechecks: Record<string, Precheck>;
+  handlers: Partial<HandlerRegistry>;
+  /** By handler name (one the spec does not attach fails tsc). */
+  prechecks: { readonly [Name in HandlerName]?: Precheck };
   section(domain: Domain, context: SectionContext): StateSection;
 }

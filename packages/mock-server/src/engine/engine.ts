@@ -4,6 +4,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { Scope } from '../domain/model.js';
 import { InvalidRequest, NotFound, Refused } from '../errors.js';
+import type { HandlerName } from '../generated/handlers.js';
 import type { OpenApiDocument, Specs } from '../spec/bundles.js';
 import { SchemaChecks } from '../spec/checks.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
@@ -14,7 +15,7 @@ import type { CheckedRequest, Domain, Family, FileBody, Handler, HandlerResult, 
 import { referenceDefaults } from './custom/projects.js';
 import { derive } from './derived.js';
 import { conflict, missingReference, notFound } from './errors.js';
-import { customHandlers, derivationHooks, families } from './handlers.js';
+import { customHandler, derivationHook, derivationHooks, families } from './handlers.js';
 import { listPage, matchesFilters } from './listing.js';
 import { isObject, propertiesOf, resolve, type SchemaNode } from './schema.js';
 import type { StateSection } from './sections.js';
@@ -186,7 +187,9 @@ class Engine implements ResourceEngine {
 
   precheck(operationId: string, params: Readonly<JsonObject>): Promise<void> | undefined {
     const served = this.served.get(operationId);
-    const check = served?.op.handler === undefined ? undefined : served.family?.prechecks[served.op.handler];
+    // A name the spec gives and the family lacks looks up nothing.
+    const check =
+      served?.op.handler === undefined ? undefined : served.family?.prechecks[served.op.handler as HandlerName];
     if (!served || !check) return undefined;
     return Promise.resolve(check(this.workspace(this.valueContext()), served.op, params));
   }
@@ -610,9 +613,9 @@ class Engine implements ResourceEngine {
     const shape = answerShape(this.document, op.operation, op.type);
     if (op.op === 'list' && !shape.list) throw new Error(`${where}: its answer holds no list of ${op.type.ref}`);
     if (op.clear && !this.types.has(op.clear)) throw new Error(`${where}: unknown type to clear '${op.clear}'`);
-    const custom = op.handler === undefined ? undefined : customHandlers[op.handler];
+    const custom = op.handler === undefined ? undefined : customHandler(op.handler);
     for (const { field, kind, ...rest } of op.type.derived) {
-      if (kind === 'hook' && !('hook' in rest && derivationHooks[rest.hook]))
+      if (kind === 'hook' && !('hook' in rest && derivationHook(rest.hook)))
         throw new Error(`${where}: ${op.type.name}.${field} names no derivation hook`);
     }
     if (op.op === 'custom' && !custom) throw new Error(`${where}: no handler '${op.handler}'`);

@@ -5,9 +5,11 @@
 // custom/ (schema generation and file links, jobs and packages, access and account state), and so do
 // the families whose state the domain keeps (topics, API clients and keys).
 
+import type { components } from '@platform-api/spec/types/management';
 import { Refused } from '../errors.js';
+import type { DerivationHookName, HandlerName } from '../generated/handlers.js';
 import type { JsonObject, StoredItem } from '../store/resource-store.js';
-import type { CheckedRequest, Family, Handler, HandlerResult, Workspace } from './contract.js';
+import type { CheckedRequest, Family, Handler, HandlerRegistry, HandlerResult, Workspace } from './contract.js';
 import { accessHandlers, heldRolesOf } from './custom/access.js';
 import { apiClientsFamily } from './custom/api-clients.js';
 import { collectionsHandlers } from './custom/collections.js';
@@ -30,14 +32,6 @@ import { compare, listPage } from './listing.js';
 import { isObject, propertiesOf, resolve } from './schema.js';
 import type { EngineOperation } from './vocabulary.js';
 
-interface RecordQuery {
-  select?: string[];
-  where?: JsonObject;
-  order?: string | { by: string; order?: 'asc' | 'desc'; case_sensitive?: boolean };
-  limit?: number;
-  continuation_token?: string;
-}
-
 interface FieldValue {
   field_id: string;
   value: unknown;
@@ -50,10 +44,12 @@ const DEFAULT_QUERY_LIMIT = 100;
 export const families: readonly Family[] = [topicsFamily, apiClientsFamily];
 
 /** The hand-written derived fields (`derived: {field: {hook: name}}`), by name. */
-export const derivationHooks: Readonly<Record<string, DerivationHook>> = { ...recipesHooks, ...mcpHooks };
+export const derivationHooks: Readonly<Record<DerivationHookName, DerivationHook>> = { ...recipesHooks, ...mcpHooks };
 
-export const customHandlers: Record<string, Handler> = {
-  ...Object.assign({}, ...families.map((family) => family.handlers)),
+/** Every hand-written handler, by the name the spec gives it: tsc holds each to its operations' requests. */
+export const customHandlers: HandlerRegistry = {
+  ...topicsFamily.handlers,
+  ...apiClientsFamily.handlers,
   ...sdkfilesHandlers,
   ...runsHandlers,
   ...accessHandlers,
@@ -69,7 +65,7 @@ export const customHandlers: Record<string, Handler> = {
   'data_table_records.create': async (workspace, op, { params, body }) => {
     const table = await workspace.parentOf(op, params);
     const columns = columnsOf(table);
-    const values = valuesByField(columns, body as JsonObject);
+    const values = valuesByField(columns, body);
     for (const column of columns) {
       if (!values.has(column.field_id) && column.default_value !== undefined && column.default_value !== null)
         values.set(column.field_id, column.default_value);
@@ -84,7 +80,7 @@ export const customHandlers: Record<string, Handler> = {
     const record = await workspace.itemOf(op, params);
     const columns = columnsOf(table);
     const values = new Map((record.value.document as FieldValue[]).map((entry) => [entry.field_id, entry.value]));
-    for (const [fieldId, value] of valuesByField(columns, body as JsonObject)) values.set(fieldId, value);
+    for (const [fieldId, value] of valuesByField(columns, body)) values.set(fieldId, value);
     const cleared = columns.filter((c) => !c.optional && (values.get(c.field_id) ?? null) === null);
     if (cleared.length > 0) throw invalidFields(Object.fromEntries(cleared.map((c) => [c.name, 'is required'])));
     return { item: await workspace.update(op, record, { document: documentOf(columns, values) }) };
@@ -92,8 +88,7 @@ export const customHandlers: Record<string, Handler> = {
 
   'data_table_records.query': async (workspace, op, { params, body }) => {
     const table = await workspace.parentOf(op, params);
-    // The body matched DataTableRecordQueryRequest, which RecordQuery follows.
-    const query = (body ?? {}) as RecordQuery;
+    const query = body ?? {};
     const columns = columnsOf(table);
     const field = (name: string) => fieldReader(columns, name);
     const records = (await workspace.store.list(op.type.name, table.id)).map((item) => item.value);
@@ -109,7 +104,7 @@ export const customHandlers: Record<string, Handler> = {
 
   'lookup_table_rows.create': async (workspace, op, { params, body }) => {
     const table = await workspace.parentOf(op, params);
-    const data = rowValues(table, (body as JsonObject).data);
+    const data = rowValues(table, body.data);
     return { item: await workspace.create(op, { data }, table) };
   },
 
@@ -117,7 +112,7 @@ export const customHandlers: Record<string, Handler> = {
     const table = await workspace.parentOf(op, params);
     const row = await workspace.itemOf(op, params);
     const held = isObject(row.value.data) ? row.value.data : {};
-    const data = { ...held, ...rowValues(table, (body as JsonObject).data) };
+    const data = { ...held, ...rowValues(table, body.data) };
     return { item: await workspace.update(op, row, { data }) };
   },
 
@@ -152,7 +147,7 @@ export const customHandlers: Record<string, Handler> = {
 
   /** An update whose path names no item: the body's `id` names it (the older access-profile form). */
   update_by_body_id: async (workspace, op, { body }) => {
-    const { id, ...fields } = (body ?? {}) as JsonObject;
+    const { id, ...fields } = body ?? {};
     const item = await workspace.store.get(op.type.name, String(id));
     if (!item) throw notFound(label(op.type.name), id);
     return { item: await workspace.update(op, item, schemaFields(op, fields)) };
@@ -160,13 +155,13 @@ export const customHandlers: Record<string, Handler> = {
 
   /** A create whose answer shows the profile's new secret, once (it is not stored, so no later answer shows it). */
   'access_profiles.create': async (workspace, op, { body }) => {
-    const created = await workspace.create(op, schemaFields(op, (body ?? {}) as JsonObject), undefined);
+    const created = await workspace.create(op, schemaFields(op, body ?? {}), undefined);
     return { item: { ...created, ...newSecret(workspace, created) } };
   },
 
   /** `{action: enable|disable, id}`: sets `active`; enabling an enabled profile (or the opposite) also succeeds. */
   'access_profiles.enable_or_disable': async (workspace, op, { body }) => {
-    const { action, id } = body as JsonObject;
+    const { action, id } = body;
     const item = await workspace.store.get(op.type.name, String(id));
     if (!item) throw notFound(label(op.type.name), id);
     await workspace.update(op, item, { active: action === 'enable' });
@@ -234,7 +229,7 @@ export const customHandlers: Record<string, Handler> = {
    * workspace is refused (422).
    */
   'members.invite': async (workspace, op, { body }) => {
-    const request = body as JsonObject;
+    const request = body;
     const groupIds = idsIn(request, 'user_group_ids').map(String);
     const groups: StoredItem[] = [];
     for (const id of groupIds) {
@@ -277,7 +272,7 @@ export const customHandlers: Record<string, Handler> = {
   batch_delete: async (workspace, op, { body }) => {
     const deleted: unknown[] = [];
     const failed: { id: unknown; message: string }[] = [];
-    for (const id of (body as JsonObject).ids as unknown[]) {
+    for (const id of body.ids as unknown[]) {
       const item = await workspace.store.get(op.type.name, String(id));
       if (item) {
         await workspace.delete(op, item);
@@ -287,6 +282,19 @@ export const customHandlers: Record<string, Handler> = {
     return { body: { data: { deleted_ids: deleted, failed } } };
   },
 };
+
+/**
+ * The handler the spec names, for the engine, which finds it by the name it read at start: the
+ * pipeline checked the request against the same operation whose name it is.
+ */
+export function customHandler(name: string): Handler | undefined {
+  return Object.hasOwn(customHandlers, name) ? (customHandlers[name as HandlerName] as Handler) : undefined;
+}
+
+/** The hand-written derived field the spec names, found by the name the engine read at start. */
+export function derivationHook(name: string): DerivationHook | undefined {
+  return Object.hasOwn(derivationHooks, name) ? derivationHooks[name as DerivationHookName] : undefined;
+}
 
 /** The ids of a body field (one id or a list). */
 function idsIn(body: unknown, field: string): unknown[] {
@@ -432,7 +440,7 @@ function comparisonHolds(operator: string, order: number): boolean {
   return order <= 0;
 }
 
-type RecordOrder = NonNullable<RecordQuery['order']>;
+type RecordOrder = components['schemas']['DataTableRecordOrder'];
 
 function sortRecords(field: (name: string) => FieldReader, order: RecordOrder, records: JsonObject[]): void {
   const {

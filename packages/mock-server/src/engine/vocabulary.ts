@@ -2,39 +2,30 @@
 // resource types and operations the engine serves, and each operation's declared effect on state
 // (`effect`, `x-effect`, and what create, update, delete and actions imply). A mistake in an annotation
 // stops the start with a message naming the schema or operation, so annotators find it at once.
+
+import {
+  DERIVATION_KINDS,
+  EFFECT_KEYS,
+  EFFECT_VERBS,
+  type EffectVerb,
+  HANDLER_EFFECTS,
+  ITEM_OP_KINDS,
+  MATCHES,
+  type Match,
+  ON_DELETE,
+  type OnDelete,
+  OP_KINDS,
+  OPERATION_KEYS,
+  type OpKind,
+  TYPE_KEYS,
+} from '../generated/vocabulary.js';
 import { deref, type OpenApiDocument, type Operation, type SchemaObject } from '../spec/bundles.js';
 import type { JsonObject } from '../store/resource-store.js';
 import { isObject, propertiesOf, resolve, stringOf, typesOf } from './schema.js';
 
-export type OpKind = 'list' | 'find' | 'create' | 'get' | 'update' | 'delete' | 'action' | 'custom';
-export const OP_KINDS: readonly OpKind[] = ['list', 'find', 'create', 'get', 'update', 'delete', 'action', 'custom'];
-const ITEM_KINDS: readonly OpKind[] = ['get', 'update', 'delete', 'action'];
+export { EFFECT_VERBS, type EffectVerb, MATCHES, type Match, type OnDelete, OP_KINDS, type OpKind };
 
 export type IdKind = 'integer' | 'uuid' | 'string';
-export type OnDelete = 'keep' | 'cascade' | 'restrict';
-export type Match =
-  | 'equals'
-  | 'one_of'
-  | 'excludes'
-  | 'prefix'
-  | 'contains'
-  | 'after'
-  | 'before'
-  | 'fields'
-  | 'if_true'
-  | 'shown_if_true';
-export const MATCHES: readonly Match[] = [
-  'equals',
-  'one_of',
-  'excludes',
-  'prefix',
-  'contains',
-  'after',
-  'before',
-  'fields',
-  'if_true',
-  'shown_if_true',
-];
 
 export interface Transition {
   from: unknown[];
@@ -157,27 +148,6 @@ export interface OperationAnnotation {
   answer?: Record<string, string>;
 }
 
-const TYPE_KEYS = ['type', 'id', 'parent', 'refs', 'order', 'versions', 'singleton', 'derived'];
-const OPERATION_KEYS = [
-  'type',
-  'op',
-  'param',
-  'parent_param',
-  'body',
-  'flat',
-  'params',
-  'mirror',
-  'filters',
-  'set',
-  'add',
-  'remove',
-  'clear',
-  'conflict',
-  'force',
-  'handler',
-  'answer',
-];
-
 export function readResourceTypes(document: OpenApiDocument): Map<string, ResourceType> {
   const types = new Map<string, ResourceType>();
   const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaObject>;
@@ -213,7 +183,7 @@ function readType(
   const states = schema['x-states'] as StateMachine | undefined;
   const refs = Object.entries(annotation.refs ?? {}).map(([field, ref]) => {
     const { type, on_delete: onDelete = 'keep' } = typeof ref === 'string' ? { type: ref } : ref;
-    if (!['keep', 'cascade', 'restrict'].includes(onDelete))
+    if (!(ON_DELETE as readonly string[]).includes(onDelete))
       throw new Error(`${where}: unknown on_delete '${onDelete}'`);
     return { field, type, onDelete: onDelete as OnDelete };
   });
@@ -233,8 +203,6 @@ function readType(
     ),
   };
 }
-
-const DERIVATION_KINDS = ['same', 'from', 'count', 'any', 'hook'] as const;
 
 function readDerivation(
   where: string,
@@ -305,14 +273,6 @@ export function readEngineOperations(
 }
 
 const READ_METHODS = ['GET', 'HEAD'];
-
-/** The generic handlers whose effect their name says (EXTENSIONS.md), and the request field naming the items. */
-const HANDLER_EFFECTS: Record<string, { verb: EffectVerb; from?: string; by?: string }> = {
-  copy: { verb: 'creates' },
-  batch_delete: { verb: 'deletes', from: 'ids' },
-  delete_each: { verb: 'deletes', from: 'ids' },
-  update_by_body_id: { verb: 'updates', by: 'id' },
-};
 
 /** A handler's effect by its name: a generic one, or a family's `<family>.create`, `.update`, `.delete`. */
 function handlerEffect(handler: string): { verb: EffectVerb; from?: string; by?: string } | undefined {
@@ -429,7 +389,8 @@ function readOperation(
   const pathOrder = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
   const ordered = pathOrder.filter((name) => pathParams.includes(name));
   // A custom operation acts on an item when the path names one beyond the parent.
-  const namesItem = op === 'custom' ? ordered.length > (type.parent ? 1 : 0) : ITEM_KINDS.includes(op);
+  const namesItem =
+    op === 'custom' ? ordered.length > (type.parent ? 1 : 0) : (ITEM_OP_KINDS as readonly OpKind[]).includes(op);
   const isItemOp = namesItem && !type.singleton;
   const param: string | undefined = annotation.param ?? (isItemOp ? ordered.at(-1) : undefined);
   const parentDefault = isItemOp ? ordered[ordered.indexOf(param ?? '') - 1] : ordered.at(-1);
@@ -477,25 +438,13 @@ export function firstDocumented(operation: Operation, statuses: [...number[], nu
 function checkKeys(
   where: string,
   annotation: unknown,
-  allowed: string[],
+  allowed: readonly string[],
   extension = 'x-resource',
 ): asserts annotation is object {
   if (!isObject(annotation)) throw new Error(`${where}: ${extension} must be an object`);
   const unknown = Object.keys(annotation).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) throw new Error(`${where}: unknown ${extension} keys ${unknown.join(', ')}`);
 }
-
-/** The verbs of `x-effect` (EXTENSIONS.md, "Effects"): what happens to items of the effect's type. */
-export type EffectVerb = 'creates' | 'updates' | 'deletes' | 'adds' | 'removes' | 'clears' | 'empties';
-export const EFFECT_VERBS: readonly EffectVerb[] = [
-  'creates',
-  'updates',
-  'deletes',
-  'adds',
-  'removes',
-  'clears',
-  'empties',
-];
 
 /** The operation that reads an effect back: a get or list (or a read by POST, `x-effect: none`), with query parameters. */
 export interface ReadBack {
@@ -546,20 +495,6 @@ export interface NoEffect {
 }
 
 export type DeclaredEffect = Effect | NoEffect;
-
-export const EFFECT_KEYS = [
-  ...EFFECT_VERBS,
-  'read',
-  'fields',
-  'changes',
-  'renews',
-  'shows',
-  'by',
-  'from',
-  'refs',
-  'when',
-  'fill',
-];
 
 /** `x-effect` on an operation, as written (besides `none` and `unsupported`). */
 interface EffectAnnotation {

@@ -5,7 +5,7 @@
 // legacy roles into environment and project roles.
 import { Refused } from '../../errors.js';
 import type { JsonObject, StoredItem } from '../../store/resource-store.js';
-import type { Handler, TypeName, Workspace } from '../contract.js';
+import type { HandlerRegistry, TypeName, Workspace } from '../contract.js';
 import { conflict, missingReference, notFound } from '../errors.js';
 import { isObject } from '../schema.js';
 import { complete } from '../values.js';
@@ -81,7 +81,7 @@ const PROJECT_AREAS = new Set([
   'project_properties',
 ]);
 
-export const accessHandlers: Record<string, Handler> = {
+export const accessHandlers = {
   /** The properties of the workspace (or of the project `project_id`) whose names start with `prefix`. */
   'properties.list': async (workspace, op, { params }) => {
     const { item } = await propertyOwner(workspace, op, params);
@@ -92,7 +92,7 @@ export const accessHandlers: Record<string, Handler> = {
   /** Merges `properties` into the workspace's (or the project's) map; past 1,000 properties, 422 and no change. */
   'properties.upsert': async (workspace, op, { params, body }) => {
     const { type, item } = await propertyOwner(workspace, op, params);
-    const merged = { ...propertiesIn(item), ...((body as JsonObject).properties as JsonObject) };
+    const merged = { ...propertiesIn(item), ...body.properties };
     if (Object.keys(merged).length > PROPERTY_LIMIT)
       throw new Refused(422, `At most ${PROPERTY_LIMIT} properties are allowed here`, [
         { pointer: '/properties', message: `would make ${Object.keys(merged).length} properties` },
@@ -107,6 +107,7 @@ export const accessHandlers: Record<string, Handler> = {
    * named gets its `assignment_count`, and `last_assigned_at` when it was applied.
    */
   'tags.assign': async (workspace, op, { body }) => {
+    // TagAssignmentsRequest's anyOf (recipe_ids or connection_ids) is generated as unknown.
     const request = body as JsonObject;
     const add = idList(request.add_tags);
     const remove = idList(request.remove_tags);
@@ -142,7 +143,7 @@ export const accessHandlers: Record<string, Handler> = {
   'project_grants.upsert': async (workspace, op, { params, body }) => {
     const project = await workspace.store.get('project', String(params.id));
     if (!project) throw notFound('project', params.id);
-    const requested = (body as JsonObject).project_grants as JsonObject[];
+    const requested = body.project_grants;
     const resolved: { assignee: Assignee; role: StoredItem }[] = [];
     for (const [index, entry] of requested.entries()) {
       const typeName = entry.assignment_type === 'User' ? 'member' : USER_GROUP;
@@ -334,7 +335,7 @@ export const accessHandlers: Record<string, Handler> = {
    * role on each project its folders reach. The legacy role stays; a second migration is a 422.
    */
   'role_migration.custom_role': async (workspace, op, { body }) => {
-    const request = body as JsonObject;
+    const request = body;
     const legacy = await workspace.store.get(op.type.name, String(request.role_id));
     if (!legacy) throw notFound('legacy role', request.role_id);
     const name = String(legacy.value.name ?? `Role ${legacy.id}`);
@@ -360,7 +361,7 @@ export const accessHandlers: Record<string, Handler> = {
     if (request.dry_run !== true) await carryOut(workspace, op, plan, environmentRoles, projectRoles, 'custom');
     return { body: { data: resultOf(plan, environmentRoles, projectRoles) } };
   },
-};
+} satisfies Partial<HandlerRegistry>;
 
 // --- properties ---
 

@@ -69,7 +69,7 @@ interface KeyPath {
 const keyOf = (credentials: Credentials, params: KeyPath) =>
   credentials.requireKey(params.api_client_id, params.api_key_id);
 
-export const apiClientsFamily: Family = {
+export const apiClientsFamily = {
   types: ['api_client', 'api_key'],
   scope: 'api_clients:manage',
   handlers: {
@@ -139,7 +139,7 @@ export const apiClientsFamily: Family = {
       void domain.credentials.requireKey(Number(params.api_client_id), Number(params.api_key_id)),
   },
   section: ({ credentials }, { checks }) => credentialSection(credentials, checks),
-};
+} satisfies Family;
 
 /** The list's filters: a project, and certificate bundles (a client matches when it checks against one of them). */
 function clientsMatching(clients: ApiClient[], filters: { project_id?: number; cert_bundle_ids?: number[] }) {

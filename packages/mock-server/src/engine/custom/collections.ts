@@ -2,7 +2,7 @@
 // and method of the document; and endpoints added to a collection one by one.
 
 import type { JsonObject } from '../../store/resource-store.js';
-import type { Handler, Workspace } from '../contract.js';
+import type { HandlerRegistry, Workspace } from '../contract.js';
 import { invalidFields, missingReference, notFound } from '../errors.js';
 import { isObject } from '../schema.js';
 import type { EngineOperation } from '../vocabulary.js';
@@ -88,7 +88,7 @@ async function addEndpoint(
   );
 }
 
-export const collectionsHandlers: Record<string, Handler> = {
+export const collectionsHandlers = {
   /**
    * `create_api_collection`: the collection in its project (the first project when left out); with
    * `openapi_spec`, one endpoint per path and method of the document (named by its summary, else its
@@ -96,7 +96,7 @@ export const collectionsHandlers: Record<string, Handler> = {
    * `import_results` counts them. A document that cannot be read is a 400 and creates nothing.
    */
   'api_collections.create': async (workspace, op, { body }) => {
-    const request = body as JsonObject;
+    const request = body;
     const spec = request.openapi_spec as { content: string; format: string } | undefined;
     const operations = spec ? await operationsOf(spec.content, spec.format) : [];
     const fields: JsonObject = { name: request.name };
@@ -121,7 +121,7 @@ export const collectionsHandlers: Record<string, Handler> = {
   'api_endpoints.create': async (workspace, op, { params, body }) => {
     const collection = await workspace.store.get('api_collection', String(params.id));
     if (!collection) throw notFound('api collection', params.id);
-    const request = body as JsonObject;
+    const request = body;
     const field = request.flow_id === undefined ? 'recipe_id' : 'flow_id';
     const recipeId = request[field];
     if (recipeId !== undefined && !(await workspace.store.get('recipe', String(recipeId))))
@@ -135,4 +135,4 @@ export const collectionsHandlers: Record<string, Handler> = {
     };
     return { item: await addEndpoint(workspace, op, collection.value, endpoint) };
   },
-};
+} satisfies Partial<HandlerRegistry>;

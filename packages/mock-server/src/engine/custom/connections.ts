@@ -5,7 +5,7 @@
 // set_connection_authorization apply (control/connections.ts).
 
 import type { JsonObject } from '../../store/resource-store.js';
-import type { Handler } from '../contract.js';
+import type { HandlerRegistry } from '../contract.js';
 import { invalidFields, notFound } from '../errors.js';
 import { isObject } from '../schema.js';
 import { hostOf } from './sdkfiles.js';
@@ -67,13 +67,13 @@ function pickListEntry(entry: unknown): unknown[] {
   return [String(label), value ?? null, null, hasChildren === true];
 }
 
-export const connectionsHandlers: Record<string, Handler> = {
+export const connectionsHandlers = {
   /**
    * `create_runtime_user_connection`: a disconnected child of the parent connection (404 when there is
    * none), with its connector, answered with its id and OAuth URL.
    */
   'connections.create_runtime_user': async (workspace, op, { body, host }) => {
-    const { parent_id, folder_id, external_id, name, callback_url, redirect_url } = body as JsonObject;
+    const { parent_id, folder_id, external_id, name, callback_url, redirect_url } = body;
     const parent = await workspace.store.get(op.type.name, String(parent_id));
     if (!parent) throw notFound('Parent connection', parent_id);
     const connector = parent.value.application ?? parent.value.provider;
@@ -106,7 +106,7 @@ export const connectionsHandlers: Record<string, Handler> = {
    */
   'connections.pick_list': async (workspace, op, { params, body }) => {
     const connection = await workspace.itemOf(op, params);
-    const name = String((body as JsonObject).pick_list_name);
+    const name = String(body.pick_list_name);
     const application = String(connection.value.application ?? connection.value.provider);
     const lists = (await workspace.store.get('connector', application))?.value.$pick_lists;
     const entries = isObject(lists) ? lists[name] : undefined;
@@ -114,4 +114,4 @@ export const connectionsHandlers: Record<string, Handler> = {
       throw invalidFields({ pick_list_name: `'${name}' is not a pick list of ${application}` });
     return { body: { data: entries.map(pickListEntry) } };
   },
-};
+} satisfies Partial<HandlerRegistry>;

@@ -5,7 +5,7 @@
 // in the hidden `$knowledge_base_ids`, which no answer shows (neither schema has a field for them); user
 // groups in `user_groups`, as `{id}`.
 import type { JsonObject, StoredItem } from '../../store/resource-store.js';
-import type { Handler, TypeName, Workspace } from '../contract.js';
+import type { HandlerRegistry, TypeName, Workspace } from '../contract.js';
 import { missingReference } from '../errors.js';
 import { isObject } from '../schema.js';
 import type { EngineOperation } from '../vocabulary.js';
@@ -86,9 +86,9 @@ async function assign(
   return {};
 }
 
-export const geniesHandlers: Record<string, Handler> = {
+export const geniesHandlers = {
   /** `assign_genie_skills`, `_knowledge_bases`, `_user_groups`: the genie holds the items named too. */
   'genies.assign': (workspace, op, { params, body }) => assign(workspace, op, params, body, true),
   /** `remove_genie_skills`, `_knowledge_bases`, `_user_groups`: the genie no longer holds the items named. */
   'genies.remove': (workspace, op, { params, body }) => assign(workspace, op, params, body, false),
-};
+} satisfies Partial<HandlerRegistry>;

@@ -4,9 +4,9 @@
 // names the emulator's MCP endpoint for the server (control/mcp.ts), which answers AI clients from
 // the same state.
 
+import type { DerivationHookName } from '../../generated/handlers.js';
 import { RESOURCE_TYPES } from '../../generated/resource-types.js';
-import type { JsonObject } from '../../store/resource-store.js';
-import type { Handler, Workspace } from '../contract.js';
+import type { HandlerRegistry, Workspace } from '../contract.js';
 import type { DerivationHook } from '../derived.js';
 import { missingReference } from '../errors.js';
 import type { EngineOperation } from '../vocabulary.js';
@@ -51,13 +51,13 @@ async function endpointTools(workspace: Workspace, collectionId: unknown) {
   return endpoints.map(({ value }) => ({ flowId: Number(value.flow_id), name: value.name }));
 }
 
-export const mcpHandlers: Record<string, Handler> = {
+export const mcpHandlers = {
   /**
    * `mcp_create_server`: the server with its token; with `asset_id`, built on that API collection
    * (422 when there is none), whose endpoints become its tools.
    */
   'mcp_servers.create': async (workspace, op, { body }) => {
-    const { asset_id: assetId, ...fields } = body as JsonObject;
+    const { asset_id: assetId, ...fields } = body;
     if (assetId !== undefined && !(await workspace.store.get(API_COLLECTION, String(assetId))))
       throw missingReference(op.operation, 'asset_id', API_COLLECTION, assetId);
     const onCollection = assetId !== undefined;
@@ -98,9 +98,9 @@ export const mcpHandlers: Record<string, Handler> = {
     const server = await workspace.itemOf(op, params);
     return { item: await workspace.update(op, server, { $token: newToken(workspace) }) };
   },
-};
+} satisfies Partial<HandlerRegistry>;
 
-export const mcpHooks: Record<string, DerivationHook> = {
+export const mcpHooks = {
   /** `mcp_url`: the emulator's MCP endpoint for the server, with its current token. */
   'mcp_servers.url': async (_workspace, server, { host }) => mcpUrl(host, server.id, server.$token),
 
@@ -115,4 +115,4 @@ export const mcpHooks: Record<string, DerivationHook> = {
     const type = proxy === undefined || proxy === null ? 'recipe' : 'proxy';
     return { id: Number(collection.id), type, name, created_at, updated_at };
   },
-};
+} satisfies Partial<Record<DerivationHookName, DerivationHook>>;

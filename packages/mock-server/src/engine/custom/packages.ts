@@ -5,7 +5,7 @@
 
 import { InvalidRequest, NotFound } from '../../errors.js';
 import type { JsonObject, StoredItem } from '../../store/resource-store.js';
-import type { Handler, Workspace } from '../contract.js';
+import type { HandlerRegistry, Workspace } from '../contract.js';
 import { missingReference, notFound } from '../errors.js';
 import { isObject, resolve } from '../schema.js';
 import type { EngineOperation } from '../vocabulary.js';
@@ -183,7 +183,7 @@ function importName(manifest: unknown, folder: StoredItem): string {
 
 // ---------------------------------------------------------------------------------------------------
 
-export const packagesHandlers: Record<string, Handler> = {
+export const packagesHandlers = {
   'folders.assets': async (workspace, _op, { params }) => {
     const assets = await folderAssets(workspace, params.folder_id);
     return { body: { result: { assets: assets.map(({ $key: _key, ...asset }) => asset) } } };
@@ -191,7 +191,7 @@ export const packagesHandlers: Record<string, Handler> = {
 
   /** `create_export_manifest`: the manifest, keeping its assets (hidden `$assets`) and folder for the exports. */
   'export_manifests.create': async (workspace, op, { body }) => {
-    const input = ((body as JsonObject).export_manifest ?? {}) as JsonObject;
+    const input = body.export_manifest ?? {};
     const fields = await manifestFields(workspace, op, input);
     return { item: await workspace.create(op, { $assets: [], folder_id: null, ...fields }, undefined) };
   },
@@ -199,7 +199,7 @@ export const packagesHandlers: Record<string, Handler> = {
   /** `update_export_manifest`: the fields sent replace the kept ones (a sent `assets` list the whole list). */
   'export_manifests.update': async (workspace, op, { params, body }) => {
     const manifest = await workspace.itemOf(op, params);
-    const input = ((body as JsonObject).export_manifest ?? {}) as JsonObject;
+    const input = body.export_manifest ?? {};
     return { item: await workspace.update(op, manifest, await manifestFields(workspace, op, input)) };
   },
 
@@ -286,4 +286,4 @@ export const packagesHandlers: Record<string, Handler> = {
     );
     return { item };
   },
-};
+} satisfies Partial<HandlerRegistry>;

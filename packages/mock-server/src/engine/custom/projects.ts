@@ -5,7 +5,7 @@
 
 import { RESOURCE_TYPES } from '../../generated/resource-types.js';
 import type { JsonObject, StoredItem } from '../../store/resource-store.js';
-import type { Handler, TypeName, Workspace } from '../contract.js';
+import type { HandlerRegistry, TypeName, Workspace } from '../contract.js';
 import { conflict, invalidFields, missingReference, notFound } from '../errors.js';
 import { listPage } from '../listing.js';
 import { propertiesOf, requiredOf, resolve, typesOf } from '../schema.js';
@@ -70,7 +70,7 @@ export async function referenceDefaults(
   return defaults;
 }
 
-export const projectsHandlers: Record<string, Handler> = {
+export const projectsHandlers = {
   /**
    * `list_folders`: the direct sub-folders of `parent_id`, at any depth with `with_nested_folders`;
    * without `parent_id`, those of the home folder (and folders seeded without a parent). The home
@@ -182,7 +182,7 @@ export const projectsHandlers: Record<string, Handler> = {
     if (await workspace.store.get(PROJECT, project.id)) await workspace.delete(op, project, true);
     return { item: project.value };
   },
-};
+} satisfies Partial<HandlerRegistry>;
 
 /** The folder and every folder below it. */
 async function subtree(workspace: Workspace, folderId: string): Promise<StoredItem[]> {

@@ -1,8 +1,9 @@
 // Recipe actions that change the recipe's own fields: `connect` chooses the connection of one of its
 // connectors, in the recipe's config.
 
+import type { DerivationHookName } from '../../generated/handlers.js';
 import type { JsonObject } from '../../store/resource-store.js';
-import type { Handler } from '../contract.js';
+import type { HandlerRegistry } from '../contract.js';
 import type { DerivationHook } from '../derived.js';
 import { invalidFields, missingReference } from '../errors.js';
 import { isObject } from '../schema.js';
@@ -19,7 +20,7 @@ export function configLines(config: unknown): JsonObject[] {
   }
 }
 
-export const recipesHandlers: Record<string, Handler> = {
+export const recipesHandlers = {
   /**
    * `update_recipe_connection`: the config line of the connector `adapter_name` (by `provider`, else
    * `name`) gets `account_id` = `connection_id`; a recipe without that connector gets a line for it.
@@ -44,7 +45,7 @@ export const recipesHandlers: Record<string, Handler> = {
       : [...lines, { keyword: 'application', name: adapter, provider: adapter, account_id: connectionId }];
     return { item: await workspace.update(op, recipe, { config }) };
   },
-};
+} satisfies Partial<HandlerRegistry>;
 
 /** A recipe's code, a JSON text (or, seeded, an object): its trigger line, whose `block` holds the actions. */
 function codeOf(recipe: JsonObject): JsonObject | undefined {
@@ -78,7 +79,7 @@ const triggerOf = (recipe: JsonObject): unknown => {
     : (recipe.trigger_application ?? null);
 };
 
-export const recipesHooks: Record<string, DerivationHook> = {
+export const recipesHooks = {
   /** `trigger_application`: the provider of the code's trigger line. */
   'recipes.trigger_application': async (_workspace, recipe) => triggerOf(recipe),
 
@@ -96,4 +97,4 @@ export const recipesHooks: Record<string, DerivationHook> = {
     const actions = actionProviders(code).filter((provider) => provider !== trigger);
     return typeof trigger === 'string' ? [trigger, ...actions] : actions;
   },
-};
+} satisfies Partial<Record<DerivationHookName, DerivationHook>>;

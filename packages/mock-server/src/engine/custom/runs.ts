@@ -4,15 +4,15 @@
 
 import { NotFound } from '../../errors.js';
 import type { JsonObject } from '../../store/resource-store.js';
-import type { Handler } from '../contract.js';
+import type { HandlerRegistry } from '../contract.js';
 
-export const runsHandlers: Record<string, Handler> = {
+export const runsHandlers = {
   /**
    * `resume_job`: the job whose hidden `$resume_token` is the body's `token` completes (the emulator runs
    * no steps): `resume_job` moves it from pending to succeeded (Job's x-states) and uses its token up.
    */
   'jobs.resume': async (workspace, op, { body }) => {
-    const { token, data } = body as JsonObject;
+    const { token, data } = body;
     const job = (await workspace.store.list(op.type.name)).find((item) => item.value.$resume_token === token);
     if (!job) throw new NotFound(`No job waits for the resume token ${token}`);
     await workspace.update(op, job, {
@@ -32,7 +32,7 @@ export const runsHandlers: Record<string, Handler> = {
   'jobs.repeat': async (workspace, op, { params, body }) => {
     const recipe = await workspace.parentOf(op, params);
     const results: JsonObject[] = [];
-    for (const jobId of (body as JsonObject).job_ids as string[]) {
+    for (const jobId of body.job_ids) {
       const job = await workspace.store.get(op.type.name, jobId);
       if (!job || job.parent !== recipe.id) {
         results.push({ job_id: jobId, status: 'failed', error: `Job ${jobId} is not a job of recipe ${recipe.id}` });
@@ -95,4 +95,4 @@ export const runsHandlers: Record<string, Handler> = {
 
   /** `clear_secrets_management_cache`: the emulator keeps no secrets cache; the answer is `{success: true}`. */
   'secrets_cache.clear': async () => ({}),
-};
+} satisfies Partial<HandlerRegistry>;

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { NotFound } from '../../errors.js';
 import type { JsonObject, StoredItem } from '../../store/resource-store.js';
-import type { CheckedRequest, Handler } from '../contract.js';
+import type { CheckedRequest, HandlerRegistry } from '../contract.js';
 import { invalidFields, notFound } from '../errors.js';
 import { isObject } from '../schema.js';
 import { type Column, columnsOf } from './tables.js';
@@ -14,10 +14,10 @@ export const FILE_LINK_TTL_MS = 15 * 60 * 1000;
 /** Samples nested deeper than this are refused (400) rather than walked. */
 const MAX_DEPTH = 64;
 
-export const sdkfilesHandlers: Record<string, Handler> = {
+export const sdkfilesHandlers = {
   /** `generate_schema_from_json`: one field definition per field of a JSON object (or array of objects). */
   'sdk_schema.from_json': async (_workspace, _op, { body }) => {
-    const sample = String((body as JsonObject).sample);
+    const sample = String(body.sample);
     let parsed: unknown;
     try {
       parsed = JSON.parse(sample);
@@ -29,7 +29,7 @@ export const sdkfilesHandlers: Record<string, Handler> = {
 
   /** `generate_schema_from_csv`: the header row names the fields, the values below give their types. */
   'sdk_schema.from_csv': async (_workspace, _op, { body }) => {
-    const { sample, col_sep: separator = 'comma' } = body as JsonObject;
+    const { sample, col_sep: separator = 'comma' } = body;
     return { body: await schemaFromCsv(String(sample), SEPARATORS[String(separator)] ?? ',') };
   },
 
@@ -54,7 +54,7 @@ export const sdkfilesHandlers: Record<string, Handler> = {
     const path = `/_emulator/files/${segments(table.id, record.id, column.field_id)}`;
     return { body: { data: link(request, path, Date.parse(workspace.values.now), JSON.stringify(value)) } };
   },
-};
+} satisfies Partial<HandlerRegistry>;
 
 // ---------------------------------------------------------------------------------------------------
 // Data-table file links

@@ -19,7 +19,7 @@ import { type Family, typed } from '../contract.js';
 import { listPage } from '../listing.js';
 import { assignIds, listOf, type RecordCheck, StateError, type StateSection, schemaCheck } from '../sections.js';
 
-export const topicsFamily: Family = {
+export const topicsFamily = {
   types: ['topic'],
   scope: 'topics:manage',
   handlers: {
@@ -51,7 +51,7 @@ export const topicsFamily: Family = {
     'topics.update': ({ domain }, _op, params) => void domain.topics.require(Number(params.topic_id)),
   },
   section: ({ topics }, { checks, clock }) => topicSection(topics, checks, clock),
-};
+} satisfies Family;
 
 /** The topic's message validator; StateError for a schema the emulator refuses (too deep). */
 function compiled(where: string, schema: TopicSchemaField[]): MessageValidator {

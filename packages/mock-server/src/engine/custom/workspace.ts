@@ -1,9 +1,9 @@
 // The workspace details of `GET /api/users/me`, whose counts and root folder come from the state.
 
-import type { Handler } from '../contract.js';
+import type { HandlerRegistry } from '../contract.js';
 import { homeFolder } from './projects.js';
 
-export const workspaceHandlers: Record<string, Handler> = {
+export const workspaceHandlers = {
   /** `get_workspace_details`: the stored details, with the recipe counts and the home folder of now. */
   'workspace.get': async (workspace, op, { params }) => {
     const details = await workspace.singleton(op, params);
@@ -17,4 +17,4 @@ export const workspaceHandlers: Record<string, Handler> = {
       },
     };
   },
-};
+} satisfies Partial<HandlerRegistry>;
