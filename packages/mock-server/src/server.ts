@@ -42,7 +42,7 @@ import { Pipeline } from './pipeline/pipeline.js';
 import { documentedErrorCodes, type Specs, specFilePath } from './spec/bundles.js';
 import { builtFrom } from './spec/checks.js';
 import { type SharedSpecs, sharedSpecs } from './spec/shared.js';
-import { MemoryStore } from './store/memory.js';
+import { MemoryStore } from './store/memory/messages.js';
 import { scopedResources } from './store/resource-store.js';
 import { dataDirStorage, memoryStorage, redisStorage, type Storage } from './store/storage.js';
 import type { Tenant } from './tenants/tenant.js';

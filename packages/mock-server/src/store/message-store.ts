@@ -1,5 +1,5 @@
 // What the emulator needs of a message store: a small interface that the in-memory engine implements
-// (store/memory.ts), and that an engine backed by SQLite or Redis can implement too. Every method may
+// (store/memory/messages.ts), and that an engine backed by SQLite or Redis can implement too. Every method may
 // answer at once or with a promise (Awaitable): the memory engine answers at once, a networked engine
 // later.
 import type { Awaitable } from '../awaitable.js';

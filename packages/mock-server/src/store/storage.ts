@@ -2,8 +2,9 @@
 // that makes a turn's changes durable before its answers are written (group commit). Three engines:
 // memory, a data dir (SQLite) and Redis, which several emulators share.
 import type { Logger } from '../logger.js';
+import { MemoryResourceStore } from './memory/resources.js';
 import type { MessageStore } from './message-store.js';
-import { MemoryResourceStore, type ResourceStore } from './resource-store.js';
+import type { ResourceStore } from './resource-store.js';
 import type { SharedState } from './shared-state.js';
 import type { Durability } from './sqlite/data-dir.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Credentials } from '../../src/domain/credentials.js';
-import { MemoryResourceStore } from '../../src/store/resource-store.js';
+import { MemoryResourceStore } from '../../src/store/memory/resources.js';
 
 describe('Credentials.authenticateBearer', () => {
   async function keyWithToken() {

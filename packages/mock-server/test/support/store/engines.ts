@@ -2,12 +2,13 @@
 // The Redis engines share one redis-server per test file, each store under a prefix of its own.
 import { pino } from 'pino';
 import { afterEach, beforeAll, describe } from 'vitest';
-import { MemoryStore } from '../../../src/store/memory.js';
+import { MemoryStore } from '../../../src/store/memory/messages.js';
+import { MemoryResourceStore } from '../../../src/store/memory/resources.js';
 import type { MessageStore } from '../../../src/store/message-store.js';
 import { RedisConnection } from '../../../src/store/redis/connection.js';
 import { RedisMessageStore } from '../../../src/store/redis/messages.js';
 import { RedisResourceStore } from '../../../src/store/redis/resources.js';
-import { MemoryResourceStore, type ResourceStore } from '../../../src/store/resource-store.js';
+import type { ResourceStore } from '../../../src/store/resource-store.js';
 import { DataDir } from '../../../src/store/sqlite/data-dir.js';
 import { SqliteMessageStore } from '../../../src/store/sqlite/messages.js';
 import { SqliteResourceStore } from '../../../src/store/sqlite/resources.js';

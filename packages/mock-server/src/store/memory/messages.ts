@@ -1,7 +1,7 @@
 // The default message store: each topic's messages in off-heap slabs, indexed by columns of numbers.
 
-import { IdFormatter, sequenceOf } from './message-ids.js';
-import type { MessageStore, ReadResult, StoredMessage } from './message-store.js';
+import { IdFormatter, sequenceOf } from '../message-ids.js';
+import type { MessageStore, ReadResult, StoredMessage } from '../message-store.js';
 
 /**
  * Payload bytes live in slabs: a topic's first is this size, each next one twice the last, up to
