@@ -10,6 +10,12 @@ export const MAX_SUBJECT = 72;
 /** The first commit held to the rule; the history before it is left as it was written. */
 export const RULE_SINCE = '460bbd8';
 
+/**
+ * Commits after RULE_SINCE that are longer, merged before CI checked the branches they were written on:
+ * main's history is not rewritten, so each is named here with its length, and nothing else passes.
+ */
+export const KNOWN_LONG = new Map([['4448ef28375b938e238a41b018c504d870c44269', 73]]);
+
 /** What is wrong with a commit message's subject, or undefined. */
 export function subjectProblem(message) {
   const subject = message.split('\n').find((line) => !line.startsWith('#')) ?? '';
@@ -29,7 +35,7 @@ function commitsSince(base) {
     git('cat-file', '-e', `${base}^{commit}`);
     before = ['--not', ...git('rev-parse', `${base}^@`).split('\n').filter(Boolean)];
   } catch {}
-  return git('log', '--format=%h%x00%B%x01', 'HEAD', ...before)
+  return git('log', '--format=%H%x00%B%x01', 'HEAD', ...before)
     .split('\x01')
     .map((entry) => entry.trim())
     .filter(Boolean)
@@ -44,8 +50,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const checked =
     at >= 0 ? [{ hash: 'message', message: readFileSync(process.argv[at + 1], 'utf8') }] : commitsSince(RULE_SINCE);
   const problems = checked.flatMap(({ hash, message }) => {
-    const problem = subjectProblem(message);
-    return problem ? [`${hash} ${message.split('\n')[0].slice(0, 60)}...: ${problem}`] : [];
+    const problem = KNOWN_LONG.get(hash) === message.split('\n')[0].length ? undefined : subjectProblem(message);
+    return problem ? [`${hash.slice(0, 7)} ${message.split('\n')[0].slice(0, 60)}...: ${problem}`] : [];
   });
   for (const problem of problems) console.error(problem);
   if (problems.length > 0) process.exitCode = 1;
