@@ -10,20 +10,26 @@ import { Refused } from '../errors.js';
 import type { DerivationHookName, HandlerName } from '../generated/handlers.js';
 import type { JsonObject, StoredItem } from '../store/resource-store.js';
 import type { CheckedRequest, Family, Handler, HandlerRegistry, HandlerResult, Workspace } from './contract.js';
-import { accessHandlers, heldRolesOf } from './custom/access.js';
 import { apiClientsFamily } from './custom/api-clients.js';
 import { collectionsHandlers } from './custom/collections.js';
 import { connectionsHandlers } from './custom/connections.js';
 import { connectorsHandlers } from './custom/connectors.js';
+import { deploymentReviewersHandlers } from './custom/deployment-reviewers.js';
 import { geniesHandlers } from './custom/genies.js';
+import { grantsHandlers } from './custom/grants.js';
 import { memberIds, USER_GROUP } from './custom/groups.js';
 import { mcpHandlers, mcpHooks } from './custom/mcp.js';
 import { packagesHandlers } from './custom/packages.js';
+import { privilegesHandlers } from './custom/privileges.js';
 import { projectsHandlers } from './custom/projects.js';
+import { propertiesHandlers } from './custom/properties.js';
 import { recipesHandlers, recipesHooks } from './custom/recipes.js';
+import { roleMigrationHandlers } from './custom/role-migration.js';
+import { heldRolesOf, rolesHandlers } from './custom/roles.js';
 import { runsHandlers } from './custom/runs.js';
 import { sdkfilesHandlers } from './custom/sdkfiles.js';
 import { type Column, columnsOf } from './custom/tables.js';
+import { tagsHandlers } from './custom/tags.js';
 import { topicsFamily } from './custom/topics.js';
 import { workspaceHandlers } from './custom/workspace.js';
 import type { DerivationHook } from './derived.js';
@@ -52,7 +58,13 @@ export const customHandlers: HandlerRegistry = {
   ...apiClientsFamily.handlers,
   ...sdkfilesHandlers,
   ...runsHandlers,
-  ...accessHandlers,
+  ...propertiesHandlers,
+  ...tagsHandlers,
+  ...grantsHandlers,
+  ...rolesHandlers,
+  ...privilegesHandlers,
+  ...deploymentReviewersHandlers,
+  ...roleMigrationHandlers,
   ...connectionsHandlers,
   ...connectorsHandlers,
   ...geniesHandlers,
