@@ -1,4 +1,4 @@
-// Collaborator groups as the hand-written handlers share them: the members' handlers in handlers.ts
+// Collaborator groups as the hand-written handlers share them: the members' handlers in members.ts
 // and the grants, roles and privileges derived in grants.ts, roles.ts and privileges.ts.
 import { RESOURCE_TYPES } from '../../generated/resource-types.js';
 import type { StoredItem } from '../../store/resource-store.js';

@@ -1,9 +1,10 @@
-// What the access handlers share (properties, tags, grants, roles, privileges, deployment reviewers,
-// role migrations): the ids a body names and the items they name, labels, and an operation as one
-// acting on another type.
+// What the hand-written handlers share: the ids a body names and the items they name (a 422 for one
+// that names none, in a reference; a 404, in a batch), labels, and an operation as one acting on
+// another type.
 import type { JsonObject, StoredItem } from '../../store/resource-store.js';
 import type { TypeName, Workspace } from '../contract.js';
-import { missingReference } from '../errors.js';
+import { missingReference, notFound } from '../errors.js';
+import { isObject } from '../schema.js';
 import type { EngineOperation, ResourceType } from '../vocabulary.js';
 import { USER_GROUP } from './groups.js';
 
@@ -51,4 +52,21 @@ export function asType(workspace: Workspace, op: EngineOperation, typeName: Type
 /** A collaborator as a grant or a review names it. */
 export function collaborator(member: StoredItem): JsonObject {
   return { id: Number(member.id), name: String(member.value.name), email: String(member.value.email) };
+}
+
+/** The ids of a body field (one id or a list). */
+export function idsIn(body: unknown, field: string): unknown[] {
+  const sent = isObject(body) ? body[field] : undefined;
+  return Array.isArray(sent) ? sent : sent === undefined ? [] : [sent];
+}
+
+/** The items of the operation's type with these ids; a 404 for the first id that names none. */
+export async function itemsNamed(workspace: Workspace, op: EngineOperation, ids: unknown[]): Promise<StoredItem[]> {
+  const items: StoredItem[] = [];
+  for (const id of ids) {
+    const item = await workspace.store.get(op.type.name, String(id));
+    if (!item) throw notFound(op.type.name.replace(/_/g, ' '), id);
+    items.push(item);
+  }
+  return items;
 }
