@@ -24,9 +24,156 @@ const ENV_PREFIX = 'PLATFORM_API_MOCK_';
 const STOP_DEADLINE_MS = 4000;
 
 hideSqliteExperimentalWarning();
+await buildProgram().parseAsync();
+
+/** The command line: the emulator (the default command) and the commands beside it. */
+function buildProgram(): Command {
+  const program: Command = new Command('platform-api-mock')
+    .description(
+      'Local emulator of the platform API: stateful event streams, token endpoint, topics, API keys and ' +
+        'every management operation, from state (--mode prism: example answers). One process, one port.',
+    )
+    // Commander wraps the description and the options to the terminal's width, not text added after them.
+    .addHelpText('after', () =>
+      wrapped(
+        program,
+        `Every option can also be set by the environment variable named after it (--client-id <id>: ${ENV_PREFIX}CLIENT_ID=<id>), for containers and orchestrators; a flag wins over its variable.`,
+      ),
+    );
+  // In the order --help lists them.
+  const options = [...accessOptions(), ...limitOptions(), ...modeOptions(), ...storageOptions(), ...siteOptions()];
+  for (const option of options) program.addOption(option);
+  program.showHelpAfterError('(run platform-api-mock --help for the options)').action(start);
+  addCopyCommands(program);
+  addCoverageCommand(program);
+  return program;
+}
+
+/** Where the emulator listens, and the bootstrap API key. */
+function accessOptions(): Option[] {
+  return [
+    setting('--host <host>', 'address to listen on').default('127.0.0.1'),
+    setting('--port <port>', 'port to listen on (0: a free port)').argParser(port).default(4010),
+    setting('--client-id <id>', 'client ID of the bootstrap API key (generated when absent)'),
+    setting('--client-secret <secret>', 'client secret of the bootstrap API key (generated when absent)'),
+  ];
+}
+
+/** The event-streams API's limits, the journal's size and the tokens' lifetime. */
+function limitOptions(): Option[] {
+  return [
+    setting('--max-batch-size <n>', 'largest consume batch_size (default 50)').argParser(positiveIntegerArgument),
+    setting(
+      '--journal-size <n>',
+      'answered requests kept in the request journal (/_emulator/requests; at most 64 MiB in all); 0: off',
+    )
+      .argParser(wholeNumber)
+      .default(DEFAULT_JOURNAL_SIZE),
+    setting('--max-message-bytes <n>', 'largest message in bytes (default 1048576)').argParser(positiveIntegerArgument),
+    setting('--max-batch-messages <n>', 'most messages in one batch publish (default 100)').argParser(
+      positiveIntegerArgument,
+    ),
+    setting('--rate-limit <n>', 'requests per minute per API key on the event-streams API (default off)').argParser(
+      positiveIntegerArgument,
+    ),
+    setting('--token-ttl <seconds>', 'lifetime of access tokens in seconds')
+      .argParser(positiveIntegerArgument)
+      .default(3600),
+  ];
+}
+
+/** The log, how the management API answers, and the state loaded at start. */
+function modeOptions(): Option[] {
+  return [
+    setting('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'),
+    setting('--mode <mode>', 'engine: stateful management resources; prism: example answers')
+      .choices(['engine', 'prism'])
+      .default('engine'),
+    setting('--seed <file>', 'state document (JSON or YAML) to load at start').argParser(seedFile),
+  ];
+}
+
+/** Where the state is kept: in memory (none of these), a data dir, or Redis. */
+function storageOptions(): Option[] {
+  return [
+    setting('--data-dir <dir>', 'keep every piece of state in a database in this directory (default: in memory)'),
+    setting('--durability <mode>', 'with --data-dir: answer a change once it is on disk (full) or written (relaxed)')
+      .choices(DURABILITIES)
+      .default('full'),
+    setting(
+      '--redis-url <url>',
+      'keep every piece of state in Redis (redis://HOST:PORT[/DB], or a cluster: redis+cluster://HOST:PORT,HOST:PORT), shared by every emulator given it',
+    ).conflicts('dataDir'),
+    setting('--redis-prefix <prefix>', 'with --redis-url: prefix of every key').default(DEFAULT_REDIS_PREFIX),
+    setting('--redis-reply-timeout <ms>', 'with --redis-url: answer 500 when Redis has not answered within this time')
+      .argParser(positiveIntegerArgument)
+      .default(DEFAULT_REDIS_REPLY_TIMEOUT_MS),
+  ];
+}
+
+/** The folders of the specs, docs and console served (the installed ones by default). */
+function siteOptions(): Option[] {
+  return [
+    setting('--spec-dir <dir>', 'serve the bundled specs (<api>.json) of this folder (default: the installed ones)'),
+    setting('--docs-dir <dir>', 'serve the rendered docs of this folder under /docs/ (default: the installed ones)'),
+    setting(
+      '--console-dir <dir>',
+      'serve the web console of this folder under /_emulator/console/ (default: the installed one)',
+    ),
+  ];
+}
+
+/** `snapshot` and `restore`: a data dir's database into a file and back (the SQLite code loaded only then). */
+function addCopyCommands(program: Command): void {
+  program
+    .command('snapshot')
+    .description('copy the database of a data dir (not in use) into a new file, e.g. a seed to commit')
+    .argument('<dir>', 'the data dir')
+    .argument('<file>', 'the snapshot file to write')
+    .action((dir: string, file: string) =>
+      copy(
+        'snapshot',
+        async () => (await import('./store/sqlite/snapshot.js')).snapshotDataDir(dir, file),
+        `${dir} -> ${file}`,
+      ),
+    );
+  program
+    .command('restore')
+    .description('make a new data dir from a snapshot file')
+    .argument('<file>', 'the snapshot file')
+    .argument('<dir>', 'the data dir to create (it must hold no database)')
+    .action((file: string, dir: string) =>
+      copy(
+        'restore',
+        async () => (await import('./store/sqlite/snapshot.js')).restoreDataDir(file, dir),
+        `${file} -> ${dir}`,
+      ),
+    );
+}
+
+function addCoverageCommand(program: Command): void {
+  program
+    .command('coverage')
+    .description(
+      'print the API coverage of the requests a running emulator answered (GET /_emulator/coverage): the operations called, the statuses answered, the answers no spec declares; exit 1 under a threshold',
+    )
+    .argument('[url]', "the emulator's address", 'http://127.0.0.1:4010')
+    .addOption(
+      new Option('--api <api...>', 'the APIs reported (default: those called)').choices([
+        'event-streams',
+        'auth',
+        'management',
+      ]),
+    )
+    .option('--min-operations <percent>', 'exit 1 when fewer of the operations were called', percentage)
+    .option('--min-statuses <percent>', 'exit 1 when fewer of the documented statuses were answered', percentage)
+    .option('--json <file>', 'write the report as JSON to this file')
+    .option('--junit <file>', 'write it as JUnit XML to this file')
+    .action(coverage);
+}
 
 /** Text wrapped as commander wraps its help: to the terminal's width, 80 columns when not a terminal. */
-function wrapped(text: string): string {
+function wrapped(program: Command, text: string): string {
   const width = program.configureOutput().getOutHelpWidth?.() ?? 80;
   return `\n${program.createHelp().boxWrap(text, width)}`;
 }
@@ -72,139 +219,6 @@ function port(value: string): number {
   if (!/^\d+$/.test(value) || number > 65535) throw new InvalidArgumentError('Expected a port number from 0 to 65535.');
   return number;
 }
-
-const program = new Command('platform-api-mock')
-  .description(
-    'Local emulator of the platform API: stateful event streams, token endpoint, topics, API keys and ' +
-      'every management operation, from state (--mode prism: example answers). One process, one port.',
-  )
-  // Commander wraps the description and the options to the terminal's width, not text added after them.
-  .addHelpText('after', () =>
-    wrapped(
-      `Every option can also be set by the environment variable named after it (--client-id <id>: ${ENV_PREFIX}CLIENT_ID=<id>), for containers and orchestrators; a flag wins over its variable.`,
-    ),
-  )
-  .addOption(setting('--host <host>', 'address to listen on').default('127.0.0.1'))
-  .addOption(setting('--port <port>', 'port to listen on (0: a free port)').argParser(port).default(4010))
-  .addOption(setting('--client-id <id>', 'client ID of the bootstrap API key (generated when absent)'))
-  .addOption(setting('--client-secret <secret>', 'client secret of the bootstrap API key (generated when absent)'))
-  .addOption(
-    setting('--max-batch-size <n>', 'largest consume batch_size (default 50)').argParser(positiveIntegerArgument),
-  )
-  .addOption(
-    setting(
-      '--journal-size <n>',
-      'answered requests kept in the request journal (/_emulator/requests; at most 64 MiB in all); 0: off',
-    )
-      .argParser(wholeNumber)
-      .default(DEFAULT_JOURNAL_SIZE),
-  )
-  .addOption(
-    setting('--max-message-bytes <n>', 'largest message in bytes (default 1048576)').argParser(positiveIntegerArgument),
-  )
-  .addOption(
-    setting('--max-batch-messages <n>', 'most messages in one batch publish (default 100)').argParser(
-      positiveIntegerArgument,
-    ),
-  )
-  .addOption(
-    setting('--rate-limit <n>', 'requests per minute per API key on the event-streams API (default off)').argParser(
-      positiveIntegerArgument,
-    ),
-  )
-  .addOption(
-    setting('--token-ttl <seconds>', 'lifetime of access tokens in seconds')
-      .argParser(positiveIntegerArgument)
-      .default(3600),
-  )
-  .addOption(setting('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'))
-  .addOption(
-    setting('--mode <mode>', 'engine: stateful management resources; prism: example answers')
-      .choices(['engine', 'prism'])
-      .default('engine'),
-  )
-  .addOption(setting('--seed <file>', 'state document (JSON or YAML) to load at start').argParser(seedFile))
-  .addOption(
-    setting('--data-dir <dir>', 'keep every piece of state in a database in this directory (default: in memory)'),
-  )
-  .addOption(
-    setting('--durability <mode>', 'with --data-dir: answer a change once it is on disk (full) or written (relaxed)')
-      .choices(DURABILITIES)
-      .default('full'),
-  )
-  .addOption(
-    setting(
-      '--redis-url <url>',
-      'keep every piece of state in Redis (redis://HOST:PORT[/DB], or a cluster: redis+cluster://HOST:PORT,HOST:PORT), shared by every emulator given it',
-    ).conflicts('dataDir'),
-  )
-  .addOption(setting('--redis-prefix <prefix>', 'with --redis-url: prefix of every key').default(DEFAULT_REDIS_PREFIX))
-  .addOption(
-    setting('--redis-reply-timeout <ms>', 'with --redis-url: answer 500 when Redis has not answered within this time')
-      .argParser(positiveIntegerArgument)
-      .default(DEFAULT_REDIS_REPLY_TIMEOUT_MS),
-  )
-  .addOption(
-    setting('--spec-dir <dir>', 'serve the bundled specs (<api>.json) of this folder (default: the installed ones)'),
-  )
-  .addOption(
-    setting('--docs-dir <dir>', 'serve the rendered docs of this folder under /docs/ (default: the installed ones)'),
-  )
-  .addOption(
-    setting(
-      '--console-dir <dir>',
-      'serve the web console of this folder under /_emulator/console/ (default: the installed one)',
-    ),
-  )
-  .showHelpAfterError('(run platform-api-mock --help for the options)')
-  .action(start);
-
-program
-  .command('snapshot')
-  .description('copy the database of a data dir (not in use) into a new file, e.g. a seed to commit')
-  .argument('<dir>', 'the data dir')
-  .argument('<file>', 'the snapshot file to write')
-  .action((dir: string, file: string) =>
-    copy(
-      'snapshot',
-      async () => (await import('./store/sqlite/snapshot.js')).snapshotDataDir(dir, file),
-      `${dir} -> ${file}`,
-    ),
-  );
-
-program
-  .command('restore')
-  .description('make a new data dir from a snapshot file')
-  .argument('<file>', 'the snapshot file')
-  .argument('<dir>', 'the data dir to create (it must hold no database)')
-  .action((file: string, dir: string) =>
-    copy(
-      'restore',
-      async () => (await import('./store/sqlite/snapshot.js')).restoreDataDir(file, dir),
-      `${file} -> ${dir}`,
-    ),
-  );
-
-program
-  .command('coverage')
-  .description(
-    'print the API coverage of the requests a running emulator answered (GET /_emulator/coverage): the operations called, the statuses answered, the answers no spec declares; exit 1 under a threshold',
-  )
-  .argument('[url]', "the emulator's address", 'http://127.0.0.1:4010')
-  .addOption(
-    new Option('--api <api...>', 'the APIs reported (default: those called)').choices([
-      'event-streams',
-      'auth',
-      'management',
-    ]),
-  )
-  .option('--min-operations <percent>', 'exit 1 when fewer of the operations were called', percentage)
-  .option('--min-statuses <percent>', 'exit 1 when fewer of the documented statuses were answered', percentage)
-  .option('--json <file>', 'write the report as JSON to this file')
-  .option('--junit <file>', 'write it as JUnit XML to this file')
-  .action(coverage);
-
-await program.parseAsync();
 
 interface StartFlags {
   host: string;

@@ -1,6 +1,7 @@
 // Account properties, tag assignments, project-grant upserts, derived privileges, eligible reviewers and
-// role migrations, served from the engine's state by the handlers of src/engine/custom/access.ts. Over
-// HTTP; call() checks every answer against the spec.
+// role migrations, served from the engine's state by the handlers of src/engine/custom/ (properties.ts,
+// tags.ts, grants.ts, privileges.ts, deployment-reviewers.ts, role-migration.ts). Over HTTP; call() checks
+// every answer against the spec.
 import { describe, expect, it } from 'vitest';
 import { managementErrorOf, session } from '../support/helpers.js';
 

@@ -1,5 +1,5 @@
-// Collaborator groups as the hand-written handlers share them: the members' handlers in handlers.ts
-// and the privileges and grants derived in access.ts.
+// Collaborator groups as the hand-written handlers share them: the members' handlers in members.ts
+// and the grants, roles and privileges derived in grants.ts, roles.ts and privileges.ts.
 import { RESOURCE_TYPES } from '../../generated/resource-types.js';
 import type { StoredItem } from '../../store/resource-store.js';
 

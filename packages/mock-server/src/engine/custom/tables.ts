@@ -1,4 +1,4 @@
-// Data tables as the hand-written handlers share them: the records' handlers in handlers.ts and the
+// Data tables as the hand-written handlers share them: the records' handlers in records.ts and the
 // file links in sdkfiles.ts read a table's columns.
 import type { StoredItem } from '../../store/resource-store.js';
 
