@@ -12,6 +12,7 @@ import { missingReference } from '../errors.js';
 import type { EngineOperation } from '../vocabulary.js';
 import { actingOn } from './projects.js';
 import { hostOf } from './sdkfiles.js';
+import { randomSecret } from './secrets.js';
 
 const API_COLLECTION = RESOURCE_TYPES.api_collection;
 const API_ENDPOINT = RESOURCE_TYPES.api_endpoint;
@@ -21,9 +22,6 @@ const RECIPE = RESOURCE_TYPES.recipe;
 /** Where AI clients reach the server: the emulator's MCP endpoint, the server's token in the path. */
 export const mcpUrl = (host: string | undefined, handle: unknown, token: unknown) =>
   `http://${hostOf(host)}/_emulator/mcp/${handle}/${token}`;
-
-/** A new server token: 128 random bits (the engine's random, so a seeded emulator repeats them). */
-export const newToken = (workspace: Workspace) => workspace.values.uuid().replace(/-/g, '');
 
 /** Adds a tool per recipe (`flow_id`) the server does not have yet, named as given. */
 async function addTools(
@@ -66,7 +64,7 @@ export const mcpHandlers = {
       {
         ...fields,
         asset_type: onCollection ? 'api_collection' : 'custom',
-        $token: newToken(workspace),
+        $token: randomSecret(workspace),
         $api_collection_id: onCollection ? Number(assetId) : null,
       },
       undefined,
@@ -96,7 +94,7 @@ export const mcpHandlers = {
   /** `mcp_renew_server_token`: a new token, so a new `mcp_url`; the old URL is refused from now on. */
   'mcp_servers.renew_token': async (workspace, op, { params }) => {
     const server = await workspace.itemOf(op, params);
-    return { item: await workspace.update(op, server, { $token: newToken(workspace) }) };
+    return { item: await workspace.update(op, server, { $token: randomSecret(workspace) }) };
   },
 } satisfies Partial<HandlerRegistry>;
 

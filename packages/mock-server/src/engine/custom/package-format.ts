@@ -11,9 +11,9 @@ import type { JsonObject, StoredItem } from '../../store/resource-store.js';
 import type { Workspace } from '../contract.js';
 import { isObject, propertiesOf, resolve } from '../schema.js';
 import type { ResourceType } from '../vocabulary.js';
-import { newToken } from './mcp.js';
 import type { AssetKind } from './package-assets.js';
 import { configLines } from './recipes.js';
+import { randomSecret } from './secrets.js';
 
 /** Fields an asset file never carries: the connection's authorization state (secrets are never stored), tags. */
 const NOT_EXPORTED = new Set([
@@ -238,7 +238,7 @@ export async function storedFields(context: ImportContext, kind: AssetKind, cont
   if (kind.type === 'agentic_genie' && 'shared_account_id' in content)
     fields.shared_account_id = await context.connection(content.shared_account_id, 'shared_account_id');
   // A new MCP server gets its token as mcp_create_server gives one: its mcp_url must answer.
-  if (kind.type === 'mcp_server' && !match) fields.$token = newToken(workspace);
+  if (kind.type === 'mcp_server' && !match) fields.$token = randomSecret(workspace);
   if (!match) return fields;
   const defaults = kind.type === 'recipe' ? RECIPE_DEFAULTS : {};
   return Object.fromEntries(
