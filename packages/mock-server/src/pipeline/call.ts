@@ -55,7 +55,7 @@ export class Call implements EndpointRequest, BodyReceiver, Exchange {
   constructor(
     readonly runner: CallRunner,
     readonly served: Served,
-    readonly tenant: Tenant,
+    public tenant: Tenant,
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
     readonly operation: Operation<SpecName>,
@@ -63,7 +63,7 @@ export class Call implements EndpointRequest, BodyReceiver, Exchange {
     readonly target: RequestTarget,
     readonly query: string,
     /** When the call arrived, on the tenant's clock, and performance.now() then; -1 when it is not journaled. */
-    readonly receivedAt: number,
+    public receivedAt: number,
     readonly began: number,
   ) {
     this.endpoint = served.endpoint;
@@ -79,6 +79,16 @@ export class Call implements EndpointRequest, BodyReceiver, Exchange {
 
   get exchange(): Exchange {
     return this;
+  }
+
+  admitTo(tenant: Tenant): void {
+    if (tenant === this.tenant) return;
+    this.tenant = tenant;
+    if (this.receivedAt >= 0) this.receivedAt = tenant.domain.clock();
+    const { operation } = this;
+    if (!isPlatform(operation)) return;
+    const fault = tenant.domain.faults.takeFault(operation.operationId);
+    if (fault) throw faultError(operation, fault, tenant.domain.limits);
   }
 
   onClientGone(listener: () => void): () => void {
