@@ -3,6 +3,7 @@
 // and the journal; the default tenant as before.
 import { describe, expect, test } from 'vitest';
 import { control, emulatorErrorOf } from './support/control/emulator-api.js';
+import { defined } from './support/defined.js';
 import { call, createTopic, ORDER_SCHEMA, start, token } from './support/helpers.js';
 import { tempDir } from './support/temp-dirs.js';
 import { makeWorkspace, type TenantHandle } from './support/tenants.js';
@@ -116,6 +117,12 @@ describe('workspaces on one emulator', () => {
       const callers = new Set(journal?.requests.map((entry) => entry.client_id).filter((id) => id !== null));
       expect([...callers]).toEqual([tenant.clientId]);
     }
+    // Without a query, a caller's bearer token names its tenant.
+    const [first] = tenants as [TenantHandle];
+    const byToken = await control(server, 'list_requests', {
+      headers: { authorization: `Bearer ${first.accessToken}` },
+    });
+    expect(byToken.body?.total).toBe(6);
     const own = (await control(server, 'list_requests')).body;
     expect(own?.total).toBe(0);
   });
@@ -145,6 +152,26 @@ describe('workspaces on one emulator', () => {
     expect(noProd.status).toBe(404);
     expect((await control(server, 'list_faults', { query: { workspace: 1 } })).status).toBe(200);
     expect((await control(server, 'delete_workspace', { params: { id: 1 } })).status).toBe(409);
+  });
+
+  test("the token endpoint's fault is the one of the tenant whose client ID it is sent", async () => {
+    const server = await start();
+    const made = await control(server, 'create_workspace', { body: { name: 'Faulted' } });
+    const { client_id, client_secret } = defined(made.body?.environments[0]);
+    const fault = { operation: 'request_access_token', status: 500, times: 1 };
+    expect((await control(server, 'add_fault', { body: fault })).status).toBe(204);
+    // Workspace 1's fault is not this client's: the token is issued, and the fault stays armed.
+    expect(await token(server, client_id, client_secret)).toEqual(expect.any(String));
+    const tokenRequest = { body: { grant_type: 'client_credentials', client_id, client_secret } };
+    expect((await control(server, 'list_faults')).body?.faults).toHaveLength(1);
+    await control(server, 'add_fault', { query: { workspace: made.body?.id ?? 0 }, body: fault });
+    expect((await call(server, 'request_access_token', tokenRequest)).status).toBe(500);
+    expect((await call(server, 'request_access_token', { ...tokenRequest })).status).toBe(200);
+    const admin = {
+      ...tokenRequest,
+      body: { ...tokenRequest.body, client_id: server.clientId, client_secret: server.clientSecret },
+    };
+    expect((await call(server, 'request_access_token', admin)).status).toBe(500);
   });
 
   test('with a data dir, making a workspace is refused, naming why', async () => {

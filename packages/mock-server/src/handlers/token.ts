@@ -42,7 +42,7 @@ async function requestToken(request: EndpointRequest, tenants: ClientIdLookup, b
     throw new OAuthError('invalid_request', 'client_id and client_secret are required');
   }
   const owner = readings.map(({ clientId }) => tenants.tenantOfClientId(clientId)).find(Boolean);
-  if (owner) request.admitTo(owner);
+  request.admitTo(owner ?? request.tenant);
   const { credentials } = request.tenant.domain;
   const key = readings
     .map(({ clientId, secret }) => credentials.authenticateClient(clientId, secret))

@@ -50,6 +50,11 @@ export class Call implements EndpointRequest, BodyReceiver, Exchange {
   found: unknown;
   /** The API key whose bearer token admitted the call. */
   key: ApiKey | undefined;
+  /**
+   * The tenant is known once the body is read (the token endpoint's client ID, with several tenants):
+   * its fault for the operation is taken then (admitTo), not the first tenant's at admit.
+   */
+  faultDeferred = false;
   readonly endpoint: AnyEndpoint;
 
   constructor(
@@ -82,9 +87,13 @@ export class Call implements EndpointRequest, BodyReceiver, Exchange {
   }
 
   admitTo(tenant: Tenant): void {
-    if (tenant === this.tenant) return;
-    this.tenant = tenant;
-    if (this.receivedAt >= 0) this.receivedAt = tenant.domain.clock();
+    const moved = tenant !== this.tenant;
+    if (!moved && !this.faultDeferred) return;
+    this.faultDeferred = false;
+    if (moved) {
+      this.tenant = tenant;
+      if (this.receivedAt >= 0) this.receivedAt = tenant.domain.clock();
+    }
     const { operation } = this;
     if (!isPlatform(operation)) return;
     const fault = tenant.domain.faults.takeFault(operation.operationId);
@@ -130,7 +139,7 @@ function admitted(call: Call, key: ApiKey | undefined): Outcome {
   const { domain } = call.tenant;
   call.key = key;
   if (key && operation.api === 'event-streams') domain.rateLimiter.count(key.id);
-  if (isPlatform(operation)) {
+  if (isPlatform(operation) && !call.faultDeferred) {
     const fault = domain.faults.takeFault(operation.operationId);
     if (fault) throw faultError(operation, fault, domain.limits);
   }

@@ -99,8 +99,8 @@ export interface EndpointRequest<Op extends OperationTypes = OperationTypes, Bod
   /** The bytes received; empty when no body was read. */
   readonly bodyBytes: Buffer;
   /**
-   * Moves the request to the tenant its body names (the token endpoint's client ID): it is journaled
-   * there, and that tenant's fault for the operation applies.
+   * Admits the request to the tenant its body names (the token endpoint's client ID; the one it has
+   * when it names none): it is journaled there, and that tenant's fault for the operation applies.
    */
   admitTo(tenant: Tenant): void;
 }

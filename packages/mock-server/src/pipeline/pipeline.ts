@@ -195,6 +195,8 @@ export class Pipeline implements CallRunner {
     const receivedAt = journaled ? tenant.domain.clock() : -1;
     const began = journaled ? performance.now() : -1;
     const call = new Call(this, served, tenant, req, res, operation, pathParams, target, query, receivedAt, began);
+    // The token endpoint's tenant is the one of the client ID it is sent, which may be in its body.
+    if (!tenants.single && operation.api === 'auth') call.faultDeferred = true;
     if (refusal === undefined) this.run(call, admit);
     else this.fail(call, refusal);
   }

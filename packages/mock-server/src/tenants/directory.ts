@@ -44,12 +44,3 @@ export class TenantDirectory {
     return kind === 'token' ? this.byToken : this.byClientId;
   }
 }
-
-/** The client ID of a Basic Authorization header (the token endpoint's), as sent. */
-export function basicClientId(authorization: string | undefined): string | undefined {
-  const encoded = authorization ? /^Basic +(\S+) *$/i.exec(authorization)?.[1] : undefined;
-  if (encoded === undefined) return undefined;
-  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  return colon < 0 ? undefined : decoded.slice(0, colon);
-}

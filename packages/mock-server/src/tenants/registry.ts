@@ -8,7 +8,7 @@ import type { CredentialListener } from '../domain/access-tokens.js';
 import type { BootstrapCredentials } from '../domain/bootstrap.js';
 import { NotFound, Refused } from '../errors.js';
 import type { Operation, SpecName } from '../spec/bundles.js';
-import { basicClientId, TenantDirectory } from './directory.js';
+import { TenantDirectory } from './directory.js';
 import {
   type ClientIdLookup,
   ENVIRONMENTS,
@@ -68,13 +68,12 @@ export class Tenants implements ClientIdLookup {
     });
   }
 
-  /** The tenant of a request: called only once another tenant exists, or for the emulator API. */
+  /**
+   * The tenant of a request: called only once another tenant exists, or for the emulator API. The
+   * token endpoint's is found once its client ID is read (EndpointRequest.admitTo).
+   */
   resolve(operation: Operation<SpecName>, headers: IncomingHttpHeaders, query: string): Tenant {
     if (operation.api === 'emulator') return this.named(query) ?? this.ofBearer(headers.authorization);
-    if (operation.api === 'auth') {
-      const clientId = basicClientId(headers.authorization);
-      return (clientId !== undefined && this.tenantOfClientId(clientId)) || this.defaultTenant;
-    }
     return operation.needsBearer ? this.ofBearer(headers.authorization) : this.defaultTenant;
   }
 
