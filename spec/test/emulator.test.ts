@@ -40,7 +40,20 @@ describe('the emulator API', () => {
       'get /_emulator/oauth/authorize authorize_connection',
       'post /_emulator/connections/{connection_id}/authorize set_connection_authorization',
       'post /_emulator/mcp/{handle}/{token} mcp_message',
+      'get /_emulator/workspaces list_workspaces',
+      'post /_emulator/workspaces create_workspace',
+      'get /_emulator/workspaces/{id} get_workspace',
+      'delete /_emulator/workspaces/{id} delete_workspace',
     ]);
+  });
+
+  test("a call of one tenant's state names it by workspace and environment", () => {
+    const fleetOrUnscoped = /^\/_emulator\/(workspaces|spec|oauth|connections|mcp)\b/;
+    for (const [path, item] of Object.entries(doc.paths as Json)) {
+      const names = (item.parameters ?? []).map((parameter: Json) => deref(doc, parameter).name);
+      if (fleetOrUnscoped.test(path)) expect(names, path).not.toContain('workspace');
+      else expect(names, path).toEqual(expect.arrayContaining(['workspace', 'environment']));
+    }
   });
 
   test('needs no credentials, and every refusal is an EmulatorError with a message', () => {

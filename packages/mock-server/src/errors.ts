@@ -317,6 +317,7 @@ function managementReply(error: EmulatorError): Reply {
 /** EmulatorError: the message, and for a request that breaks its schema the violations by JSON pointer. */
 function emulatorApiReply(error: EmulatorError): Reply {
   if (error instanceof PayloadTooLarge) return jsonReply(413, { message: `${error.message}: ${error.detail}` });
+  if (error instanceof Refused) return jsonReply(error.status, { message: error.message });
   if (error instanceof CodedError) {
     const errors = error.details.errors ?? [];
     const body = errors.length === 0 ? { message: error.message } : { message: error.message, errors };

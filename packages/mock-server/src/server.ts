@@ -1,27 +1,20 @@
 // startMockServer: one node:http server for the event-streams API, the token endpoint, the management
 // operations (the resource engine's; Prism's examples in --mode prism, but for topics, API clients and
 // keys, whose state the domain keeps), the emulator API, the docs and the web console. It composes the
-// layers in named steps: the specs, the storage (memory, a data dir or Redis), the tenant (the domain
-// state, the resource engine, the journal, the clock, the state document), the endpoints and the
-// pipeline that runs every request. With Redis, several emulators share one state: each follows the
+// layers in named steps: the specs, the storage (memory, a data dir or Redis), the default tenant (the
+// domain state, the resource engine, the journal, the clock, the state document: tenants/compose.ts,
+// which makes the workspaces' tenants too), the registry of tenants, the endpoints and the pipeline
+// that runs every request. With Redis, several emulators share one state: each follows the
 // changes the others announce.
 
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { positiveInteger } from '@platform-api/spec/conventions';
-import { CoverageTally } from './control/coverage.js';
 import { emulatorEndpoints } from './control/endpoints.js';
-import { Journal } from './control/journal.js';
-import { JOURNAL_MAX_BYTES } from './control/journal-ring.js';
-import { type BootstrapCredentials, bootstrapKey } from './domain/bootstrap.js';
+import type { BootstrapCredentials } from './domain/bootstrap.js';
 import { Clock } from './domain/clock.js';
-import { Credentials } from './domain/credentials.js';
-import { Faults, faultProblem } from './domain/faults.js';
-import { RateLimiter } from './domain/rate-limit.js';
-import type { DomainState } from './domain/state.js';
-import { Topics } from './domain/topics.js';
-import { createResourceEngine, lazyResourceEngine, type ResourceEngine } from './engine/engine.js';
-import { StateAsDocument, stateSections } from './engine/state-document.js';
+import type { Faults } from './domain/faults.js';
+import type { StateAsDocument } from './engine/state-document.js';
 import { EMITTED_ERROR_CODES } from './errors.js';
 import { platformEndpoints } from './handlers/index.js';
 import { createServer } from './http/node-http.js';
@@ -30,22 +23,16 @@ import { Router } from './http/router.js';
 import { consoleSite, docsSite } from './http/static-files.js';
 import { answerUnparsable } from './http/unparsable.js';
 import { createLogger, type Logger } from './logger.js';
-import {
-  DEFAULT_JOURNAL_SIZE,
-  DEFAULT_REDIS_PREFIX,
-  DEFAULT_REDIS_REPLY_TIMEOUT_MS,
-  type MockServerOptions,
-  resolveLimits,
-} from './options.js';
+import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_REPLY_TIMEOUT_MS, type MockServerOptions } from './options.js';
 import { managementEndpoints } from './pipeline/management.js';
 import { Pipeline } from './pipeline/pipeline.js';
 import { documentedErrorCodes, type Specs, specFilePath } from './spec/bundles.js';
-import { builtFrom } from './spec/checks.js';
 import { type SharedSpecs, sharedSpecs } from './spec/shared.js';
 import { MemoryStore } from './store/memory/messages.js';
-import { scopedResources } from './store/resource-store.js';
 import { dataDirStorage, memoryStorage, redisStorage, type Storage } from './store/storage.js';
-import type { Tenant } from './tenants/tenant.js';
+import { composeTenant, loadTenant, memoryTenant } from './tenants/compose.js';
+import { DEFAULT_WORKSPACE_ID, Tenants } from './tenants/registry.js';
+import type { TenantIdentity } from './tenants/tenant.js';
 
 export interface MockServer {
   /** 'http://HOST:PORT' */
@@ -59,6 +46,17 @@ export interface MockServer {
   close(): Promise<void>;
 }
 
+/** The tenant of the emulator as started: workspace 1, its `dev` environment. */
+const DEFAULT_TENANT: TenantIdentity = {
+  workspaceId: DEFAULT_WORKSPACE_ID,
+  workspaceName: 'Local workspace',
+  environment: 'dev',
+};
+
+/** Why a workspace cannot be made with a data dir or Redis. */
+const WORKSPACES_IN_MEMORY_ONLY =
+  'Workspaces are kept in memory only for now; start the emulator without --data-dir and --redis-url to make them';
+
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   const logger = createLogger(options.logLevel ?? 'silent');
   const bundles = checkedBundles(options.specDir);
@@ -66,14 +64,19 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const clock = new Clock(options.clock ?? Date.now);
   const storage = await openStorage(options, clock.now, logger);
   clock.keepIn(storage.resources);
-  const { tenant, restoredAtReset } = composeTenant(bundles, storage, clock, options);
+  const composed = composeTenant({ bundles, storage, clock, options, identity: DEFAULT_TENANT });
+  const { tenant } = composed;
+  const tenants = new Tenants(
+    tenant,
+    (identity, listener) => memoryTenant(bundles, options, identity, listener),
+    options.dataDir === undefined && options.redisUrl === undefined ? undefined : WORKSPACES_IN_MEMORY_ONLY,
+  );
   const prism = new PrismBackend(specFilePath('management', options.specDir), logger);
-  const pipeline = composePipeline(bundles, tenant, prism, options, logger, storage.commit);
+  const pipeline = composePipeline(bundles, tenants, prism, options, logger, storage.commit);
   const server = httpServer(pipeline);
   let bootstrap: BootstrapCredentials;
   try {
-    bootstrap = await loadDomainAndSeed(tenant, storage, options);
-    restoredAtReset.bootstrap = bootstrap;
+    bootstrap = await loadTenant(composed, storage, options);
     await listen(server, options);
   } catch (error) {
     // No half-started emulator: the data dir is unlocked for the next attempt.
@@ -92,7 +95,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     state: tenant.stateDocument,
     close() {
       // Once: a second call (a test's cleanup after a restart) gets the same promise.
-      closing ??= closeServer({ server, pipeline, tenant, prism, storage });
+      closing ??= closeServer({ server, pipeline, tenants, prism, storage });
       return closing;
     },
   };
@@ -146,84 +149,21 @@ function openStorage(options: MockServerOptions, clock: () => number, logger: Lo
   return dataDirStorage(options.dataDir, durability, clock);
 }
 
-/** What a reset puts back besides the state document: the bootstrap key, known once the state is loaded. */
-interface RestoredAtReset {
-  bootstrap?: BootstrapCredentials;
-}
-
-/** The emulator's one tenant: its domain state, resource engine, journal, clock and state document. */
-function composeTenant(
-  { specs, valueChecks }: SharedSpecs,
-  storage: Storage,
-  clock: Clock,
-  options: MockServerOptions,
-): { tenant: Tenant; restoredAtReset: RestoredAtReset } {
-  const domain = composeDomain(specs, storage, clock.now, options);
-  const createEngine = (): ResourceEngine =>
-    createResourceEngine(specs, {
-      clock: clock.now,
-      random: options.random,
-      checks: valueChecks,
-      store: scopedResources(storage.resources, 'management:'),
-      domain,
-    });
-  // The build read the bundled spec's vocabulary: made at first use. Another spec's is read now, so
-  // that a mistake in it stops the start.
-  const engine = builtFrom('management', specs.documents.management)
-    ? lazyResourceEngine(createEngine)
-    : createEngine();
-  const journal = new Journal(
-    options.journalSize ?? DEFAULT_JOURNAL_SIZE,
-    JOURNAL_MAX_BYTES,
-    new CoverageTally(clock.now),
-  );
-  const restoredAtReset: RestoredAtReset = {};
-  // The engine's resources, then the families whose state the domain keeps (topics, API clients and
-  // keys). A reset also restores the rest as at start: a fresh emulator.
-  const stateDocument = new StateAsDocument(
-    () => stateSections(engine),
-    async () => {
-      restoredAtReset.bootstrap?.restore();
-      domain.faults.clear();
-      journal.clear();
-      await clock.reset();
-    },
-  );
-  return { tenant: { domain, engine, journal, clock, stateDocument }, restoredAtReset };
-}
-
-function composeDomain(specs: Specs, storage: Storage, clock: () => number, options: MockServerOptions): DomainState {
-  const { messages, resources, shared } = storage;
-  const limits = resolveLimits(specs, options.limits ?? {});
-  const tokenTtlSeconds = positiveInteger('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600);
-  const catchUp = shared && (() => shared.catchUp());
-  const operations = new Map(specs.operations.map((op) => [op.operationId, op]));
-  return {
-    clock,
-    limits,
-    messages,
-    topics: new Topics(messages, resources, clock, shared && ((topicId) => shared.watch(topicId))),
-    credentials: new Credentials(resources, clock, tokenTtlSeconds, catchUp),
-    faults: new Faults((operationId, fault) => faultProblem(operations.get(operationId), fault)),
-    rateLimiter: new RateLimiter(limits.rateLimitPerMinute, clock),
-    catchUp,
-  };
-}
-
 /** Every operation's endpoint, routed and checked from the specs, and the static sites. */
 function composePipeline(
   bundles: SharedSpecs,
-  tenant: Tenant,
+  tenants: Tenants,
   prism: PrismBackend,
   options: MockServerOptions,
   logger: Logger,
   commit: Storage['commit'],
 ): Pipeline {
   const { specs, emulator } = bundles;
+  const tenant = tenants.defaultTenant;
   const validators = bundles.requestValidators(tenant.domain.limits.maxBatchMessages);
   const backends = { engine: tenant.engine, prism, prismMode: options.mode === 'prism' };
   const endpoints = [
-    ...Object.values(platformEndpoints()),
+    ...Object.values(platformEndpoints(tenants)),
     ...managementEndpoints(specs.operations, backends, validators),
     ...Object.values(
       emulatorEndpoints({
@@ -231,11 +171,12 @@ function composePipeline(
         validators,
         specDir: options.specDir,
         operations: specs.operations,
+        tenants,
       }),
     ),
   ];
   return new Pipeline({
-    tenant,
+    tenants,
     platform: { router: new Router(specs.operations), operations: specs.operations, validators },
     emulator: { router: new Router(emulator.operations), ...emulator },
     endpoints,
@@ -255,49 +196,6 @@ function httpServer(pipeline: Pipeline): Server {
   return server;
 }
 
-/** The domain (followed, with a shared store), the bootstrap key, and a seed for a new store; committed. */
-async function loadDomainAndSeed(
-  tenant: Tenant,
-  storage: Storage,
-  options: MockServerOptions,
-): Promise<BootstrapCredentials> {
-  const { shared } = storage;
-  const endStart = await shared?.startAlone();
-  try {
-    await loadDomain(tenant, storage);
-    const bootstrapped = await bootstrapKey(tenant.domain.credentials, storage.resources, options);
-    // A data dir that holds state already keeps it: the seed initialises a new one. After the
-    // bootstrap key, which a seed neither holds nor replaces (its API client is the first).
-    if (options.seed !== undefined && storage.fresh) await tenant.stateDocument.load(options.seed);
-    await storage.commit();
-    return bootstrapped;
-  } finally {
-    // Not kept when this start failed: the mark would hold the others up until it expires.
-    await endStart?.().catch(() => {});
-  }
-}
-
-/** The domain's indexes from the store; a shared store's feed loads them, holding the announcements that come meanwhile: none is lost. */
-async function loadDomain({ domain, clock }: Tenant, { shared }: Storage): Promise<void> {
-  const load = async () => {
-    await Promise.all([domain.topics.load(), domain.credentials.load(), clock.load()]);
-  };
-  if (!shared) {
-    await load();
-    return;
-  }
-  await shared.follow({
-    changed(type, id, item) {
-      domain.topics.applyChange(type, id, item);
-      domain.credentials.applyChange(type, id, item);
-      clock.applyChange(type, id, item);
-    },
-    appended: (topicId) => domain.topics.appended(topicId),
-    waiting: (topicId) => domain.topics.waiting(topicId),
-    reload: load,
-  });
-}
-
 function listen(server: Server, options: MockServerOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -314,14 +212,14 @@ function urlOf(server: Server): string {
 async function closeServer(running: {
   server: Server;
   pipeline: Pipeline;
-  tenant: Tenant;
+  tenants: Tenants;
   prism: PrismBackend;
   storage: Storage;
 }): Promise<void> {
-  const { server, pipeline, tenant, prism, storage } = running;
+  const { server, pipeline, tenants, prism, storage } = running;
   // Waiting consumers get their (empty) batch instead of a cut connection.
   pipeline.closeConnections();
-  tenant.domain.topics.wakeAll();
+  for (const tenant of tenants.all()) tenant.domain.topics.wakeAll();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const force = setTimeout(() => server.closeAllConnections(), 1000);

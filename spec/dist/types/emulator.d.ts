@@ -6,7 +6,19 @@
 export interface paths {
     "/_emulator/faults": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -36,7 +48,19 @@ export interface paths {
     };
     "/_emulator/state": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -61,7 +85,19 @@ export interface paths {
     };
     "/_emulator/reset": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -83,7 +119,19 @@ export interface paths {
     };
     "/_emulator/requests": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -107,7 +155,19 @@ export interface paths {
     };
     "/_emulator/requests/verify": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -129,7 +189,19 @@ export interface paths {
     };
     "/_emulator/requests/stream": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -151,7 +223,19 @@ export interface paths {
     };
     "/_emulator/requests/{id}": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -171,7 +255,19 @@ export interface paths {
     };
     "/_emulator/coverage": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -201,7 +297,19 @@ export interface paths {
     };
     "/_emulator/clock": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -252,7 +360,19 @@ export interface paths {
     };
     "/_emulator/topics": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -273,7 +393,19 @@ export interface paths {
     };
     "/_emulator/topics/{topic_id}/messages": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path: {
                 /** @description The topic's id. */
@@ -304,7 +436,19 @@ export interface paths {
     };
     "/_emulator/topics/{topic_id}/messages/stream": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path: {
                 /** @description The topic's id. */
@@ -331,7 +475,19 @@ export interface paths {
     };
     "/_emulator/resources": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -353,7 +509,19 @@ export interface paths {
     };
     "/_emulator/resources/{type}": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path: {
                 /** @description The resource type, as `x-resource` names it (e.g. `folder`). */
@@ -382,7 +550,19 @@ export interface paths {
     };
     "/_emulator/resources/{type}/{id}": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path: {
                 /** @description The resource type, as `x-resource` names it (e.g. `folder`). */
@@ -504,10 +684,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_emulator/workspaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspaces
+         * @description Every workspace and its environments, without credentials.
+         */
+        get: operations["list_workspaces"];
+        put?: never;
+        /**
+         * Make a workspace
+         * @description A workspace with its environments (`dev` always), each with a state, journal, faults, clock, rate
+         *     limit and id counters of its own, and a bootstrap API key with every right whose credentials are
+         *     answered here only. A token of one environment is unknown in every other; another's ids are a 404.
+         *     Workspaces are kept in memory: an emulator started with `--data-dir` or `--redis-url` refuses to
+         *     make one (501).
+         */
+        post: operations["create_workspace"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_emulator/workspaces/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The workspace's id. */
+                id: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a workspace
+         * @description The workspace and its environments, without credentials.
+         */
+        get: operations["get_workspace"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a workspace
+         * @description Frees everything the workspace held in each environment: its state, tokens, journal, faults and
+         *     clock; its tokens are unknown from now on. Workspace 1, the emulator as started, is reset instead
+         *     (409).
+         */
+        delete: operations["delete_workspace"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description An environment of a workspace; every workspace has `dev`.
+         * @enum {string}
+         */
+        EnvironmentName: "dev" | "test" | "prod";
         FaultList: {
             /** @description Operation faults, by operation in the order they were armed. */
             faults: {
@@ -902,6 +1144,37 @@ export interface components {
                 message: string;
             };
         } & (unknown | unknown);
+        /** @description A workspace of the emulator and its environments, each a state of its own. */
+        Workspace: {
+            /** @description Its id; workspace 1 is the emulator as started. */
+            id: number;
+            name: string;
+            environments: {
+                name: components["schemas"]["EnvironmentName"];
+            }[];
+        };
+        WorkspaceList: {
+            /** @description Every workspace, workspace 1 first, then in the order they were made. */
+            workspaces: components["schemas"]["Workspace"][];
+        };
+        WorkspaceCreation: {
+            /** @description The workspace's name, answered by `GET /api/users/me`. */
+            name: string;
+            /** @description Its environments; `dev` it has whether listed or not. Default `[dev]`. */
+            environments?: components["schemas"]["EnvironmentName"][];
+        };
+        /** @description A workspace just made, with the bootstrap credentials of each environment, answered only here. */
+        CreatedWorkspace: {
+            id: number;
+            name: string;
+            environments: {
+                name: components["schemas"]["EnvironmentName"];
+                /** @description The client ID of the environment's bootstrap API key, which has every right. */
+                client_id: string;
+                /** @description Its secret, for the token endpoint; not answered again. */
+                client_secret: string;
+            }[];
+        };
     };
     responses: {
         /** @description The request breaks its schema or a rule of the operation. */
@@ -940,6 +1213,17 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+         *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+         *     unknown workspace is a 404.
+         */
+        TenantWorkspace: number;
+        /**
+         * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+         *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+         */
+        TenantEnvironment: components["schemas"]["EnvironmentName"];
         /** @description The topic's id. */
         TopicId: number;
         /** @description The resource type, as `x-resource` names it (e.g. `folder`). */
@@ -948,6 +1232,8 @@ export interface components {
         ResourceParent: string;
         /** @description The connection's id (a management API connection, runtime user connections included). */
         ConnectionId: number;
+        /** @description The workspace's id. */
+        WorkspaceId: number;
     };
     requestBodies: never;
     headers: never;
@@ -957,7 +1243,19 @@ export type $defs = Record<string, never>;
 export interface operations {
     list_faults: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -996,11 +1294,24 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
         };
     };
     add_fault: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1027,11 +1338,24 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
         };
     };
     clear_faults: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1046,11 +1370,23 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
         };
     };
     export_state: {
         parameters: {
             query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
                 /** @description `yaml` for a YAML document. */
                 format?: "json" | "yaml";
             };
@@ -1071,11 +1407,24 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
         };
     };
     replace_state: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1095,6 +1444,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
             /** @description The document is over 16 MiB. */
             413: {
                 headers: {
@@ -1108,7 +1458,19 @@ export interface operations {
     };
     reset: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1123,11 +1485,23 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
         };
     };
     list_requests: {
         parameters: {
             query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
                 /** @description An operationId. */
                 operation?: string;
                 method?: string;
@@ -1155,11 +1529,24 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
         };
     };
     clear_requests: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1174,11 +1561,24 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
         };
     };
     verify_requests: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1214,6 +1614,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
             /** @description The count does not hold. */
             409: {
                 headers: {
@@ -1227,7 +1628,19 @@ export interface operations {
     };
     stream_requests: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1249,11 +1662,24 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
         };
     };
     get_request: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path: {
                 id: number;
@@ -1277,7 +1703,19 @@ export interface operations {
     };
     get_coverage: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1389,11 +1827,24 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
         };
     };
     clear_coverage: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1408,11 +1859,24 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
         };
     };
     get_clock: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1429,11 +1893,24 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
         };
     };
     set_clock: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1459,11 +1936,24 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
         };
     };
     reset_clock: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1478,6 +1968,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
         };
     };
     get_spec: {
@@ -1508,7 +1999,19 @@ export interface operations {
     };
     inspect_topics: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1525,11 +2028,23 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
         };
     };
     inspect_messages: {
         parameters: {
             query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
                 limit?: number;
             };
             header?: never;
@@ -1556,7 +2071,19 @@ export interface operations {
     };
     add_message: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path: {
                 /** @description The topic's id. */
@@ -1612,6 +2139,17 @@ export interface operations {
     stream_messages: {
         parameters: {
             query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
                 /** @description A message id; only the messages after it. */
                 after?: string;
             };
@@ -1644,7 +2182,19 @@ export interface operations {
     };
     list_resource_types: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1661,11 +2211,24 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
         };
     };
     list_resources: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path: {
                 /** @description The resource type, as `x-resource` names it (e.g. `folder`). */
@@ -1691,6 +2254,17 @@ export interface operations {
     create_resource: {
         parameters: {
             query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
                 /** @description For a sub-collection's item, its parent's id. */
                 parent?: components["parameters"]["ResourceParent"];
             };
@@ -1730,6 +2304,17 @@ export interface operations {
     delete_resource: {
         parameters: {
             query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404.
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
                 /** @description For a sub-collection's item, its parent's id. */
                 parent?: components["parameters"]["ResourceParent"];
             };
@@ -1891,6 +2476,170 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+        };
+    };
+    list_workspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspaces. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "workspaces": [
+                     *         {
+                     *           "id": 1,
+                     *           "name": "Local workspace",
+                     *           "environments": [
+                     *             {
+                     *               "name": "dev"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkspaceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    create_workspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "CI job 17",
+                 *       "environments": [
+                 *         "dev",
+                 *         "prod"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WorkspaceCreation"];
+            };
+        };
+        responses: {
+            /** @description The workspace, with each environment's bootstrap credentials. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 2,
+                     *       "name": "CI job 17",
+                     *       "environments": [
+                     *         {
+                     *           "name": "dev",
+                     *           "client_id": "3f9a0c51e2b7d4a86c10",
+                     *           "client_secret": "kQ2x9vLr0aTz3mWbYp8cHn5sJd7fGe1u"
+                     *         },
+                     *         {
+                     *           "name": "prod",
+                     *           "client_id": "8b2d4f60a1c3e5f79d02",
+                     *           "client_secret": "Zr4tYb7wQp1sXm9cLv3nKd6hFj2gAe8o"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedWorkspace"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The emulator keeps its state in a data dir or Redis, where workspaces are not kept yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Workspaces are kept in memory only for now; start the emulator without --data-dir and --redis-url to make them"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmulatorError"];
+                };
+            };
+        };
+    };
+    get_workspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The workspace's id. */
+                id: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    delete_workspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The workspace's id. */
+                id: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace is gone. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            /** @description Workspace 1 cannot be deleted. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The default workspace cannot be deleted; reset it instead"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmulatorError"];
+                };
+            };
         };
     };
 }

@@ -8,6 +8,7 @@ import type { Reply } from '../http/replies.js';
 import { type EmulatorEndpoints, endpoint, NO_BODY } from '../pipeline/endpoint.js';
 import { type OpenApiDocument, type Operation, type SpecName, specFilePath } from '../spec/bundles.js';
 import type { RequestValidators } from '../spec/validators.js';
+import type { Tenants } from '../tenants/registry.js';
 import { clockEndpoints } from './clock.js';
 import { connectionEndpoints } from './connections.js';
 import { faultEndpoints } from './faults.js';
@@ -16,6 +17,7 @@ import { requestEndpoints } from './requests.js';
 import { resourceEndpoints } from './resources.js';
 import { stateDocumentEndpoints } from './state-document.js';
 import { topicEndpoints } from './topics.js';
+import { workspaceEndpoints } from './workspaces.js';
 
 export interface ServedSpecs {
   /** The management spec the engine serves, whose create bodies are the resources' forms. */
@@ -26,9 +28,17 @@ export interface ServedSpecs {
   specDir: string | undefined;
   /** The platform APIs' operations, which the coverage report covers. */
   operations: readonly Operation[];
+  /** The workspaces' registry, whose tenants the other endpoints get with their request. */
+  tenants: Tenants;
 }
 
-export function emulatorEndpoints({ management, validators, specDir, operations }: ServedSpecs): EmulatorEndpoints {
+export function emulatorEndpoints({
+  management,
+  validators,
+  specDir,
+  operations,
+  tenants,
+}: ServedSpecs): EmulatorEndpoints {
   return {
     ...faultEndpoints(),
     ...topicEndpoints(),
@@ -38,6 +48,7 @@ export function emulatorEndpoints({ management, validators, specDir, operations 
     ...requestEndpoints(operations),
     ...clockEndpoints(),
     ...connectionEndpoints(),
+    ...workspaceEndpoints(tenants),
     get_spec: specEndpoint(specDir),
   };
 }

@@ -28,6 +28,15 @@ export const ACCESS_TOKENS = 'emulator:access_token';
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
+/**
+ * Told of every credential an emulator's tenant holds, by digest for a bearer token and as sent for a
+ * client ID: the fleet directory (tenants/directory.ts) finds a request's tenant through it.
+ */
+export interface CredentialListener {
+  held(kind: 'token' | 'client', value: string): void;
+  dropped(kind: 'token' | 'client', value: string): void;
+}
+
 export class AccessTokens {
   /** By the digest of the token. */
   private readonly tokens = new Map<string, TokenEntry>();
@@ -44,6 +53,7 @@ export class AccessTokens {
     private readonly resources: ResourceStore,
     private readonly clock: () => number,
     readonly ttlSeconds: number,
+    private readonly listener?: CredentialListener,
   ) {}
 
   /** The issued tokens as stored, each under its key. */
@@ -53,6 +63,7 @@ export class AccessTokens {
 
   /** Forgets every token, before the index is rebuilt (the static ones as their keys are added again). */
   clear(): void {
+    if (this.listener) for (const tokenDigest of this.tokens.keys()) this.listener.dropped('token', tokenDigest);
     this.tokens.clear();
     this.version++;
   }
@@ -137,6 +148,7 @@ export class AccessTokens {
   private set(tokenDigest: string, issued: TokenEntry): void {
     this.tokens.set(tokenDigest, issued);
     issued.entry.tokens.add(tokenDigest);
+    this.listener?.held('token', tokenDigest);
     this.version++;
   }
 
@@ -146,6 +158,7 @@ export class AccessTokens {
     if (!found) return undefined;
     this.tokens.delete(tokenDigest);
     found.entry.tokens.delete(tokenDigest);
+    this.listener?.dropped('token', tokenDigest);
     this.version++;
     return found;
   }

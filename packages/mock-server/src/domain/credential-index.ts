@@ -5,7 +5,7 @@
 import type { Awaitable } from '../awaitable.js';
 import { StoredRecords } from '../store/records.js';
 import type { ResourceStore, StoredItem } from '../store/resource-store.js';
-import { ACCESS_TOKENS, AccessTokens, type KeyEntry } from './access-tokens.js';
+import { ACCESS_TOKENS, AccessTokens, type CredentialListener, type KeyEntry } from './access-tokens.js';
 import type { ApiClient, ApiKey, StoredKey, Writable } from './model.js';
 
 export const storedKey = ({ key, secretDigest }: KeyEntry): StoredKey => ({ ...key, secret_sha256: secretDigest });
@@ -18,10 +18,15 @@ export class CredentialIndex {
   private readonly clientRecords: StoredRecords<ApiClient>;
   private readonly keyRecords: StoredRecords<StoredKey>;
 
-  constructor(resources: ResourceStore, clock: () => number, tokenTtlSeconds: number) {
+  constructor(
+    resources: ResourceStore,
+    clock: () => number,
+    tokenTtlSeconds: number,
+    private readonly listener?: CredentialListener,
+  ) {
     this.clientRecords = new StoredRecords(resources, 'emulator:api_client');
     this.keyRecords = new StoredRecords(resources, 'emulator:api_key', (key) => key.api_client_id);
-    this.tokens = new AccessTokens(resources, clock, tokenTtlSeconds);
+    this.tokens = new AccessTokens(resources, clock, tokenTtlSeconds, listener);
   }
 
   /**
@@ -34,6 +39,7 @@ export class CredentialIndex {
       this.keyRecords.all(),
       this.tokens.stored(),
     ]);
+    if (this.listener) for (const clientId of this.keysByClientId.keys()) this.listener.dropped('client', clientId);
     for (const index of [this.clients, this.keys, this.keysByClientId]) index.clear();
     this.tokens.clear();
     for (const client of clients) this.clients.set(client.id, client);
@@ -63,9 +69,9 @@ export class CredentialIndex {
       // In place: its issued tokens stay, and their revocations come as changes of their own.
       const { key, secretDigest } = keyEntry(stored);
       this.tokens.forgetStatic(entry);
-      this.keysByClientId.delete(entry.key.client_id);
+      this.unindexClientId(entry.key.client_id);
       Object.assign(entry, { key, secretDigest });
-      this.keysByClientId.set(key.client_id, entry);
+      this.indexClientId(entry);
       this.registerStaticToken(entry);
     }
   }
@@ -99,7 +105,7 @@ export class CredentialIndex {
   /** In the index: by id, by client ID, and its static token. */
   addKey(entry: KeyEntry): void {
     this.keys.set(entry.key.id, entry);
-    this.keysByClientId.set(entry.key.client_id, entry);
+    this.indexClientId(entry);
     this.registerStaticToken(entry);
   }
 
@@ -107,7 +113,16 @@ export class CredentialIndex {
   forgetKey(entry: KeyEntry): void {
     this.tokens.forgetAll(entry);
     this.keys.delete(entry.key.id);
-    this.keysByClientId.delete(entry.key.client_id);
+    this.unindexClientId(entry.key.client_id);
+  }
+
+  private indexClientId(entry: KeyEntry): void {
+    this.keysByClientId.set(entry.key.client_id, entry);
+    this.listener?.held('client', entry.key.client_id);
+  }
+
+  private unindexClientId(clientId: string): void {
+    if (this.keysByClientId.delete(clientId)) this.listener?.dropped('client', clientId);
   }
 
   saveKey(entry: KeyEntry): void {

@@ -8,7 +8,7 @@ import { type Awaitable, after } from '../awaitable.js';
 import { Forbidden, NotFound, Unauthorized } from '../errors.js';
 import { IsoTimeFormatter } from '../spec/date-time.js';
 import type { ResourceStore, StoredItem } from '../store/resource-store.js';
-import type { KeyEntry } from './access-tokens.js';
+import type { CredentialListener, KeyEntry } from './access-tokens.js';
 import { CredentialIndex, storedKey } from './credential-index.js';
 import {
   ALL_SCOPES,
@@ -36,8 +36,10 @@ export class Credentials {
     tokenTtlSeconds: number,
     /** With a shared store: settles once the changes other emulators announced so far are applied here. */
     private readonly catchUp?: () => Promise<void>,
+    /** Told of the client IDs and tokens held: a tenant's, the fleet directory. */
+    listener?: CredentialListener,
   ) {
-    this.index = new CredentialIndex(resources, clock, tokenTtlSeconds);
+    this.index = new CredentialIndex(resources, clock, tokenTtlSeconds, listener);
   }
 
   /** Rebuilds what is in memory from the store (at start, and after a shared store came back). */

@@ -42,8 +42,16 @@ export interface CheckedRequest {
   host?: string;
 }
 
+/** A workspace's id and name, as its details answer them. */
+export interface WorkspaceIdentity {
+  id: number;
+  name: string;
+}
+
 /** What a hand-written handler may use of the engine. */
 export interface Workspace {
+  /** The workspace made at run time this engine serves; undefined for the emulator's own. */
+  readonly identity: WorkspaceIdentity | undefined;
   readonly store: ResourceStore<TypeName>;
   readonly values: ValueContext;
   /** Every resource type, for handlers that read or write items of types besides their operation's. */

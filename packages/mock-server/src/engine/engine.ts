@@ -12,7 +12,16 @@ import { violations } from '../spec/validators.js';
 import { MemoryResourceStore } from '../store/memory/resources.js';
 import type { JsonObject, ResourceStore, StoredItem } from '../store/resource-store.js';
 import { type AnswerShape, answerShape, buildAnswer } from './answers.js';
-import type { CheckedRequest, Domain, Family, FileBody, Handler, HandlerResult, Workspace } from './contract.js';
+import type {
+  CheckedRequest,
+  Domain,
+  Family,
+  FileBody,
+  Handler,
+  HandlerResult,
+  Workspace,
+  WorkspaceIdentity,
+} from './contract.js';
 import { referenceDefaults } from './custom/projects.js';
 import { derive } from './derived.js';
 import { conflict, missingReference, notFound } from './errors.js';
@@ -44,6 +53,8 @@ export interface EngineOptions {
   checks?: SchemaChecks;
   /** The emulator's domain, which keeps the state of some families (topics, API clients and keys); none: their operations throw. */
   domain?: Domain;
+  /** The workspace `GET /api/users/me` names (a workspace made at run time); default the stored details. */
+  identity?: WorkspaceIdentity;
 }
 
 export interface EngineAnswer {
@@ -130,6 +141,7 @@ class Engine implements ResourceEngine {
   readonly storedTypes: Map<string, ResourceType>;
   readonly store: ResourceStore;
   private readonly domain: Domain | undefined;
+  private readonly identity: WorkspaceIdentity | undefined;
   private readonly document: OpenApiDocument;
   private readonly served = new Map<string, Served>();
   private readonly children = new Map<string, ResourceType[]>();
@@ -146,6 +158,7 @@ class Engine implements ResourceEngine {
     this.random = options.random ?? Math.random;
     this.store = options.store ?? new MemoryResourceStore();
     this.domain = options.domain;
+    this.identity = options.identity;
     this.types = readResourceTypes(this.document);
     const domainTypes = new Set<string>(families.flatMap((family) => family.types));
     this.storedTypes = new Map([...this.types].filter(([name]) => !domainTypes.has(name)));
@@ -320,6 +333,7 @@ class Engine implements ResourceEngine {
       store: this.store,
       values,
       types: this.types,
+      identity: this.identity,
       itemOf: (op, params) => this.itemOf(op, params),
       singleton: (op, params) => this.singletonValue(op, params, values),
       itemProblems: (typeName, value) => this.itemProblems(typeName, value),

@@ -1,34 +1,30 @@
 // POST /oauth2/token: the client credentials grant in its four request formats (RFC 6749 errors).
 
 import type { components as AuthComponents } from '@platform-api/spec/types/auth';
-import type { Credentials } from '../domain/credentials.js';
 import { OAuthError } from '../errors.js';
 import { jsonReply, type Reply } from '../http/replies.js';
 import { checkJsonCharset, jsonText, mediaType } from '../pipeline/body-rules.js';
-import { endpoint, type PlatformEndpoints } from '../pipeline/endpoint.js';
+import { type EndpointRequest, endpoint, type PlatformEndpoints } from '../pipeline/endpoint.js';
+import type { ClientIdLookup } from '../tenants/tenant.js';
 
 /** The token request's parameters as sent, before they are checked. */
 type TokenParameters = { [Name in keyof AuthComponents['schemas']['TokenRequestWithCredentials']]?: string };
 
-export function tokenEndpoints(): Pick<PlatformEndpoints, 'request_access_token'> {
+/** `tenants` finds the tenant of a client ID: the token is issued there. */
+export function tokenEndpoints(tenants: ClientIdLookup): Pick<PlatformEndpoints, 'request_access_token'> {
   return {
     request_access_token: endpoint('request_access_token', {
       // A token another emulator just issued a key for, or a key it just enabled, is here once caught up.
       catchUp: 'always',
       // As sent: a compressed body is refused (invalid_request), which would be read as a garbled form.
       body: { kind: 'bytes' },
-      handle: ({ tenant, headers, body }) =>
-        requestToken(tenant.domain.credentials, headers['content-type'], headers.authorization, body),
+      handle: (request) => requestToken(request, tenants, request.body),
     }),
   };
 }
 
-async function requestToken(
-  credentials: Credentials,
-  contentType: string | undefined,
-  authorization: string | undefined,
-  body: Buffer,
-): Promise<Reply> {
+async function requestToken(request: EndpointRequest, tenants: ClientIdLookup, body: Buffer): Promise<Reply> {
+  const { 'content-type': contentType, authorization } = request.headers;
   const form = await parseTokenBody(contentType, body);
   const basic = basicCredentials(authorization);
   if (form.grant_type === undefined) throw new OAuthError('invalid_request', 'grant_type is required');
@@ -45,6 +41,9 @@ async function requestToken(
   if (readings.some(({ clientId, secret }) => clientId === '' || secret === '')) {
     throw new OAuthError('invalid_request', 'client_id and client_secret are required');
   }
+  const owner = readings.map(({ clientId }) => tenants.tenantOfClientId(clientId)).find(Boolean);
+  request.admitTo(owner ?? request.tenant);
+  const { credentials } = request.tenant.domain;
   const key = readings
     .map(({ clientId, secret }) => credentials.authenticateClient(clientId, secret))
     .find((found) => found !== undefined);

@@ -50,12 +50,17 @@ export class Call implements EndpointRequest, BodyReceiver, Exchange {
   found: unknown;
   /** The API key whose bearer token admitted the call. */
   key: ApiKey | undefined;
+  /**
+   * The tenant is known once the body is read (the token endpoint's client ID, with several tenants):
+   * its fault for the operation is taken then (admitTo), not the first tenant's at admit.
+   */
+  faultDeferred = false;
   readonly endpoint: AnyEndpoint;
 
   constructor(
     readonly runner: CallRunner,
     readonly served: Served,
-    readonly tenant: Tenant,
+    public tenant: Tenant,
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
     readonly operation: Operation<SpecName>,
@@ -63,7 +68,7 @@ export class Call implements EndpointRequest, BodyReceiver, Exchange {
     readonly target: RequestTarget,
     readonly query: string,
     /** When the call arrived, on the tenant's clock, and performance.now() then; -1 when it is not journaled. */
-    readonly receivedAt: number,
+    public receivedAt: number,
     readonly began: number,
   ) {
     this.endpoint = served.endpoint;
@@ -79,6 +84,20 @@ export class Call implements EndpointRequest, BodyReceiver, Exchange {
 
   get exchange(): Exchange {
     return this;
+  }
+
+  admitTo(tenant: Tenant): void {
+    const moved = tenant !== this.tenant;
+    if (!moved && !this.faultDeferred) return;
+    this.faultDeferred = false;
+    if (moved) {
+      this.tenant = tenant;
+      if (this.receivedAt >= 0) this.receivedAt = tenant.domain.clock();
+    }
+    const { operation } = this;
+    if (!isPlatform(operation)) return;
+    const fault = tenant.domain.faults.takeFault(operation.operationId);
+    if (fault) throw faultError(operation, fault, tenant.domain.limits);
   }
 
   onClientGone(listener: () => void): () => void {
@@ -120,7 +139,7 @@ function admitted(call: Call, key: ApiKey | undefined): Outcome {
   const { domain } = call.tenant;
   call.key = key;
   if (key && operation.api === 'event-streams') domain.rateLimiter.count(key.id);
-  if (isPlatform(operation)) {
+  if (isPlatform(operation) && !call.faultDeferred) {
     const fault = domain.faults.takeFault(operation.operationId);
     if (fault) throw faultError(operation, fault, domain.limits);
   }

@@ -98,6 +98,11 @@ export interface EndpointRequest<Op extends OperationTypes = OperationTypes, Bod
   readonly bodyText: string;
   /** The bytes received; empty when no body was read. */
   readonly bodyBytes: Buffer;
+  /**
+   * Admits the request to the tenant its body names (the token endpoint's client ID; the one it has
+   * when it names none): it is journaled there, and that tenant's fault for the operation applies.
+   */
+  admitTo(tenant: Tenant): void;
 }
 
 /** Returned instead of a reply: the endpoint wrote its answer itself (an event stream, Prism), or the client left. */

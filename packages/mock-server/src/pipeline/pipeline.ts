@@ -15,6 +15,7 @@ import { isUnder, type StaticSite, serveRoot, serveStatic } from '../http/static
 import type { Logger } from '../logger.js';
 import type { ApiName, Operation, SpecName } from '../spec/bundles.js';
 import type { RequestValidators } from '../spec/validators.js';
+import type { Tenants } from '../tenants/registry.js';
 import type { Tenant } from '../tenants/tenant.js';
 import { asDeclared } from './body-rules.js';
 import {
@@ -37,8 +38,8 @@ export interface RoutedApi<Api extends SpecName> {
 }
 
 export interface PipelineParts {
-  /** The one tenant every request is admitted to. */
-  tenant: Tenant;
+  /** The tenants a request is admitted to: the default one, and the workspaces' made at run time. */
+  tenants: Tenants;
   platform: RoutedApi<ApiName>;
   emulator: RoutedApi<'emulator'>;
   /** One per operation of both: hand-written, the resource engine's or Prism's. */
@@ -177,14 +178,27 @@ export class Pipeline implements CallRunner {
   ): void {
     // Every operation the routers hold has its endpoint (checked when the pipeline was made).
     const served = this.served.get(operation.operationId) as Served;
-    // The one place a request's tenant is resolved: the emulator holds one.
-    const { tenant } = this.parts;
+    // The one place a request's tenant is resolved; with the default tenant alone, the platform's
+    // requests are its own without a look (the emulator API's name theirs in the query).
+    const { tenants } = this.parts;
+    let tenant = tenants.defaultTenant;
+    let refusal: unknown;
+    if (!tenants.single || operation.api === 'emulator') {
+      try {
+        tenant = tenants.resolve(operation, req.headers, query);
+      } catch (error) {
+        refusal = error;
+      }
+    }
     // The emulator API's requests are not the platform's: the journal does not keep them.
     const journaled = operation.api !== 'emulator' && tenant.journal.enabled;
     const receivedAt = journaled ? tenant.domain.clock() : -1;
     const began = journaled ? performance.now() : -1;
     const call = new Call(this, served, tenant, req, res, operation, pathParams, target, query, receivedAt, began);
-    this.run(call, admit);
+    // The token endpoint's tenant is the one of the client ID it is sent, which may be in its body.
+    if (!tenants.single && operation.api === 'auth') call.faultDeferred = true;
+    if (refusal === undefined) this.run(call, admit);
+    else this.fail(call, refusal);
   }
 
   private finish(call: Call, answer: Answer | typeof PENDING): void {
@@ -201,8 +215,8 @@ export class Pipeline implements CallRunner {
   }
 
   private journalCall(call: Call, reply: Reply | { status: number }): void {
-    const { req, operation, bytesRead, key, receivedAt, began } = call;
-    if (isPlatform(operation)) this.journal(req, operation, bytesRead, key, reply, receivedAt, began);
+    const { req, operation, bytesRead, key, receivedAt, began, tenant } = call;
+    if (isPlatform(operation)) this.journal(tenant, req, operation, bytesRead, key, reply, receivedAt, began);
   }
 
   /** A request no operation answers (a method a path does not have, an unknown path): answered and journaled. */
@@ -212,17 +226,20 @@ export class Pipeline implements CallRunner {
     api: ApiName | undefined,
     refusal: EmulatorError,
   ): void {
-    const { journal, domain } = this.parts.tenant;
+    // The default tenant's: no operation, so no credentials the request is known by.
+    const tenant = this.parts.tenants.defaultTenant;
+    const { journal, domain } = tenant;
     const receivedAt = journal.enabled ? domain.clock() : 0;
     const began = performance.now();
     // An answer outside any API (an unknown path) is in the event-streams shape.
     const reply = errorReply(api ?? 'event-streams', refusal);
     this.respond(req, res, api ?? 'event-streams', reply);
-    if (journal.enabled) this.journal(req, undefined, undefined, undefined, reply, receivedAt, began, api);
+    if (journal.enabled) this.journal(tenant, req, undefined, undefined, undefined, reply, receivedAt, began, api);
   }
 
   /** Hands an answered request to the journal: references to what is at hand, nothing parsed. */
   private journal(
+    tenant: Tenant,
     req: IncomingMessage,
     operation: Operation | undefined,
     body: Buffer | undefined,
@@ -235,7 +252,7 @@ export class Pipeline implements CallRunner {
     api = operation?.api,
   ): void {
     const answer: Partial<Reply> = reply;
-    this.parts.tenant.journal.record({
+    tenant.journal.record({
       method: req.method ?? 'GET',
       url: req.url ?? '/',
       operationId: operation?.operationId,

@@ -1,15 +1,27 @@
-// A tenant: one platform's state and what goes with it (its journal, the controls of its clock, its
-// state as one document), handed to every endpoint with its request (EndpointRequest.tenant) rather
-// than held by the endpoints. An emulator holds one tenant today, which admit gives every request
-// (pipeline/admit.ts); resolving a request's tenant from the request (workspace and environment) is
-// that one place.
+// A tenant: one environment of one workspace, with its platform's state and what goes with it (its
+// journal, the controls of its clock, its state as one document), handed to every endpoint with its
+// request (EndpointRequest.tenant) rather than held by the endpoints. The registry (registry.ts) holds
+// the default tenant and those made at run time; the pipeline resolves a request's tenant in one place
+// (Pipeline.start, through Tenants.resolve).
 import type { Journal } from '../control/journal.js';
 import type { Clock } from '../domain/clock.js';
 import type { DomainState } from '../domain/state.js';
 import type { ResourceEngine } from '../engine/engine.js';
 import type { StateAsDocument } from '../engine/state-document.js';
 
+/** The environments a workspace can have; `dev` it always has. */
+export const ENVIRONMENTS = ['dev', 'test', 'prod'] as const;
+export type EnvironmentName = (typeof ENVIRONMENTS)[number];
+
+/** Which workspace and environment a tenant is. */
+export interface TenantIdentity {
+  readonly workspaceId: number;
+  readonly workspaceName: string;
+  readonly environment: EnvironmentName;
+}
+
 export interface Tenant {
+  readonly identity: TenantIdentity;
   /** Topics and their messages, credentials, faults, the rate limit, the limits and the clock's time. */
   readonly domain: DomainState;
   /** The management resources, served from the spec's `x-resource` annotations. */
@@ -20,4 +32,12 @@ export interface Tenant {
   readonly clock: Clock;
   /** The whole state as one document: exported, loaded, reset. */
   readonly stateDocument: StateAsDocument;
+}
+
+/** The key of a tenant in the fleet: `"<workspaceId>:<environment>"`. */
+export const tenantKey = ({ workspaceId, environment }: TenantIdentity): string => `${workspaceId}:${environment}`;
+
+/** The tenant of a client ID, for the token endpoint, whose client ID may be in the body. */
+export interface ClientIdLookup {
+  tenantOfClientId(clientId: string): Tenant | undefined;
 }

@@ -10,6 +10,31 @@ export type VerificationResult = components['schemas']['VerificationResult'];
 export type VerificationFailure = components['schemas']['VerificationFailure'];
 export type EmulatorErrorBody = components['schemas']['EmulatorError'];
 
-export function createEmulatorApiClient(baseUrl: string): EmulatorApiClient {
-  return createClient<paths>({ baseUrl });
+/** The workspace and environment a client's calls of a tenant's state name (`?workspace=&environment=`). */
+export interface TenantScope {
+  workspace: number;
+  environment: components['schemas']['EnvironmentName'];
+}
+
+/** The paths whose calls read or change one tenant's state, and take its scope. */
+const TENANT_PATHS = ['faults', 'state', 'reset', 'requests', 'coverage', 'clock', 'topics', 'resources'].map(
+  (name) => `/_emulator/${name}`,
+);
+
+/** The client; with `scope`, each call of a tenant's state names that tenant unless it names one itself. */
+export function createEmulatorApiClient(baseUrl: string, scope?: TenantScope): EmulatorApiClient {
+  const client = createClient<paths>({ baseUrl });
+  if (scope) {
+    client.use({
+      onRequest({ request }) {
+        const url = new URL(request.url);
+        const scoped = TENANT_PATHS.some((path) => url.pathname === path || url.pathname.startsWith(`${path}/`));
+        if (!scoped || url.searchParams.has('workspace')) return undefined;
+        url.searchParams.set('workspace', String(scope.workspace));
+        url.searchParams.set('environment', scope.environment);
+        return new Request(url, request);
+      },
+    });
+  }
+  return client;
 }

@@ -8,6 +8,7 @@ import {
   type EmulatorErrorBody,
   type JournalEntry,
   type RequestMatch,
+  type TenantScope,
   type VerificationFailure,
   type VerificationResult,
 } from './client.js';
@@ -65,12 +66,46 @@ export class EmulatorApiError extends Error {
   }
 }
 
+/** What `Emulator.workspace()` makes: a name (default "Test workspace") and environments besides `dev`. */
+export interface WorkspaceOptions {
+  name?: string;
+  environments?: Exclude<TenantScope['environment'], 'dev'>[];
+}
+
 export class Emulator {
   /** The generated client of the emulator API, for what the helpers below do not cover. */
   readonly api: EmulatorApiClient;
 
-  constructor(readonly connection: EmulatorConnection) {
-    this.api = createEmulatorApiClient(connection.url);
+  /** `scope`: the workspace and environment whose state the helpers read and change (default workspace 1's `dev`). */
+  constructor(
+    readonly connection: EmulatorConnection,
+    readonly scope?: TenantScope,
+  ) {
+    this.api = createEmulatorApiClient(connection.url, scope);
+  }
+
+  /**
+   * A new workspace on this emulator, its `dev` environment's handle (its bootstrap credentials, and
+   * its own reset, journal, faults and clock): a test file of its own on a shared emulator.
+   */
+  async workspace(options: WorkspaceOptions = {}): Promise<EmulatorWorkspace> {
+    const fleet = createEmulatorApiClient(this.url);
+    const body = {
+      name: options.name ?? 'Test workspace',
+      environments: ['dev' as const, ...(options.environments ?? [])],
+    };
+    const { data, error, response } = await fleet.POST('/_emulator/workspaces', { body });
+    if (!data) throw new EmulatorApiError(response.status, error);
+    const environments = new Map(
+      data.environments.map(({ name, client_id, client_secret }) => [
+        name,
+        new Emulator(
+          { url: this.url, clientId: client_id, clientSecret: client_secret },
+          { workspace: data.id, environment: name },
+        ),
+      ]),
+    );
+    return new EmulatorWorkspace(data.id, environments);
   }
 
   get url(): string {
@@ -210,4 +245,30 @@ export function describeFailure(failure: VerificationFailure): string {
     for (const difference of differences) lines.push(`    - ${difference}`);
   }
   return lines.join('\n');
+}
+
+/** A workspace made by `Emulator.workspace()`: its `dev` environment's handle, its other environments', and delete(). */
+export class EmulatorWorkspace extends Emulator {
+  constructor(
+    readonly id: number,
+    private readonly environments: ReadonlyMap<TenantScope['environment'], Emulator>,
+  ) {
+    const dev = environments.get('dev') as Emulator;
+    super(dev.connection, dev.scope);
+  }
+
+  /** The handle of one of its environments. */
+  environment(name: TenantScope['environment']): Emulator {
+    const found = this.environments.get(name);
+    if (!found) throw new Error(`Workspace ${this.id} has no environment ${name}`);
+    return found;
+  }
+
+  /** Frees everything the workspace held; its tokens are unknown from now on. */
+  async delete(): Promise<void> {
+    const { error, response } = await createEmulatorApiClient(this.url).DELETE('/_emulator/workspaces/{id}', {
+      params: { path: { id: this.id } },
+    });
+    if (!response.ok) throw new EmulatorApiError(response.status, error);
+  }
 }

@@ -13,14 +13,21 @@ export type {
   EmulatorErrorBody,
   JournalEntry,
   RequestMatch,
+  TenantScope,
   VerificationFailure,
   VerificationResult,
 } from './client.js';
 export { createEmulatorApiClient } from './client.js';
 export type { ApiCoverage, CoverageApi, CoverageOptions, CoverageReport, CoverageSummary } from './coverage.js';
 export { CoverageThresholdError, coverageJunit, coverageTable, reportCoverage, summarize } from './coverage.js';
-export type { EmulatorConnection, EmulatorFaults, ExpectOptions, RequestFilter } from './emulator.js';
-export { describeFailure, Emulator, EmulatorApiError, RequestVerificationError } from './emulator.js';
+export type { EmulatorConnection, EmulatorFaults, ExpectOptions, RequestFilter, WorkspaceOptions } from './emulator.js';
+export {
+  describeFailure,
+  Emulator,
+  EmulatorApiError,
+  EmulatorWorkspace,
+  RequestVerificationError,
+} from './emulator.js';
 
 /** Where the global setup leaves the emulator for the tests (each process of the run inherits them). */
 export const ENVIRONMENT = {

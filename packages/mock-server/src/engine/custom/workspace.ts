@@ -11,6 +11,7 @@ export const workspaceHandlers = {
     return {
       item: {
         ...details,
+        ...workspace.identity,
         recipes_count: recipes.length,
         active_recipes_count: recipes.filter((recipe) => recipe.running === true).length,
         root_folder_id: Number((await homeFolder(workspace, op)).id),

@@ -1,0 +1,41 @@
+// Workspaces made on one emulator over the emulator API, each environment a tenant with its own
+// credentials: what the tenancy suites drive in parallel.
+import { expect } from 'vitest';
+import type { MockServer } from '../../src/index.js';
+import { control } from './control/emulator-api.js';
+import { type CallOptions, call, type OperationId, token } from './helpers.js';
+
+/** One environment of a workspace made at run time: its query for the emulator API, a token, and `run`. */
+export interface TenantHandle {
+  workspaceId: number;
+  environment: 'dev' | 'test' | 'prod';
+  clientId: string;
+  /** `?workspace=&environment=` of the emulator API's tenant-scoped calls. */
+  query: { workspace: number; environment: string };
+  accessToken: string;
+  run<Id extends OperationId>(operationId: Id, options?: CallOptions): ReturnType<typeof call<Id>>;
+}
+
+/** Makes a workspace with `environments` and a token for each of them. */
+export async function makeWorkspace(
+  server: MockServer,
+  name: string,
+  environments: ('test' | 'prod')[] = [],
+): Promise<TenantHandle[]> {
+  const made = await control(server, 'create_workspace', { body: { name, environments: ['dev', ...environments] } });
+  expect(made.status).toBe(201);
+  const workspace = made.body as NonNullable<typeof made.body>;
+  return Promise.all(
+    workspace.environments.map(async ({ name: environment, client_id, client_secret }) => {
+      const accessToken = await token(server, client_id, client_secret);
+      return {
+        workspaceId: workspace.id,
+        environment,
+        clientId: client_id,
+        query: { workspace: workspace.id, environment },
+        accessToken,
+        run: (operationId, options = {}) => call(server, operationId, { token: accessToken, ...options }),
+      } satisfies TenantHandle;
+    }),
+  );
+}
