@@ -91,6 +91,8 @@ export async function startDevLoop({ specDir = join(repoDir, 'spec'), emulatorAr
   const dataDir = join(work, 'data');
 
   const regenerate = backgroundTask(regenerateCommittedFiles);
+  /** The last save handled; when the bundles last changed with no passing lint since (to regenerate then); closed. */
+  const saves = { last: 0, unregenerated: undefined, closed: false };
   const waiting = { files: new Set(), savedAt: undefined };
   let handling;
   let listener;
@@ -223,27 +225,34 @@ export async function startDevLoop({ specDir = join(repoDir, 'spec'), emulatorAr
    * A bundle that does not bundle, or an emulator that does not start on it, keeps the last good spec.
    */
   async function reload(targets, files, savedAt) {
+    const save = ++saves.last;
     const names = targets.map((api) => api.name).join(', ');
     const saved = files.map((file) => relative(specDir, file)).join(', ');
     const bundledAt = Date.now();
     const linted = timed(lintAll(targets));
     const bundled = await bundleAll(targets);
     const bundleMs = duration(Date.now() - bundledAt);
-    if (bundled.error) {
-      await linted;
-      return refuse(`bundle ${names}`, bundleMs, saved, bundled.error);
-    }
+    if (bundled.error) return refuse(`bundle ${names}`, bundleMs, saved, bundled.error);
     const changed = bundled.built.filter(({ api, json }) => documents.get(api.name)?.json !== json);
     log(
       stepLine(true, `bundle ${names}`, `${bundleMs} (${saved})${changed.length ? '' : '; the bundle is unchanged'}`),
     );
-    if (changed.length > 0 && !(await serve(changed, savedAt, saved))) return linted;
+    if (changed.length > 0 && !(await serve(changed, savedAt, saved))) return;
+    if (changed.length > 0) saves.unregenerated = savedAt;
+    // Not awaited: the next save is bundled and served while this one is still linted.
+    void reportLint(save, linted, names, saved);
+  }
+
+  /** The lint's findings for a save, unless a later save came since (its lint tells, in turn). */
+  async function reportLint(save, linted, names, saved) {
     const lint = await linted;
+    if (save !== saves.last || saves.closed) return;
     const lintError = lint.error ? `the linter failed: ${lint.error.message}` : lint.value;
     if (lintError) return lintFindings(names, lint.took, saved, lintError);
     log(stepLine(true, `lint ${names}`, lint.took));
     status.error = null;
-    if (changed.length > 0 && regenerates) regenerate.schedule(savedAt);
+    if (saves.unregenerated !== undefined && regenerates) regenerate.schedule(saves.unregenerated);
+    saves.unregenerated = undefined;
   }
 
   /** Restarts the emulator on the changed bundles and writes their pages; false when it would not start on them. */
@@ -324,6 +333,7 @@ export async function startDevLoop({ specDir = join(repoDir, 'spec'), emulatorAr
     url,
     status,
     async close() {
+      saves.closed = true;
       await watcher.close();
       await handling;
       await Promise.all([regenerate.stop(), linter.close()]);
