@@ -16,6 +16,9 @@ export default defineConfig({
         test: {
           name: 'emulator',
           include: ['test/**/*.test.ts'],
+          // The clean-up after each test and each file (started emulators, spawned ones, data dirs,
+          // Redis servers, temporary directories): see the file.
+          setupFiles: ['test/support/setup.ts'],
           // A worker runs its files in one module graph instead of importing the emulator again for each:
           // no test mocks a module or stubs a global, each starts and closes its own emulators, and what
           // the modules keep between them (the parsed specs, src/spec/shared.ts) is frozen once shared.

@@ -2,7 +2,7 @@
 // after its test is killed.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterEach, expect } from 'vitest';
+import { expect } from 'vitest';
 import { defined } from './defined.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
@@ -17,10 +17,12 @@ export interface CliProcess {
 }
 
 const running = new Set<ChildProcess>();
-afterEach(() => {
+
+/** Kills the emulators a test spawned and left running (test/support/setup.ts, after each test). */
+export function killSpawned(): void {
   for (const child of running) child.kill('SIGKILL');
   running.clear();
-});
+}
 
 /**
  * `ownedByCaller`: the child outlives each test (for a suite sharing one emulator, started in

@@ -11,7 +11,7 @@ import type {
   operations as ManagementOperations,
 } from '@platform-api/spec/types/management';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
-import { afterEach, expect } from 'vitest';
+import { expect } from 'vitest';
 import { type MockServer, type MockServerOptions, startMockServer } from '../../src/index.js';
 import {
   deref,
@@ -30,11 +30,13 @@ const operations = new Map(specs.operations.map((op) => [op.operationId, op]));
 const validators = new Map<string, ValidateFunction>();
 
 const running = new Set<MockServer>();
-afterEach(async () => {
+
+/** Closes the emulators a test started and left open (test/support/setup.ts, after each test). */
+export async function closeStarted(): Promise<void> {
   const open = [...running];
   running.clear();
   await Promise.all(open.map((server) => server.close()));
-});
+}
 
 /**
  * Starts an emulator that is closed after the current test. One the test closes itself is forgotten

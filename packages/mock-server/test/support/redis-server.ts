@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { afterAll } from 'vitest';
 import { defined } from './defined.js';
 
 const which = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).stdout.trim();
@@ -48,11 +47,16 @@ export interface RedisServer {
 
 const running = new Set<ChildProcess>();
 const dirs: string[] = [];
-afterAll(() => {
+
+/** Stops the test file's shared servers, then kills any other it left, and removes their files (test/support/setup.ts, after each file). */
+export async function stopRedisServers(): Promise<void> {
+  const servers = [...shared.values()];
+  shared.clear();
+  for (const server of servers) await (await server).stop();
   for (const child of running) child.kill('SIGKILL');
   running.clear();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}
 
 /** A new redis-server, stopped after the test file (or before, by the test). */
 export async function startRedis(): Promise<RedisServer> {
@@ -155,11 +159,6 @@ async function startNode(port: number, extraArgs: string[]): Promise<RedisServer
 }
 
 const shared = new Map<() => Promise<RedisServer>, Promise<RedisServer>>();
-afterAll(async () => {
-  const servers = [...shared.values()];
-  shared.clear();
-  for (const server of servers) await (await server).stop();
-});
 
 /** One redis-server for the test file, started at the first call; tests keep apart by prefix. */
 export const sharedRedis = () => once(startRedis);

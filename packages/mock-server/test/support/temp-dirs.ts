@@ -2,12 +2,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
 
 const made: string[] = [];
-afterEach(() => {
+
+/** Removes the directories a test made (test/support/setup.ts, after each test). */
+export function removeTempDirs(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}
 
 /** A new empty directory, removed after the current test. */
 export function tempDir(): string {

@@ -1,7 +1,7 @@
 // The store engines the conformance suites run against: each opens a fresh store, closed after the test.
 // The Redis engines share one redis-server per test file, each store under a prefix of its own.
 import { pino } from 'pino';
-import { afterEach, beforeAll, describe } from 'vitest';
+import { beforeAll, describe } from 'vitest';
 import { MemoryStore } from '../../../src/store/memory/messages.js';
 import { MemoryResourceStore } from '../../../src/store/memory/resources.js';
 import type { MessageStore } from '../../../src/store/message-store.js';
@@ -24,10 +24,11 @@ import { tempDir } from '../temp-dirs.js';
 
 const open: DataDir[] = [];
 const connections: RedisConnection[] = [];
-afterEach(async () => {
+/** Closes the data dirs and Redis connections a test opened (test/support/setup.ts, after each test). */
+export async function closeOpened(): Promise<void> {
   for (const dataDir of open.splice(0)) await dataDir.close();
   for (const redis of connections.splice(0)) await redis.close();
-});
+}
 
 /** A data dir closed after the current test; `dir` reopens one (after closing the last). */
 export async function openDataDir(dir = tempDir()): Promise<DataDir> {
