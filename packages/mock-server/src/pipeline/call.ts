@@ -211,7 +211,7 @@ function bodyRead(call: Call): Outcome {
   }
   const text = jsonText(bytes);
   const value = parseJson(text);
-  rule.beforeSchema?.(value, call.tenant);
+  rule.beforeSchema?.(value, call.tenant, text);
   call.served.validators.checkBody(call.operation, value);
   call.bodyText = text;
   call.body = value;

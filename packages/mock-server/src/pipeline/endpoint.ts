@@ -40,8 +40,8 @@ export interface JsonBody extends BodySize {
   readonly kind: 'json';
   /** The spec's `required: false`: an empty or blank body is none, whatever the headers say. */
   readonly optional?: boolean;
-  /** A rule with an error of its own, checked on the parsed value before the schema is. */
-  beforeSchema?(value: unknown, tenant: Tenant): void;
+  /** A rule with an error of its own, checked on the parsed value (and the text it was parsed from) before the schema is. */
+  beforeSchema?(value: unknown, tenant: Tenant, text: string): void;
 }
 
 /** The body as sent, whatever its Content-Type; refused with a Content-Encoding (none is decoded). */
