@@ -3,8 +3,8 @@
 // in web/, else from their packages' dist folders.
 import { existsSync, promises } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
 import { dirname, extname, join, resolve, sep } from 'node:path';
+import { packageRoot } from '../package-root.js';
 
 const MEDIA_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -35,14 +35,6 @@ interface FrontEnd {
   /** The flag and the startMockServer option that name another folder. */
   flag: string;
   option: string;
-}
-
-/**
- * This package's folder, found by its own name: the same from its modules (dist/http/) and from the
- * bundled command line (dist/cli.js), where a path relative to the module would name another folder.
- */
-function packageRoot(): string {
-  return dirname(createRequire(import.meta.url).resolve('@platform-api/mock-server/package.json'));
 }
 
 /** Where the front end's build is, and, when it is nowhere, why. */

@@ -5,9 +5,10 @@
 // its compiler being a sizeable share of a start (BENCHMARKS.md, start-up).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { isDateTime, isEmail } from '@platform-api/spec/conventions';
 import type { Ajv2020, CodeOptions, Format, Options, ValidateFunction } from 'ajv/dist/2020.js';
+import { packageRoot } from '../package-root.js';
 import { bundleDigest, digestOf, type OpenApiDocument, type SpecName } from './bundles.js';
 
 const require = createRequire(import.meta.url);
@@ -87,11 +88,8 @@ export type CheckKind = 'params' | 'values';
 /** The build's check of a key (SchemaChecks.key), if it compiled one. */
 type BuiltLookup = (key: string) => ValidateFunction | undefined;
 
-/**
- * The package's dist/checks/, found by the package's own name: from src/ (the tests), from dist/ and
- * from the bundled command line alike.
- */
-const builtDir = () => join(dirname(require.resolve('@platform-api/mock-server/package.json')), 'dist', 'checks');
+/** The package's dist/checks/. */
+const builtDir = () => join(packageRoot(), 'dist', 'checks');
 
 /** Compiles the schemas of some specs' documents with one set of ajv options, or takes the build's code. */
 export class SchemaChecks {
