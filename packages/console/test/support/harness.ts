@@ -76,6 +76,9 @@ export interface Browser {
   close(): Promise<void>;
 }
 
+/** How long any page action or wait may take before the test fails: a guard against a hang, not a speed goal. */
+export const ACTION_TIMEOUT_MS = 60_000;
+
 export async function launchBrowser(): Promise<Browser> {
   const userDataDir = await mkdtemp(join(tmpdir(), 'console-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -84,6 +87,8 @@ export async function launchBrowser(): Promise<Browser> {
     acceptDownloads: true,
     viewport: { width: 1280, height: 860 },
   });
+  // Playwright's own 30 s default would fail a click on a machine busy with every other suite.
+  context.setDefaultTimeout(ACTION_TIMEOUT_MS);
   return {
     context,
     async close() {
