@@ -7,7 +7,7 @@ export default defineConfig({
     // builds the image when it is missing; tests are skipped, saying why, where there is no engine.
     globalSetup: ['test/support/engine.ts'],
     // Containers start in about a second; a loaded machine (or the first image build) takes longer.
-    testTimeout: 120_000,
-    hookTimeout: 300_000,
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
   },
 });

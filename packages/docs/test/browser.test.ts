@@ -27,7 +27,7 @@ const chromiumArgs = [
 ];
 
 /** Redoc renders after a click; on a busy machine that takes longer than expect.poll's default second. */
-const RENDER_TIMEOUT = { timeout: 15_000 };
+const RENDER_TIMEOUT = { timeout: 60_000 };
 
 let server: Server;
 let baseUrl: string;
@@ -47,6 +47,8 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   userDataDir = await mkdtemp(join(tmpdir(), 'docs-chromium-'));
   context = await chromium.launchPersistentContext(userDataDir, { executablePath: chromiumPath, args: chromiumArgs });
+  // Playwright's own 30 s default for each action would fail on a machine busy with every other suite.
+  context.setDefaultTimeout(RENDER_TIMEOUT.timeout);
 });
 
 afterAll(async () => {

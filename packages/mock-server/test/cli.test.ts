@@ -156,7 +156,7 @@ describe('platform-api-mock CLI', () => {
           .split('\n')
           .filter((line) => line.includes('"msg":"request"'))
           .map((line) => JSON.parse(line) as { method: string; url: string; status: number });
-      await expect.poll(() => requestLines().length, { timeout: 20_000 }).toBe(2);
+      await expect.poll(() => requestLines().length, { timeout: 60_000 }).toBe(2);
       expect(requestLines()).toMatchObject([
         { method: 'POST', url: '/oauth2/token', status: 400 },
         { method: 'GET', url: '/nowhere', status: 404 },

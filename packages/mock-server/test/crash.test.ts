@@ -245,7 +245,7 @@ for (const { name, skipped, start: startRedis } of REDIS_KINDS) {
         const stored = [];
         for (const emulator of emulators) {
           const all = () => readAll(emulator.url, admin, topicId).catch(() => []);
-          await expect.poll(async () => (await all()).length, { timeout: 15_000 }).toBeGreaterThan(0);
+          await expect.poll(async () => (await all()).length, { timeout: 60_000 }).toBeGreaterThan(0);
           stored.push(await readAll(emulator.url, admin, topicId));
         }
         expect(stored[1]).toEqual(stored[0]);

@@ -97,8 +97,8 @@ for (const { name, skipped, start: startRedis, shared: sharedRedis } of REDIS_KI
         const answer = await consume(a, bearer, topicId);
         return answer.status === 200 ? 'accepted' : errorOf(answer).details.code;
       };
-      await expect.poll(() => refusal(keyToken), { timeout: 30_000 }).toBe('INVALID_TOKEN');
-      await expect.poll(() => refusal(defined(key.auth_token)), { timeout: 30_000 }).toBe('INVALID_TOKEN');
+      await expect.poll(() => refusal(keyToken), { timeout: 60_000 }).toBe('INVALID_TOKEN');
+      await expect.poll(() => refusal(defined(key.auth_token)), { timeout: 60_000 }).toBe('INVALID_TOKEN');
 
       // A management resource of the engine, made on A, is B's too.
       const folder = await fetch(`${a.url}/api/folders`, {
@@ -195,7 +195,7 @@ for (const { name, skipped, start: startRedis, shared: sharedRedis } of REDIS_KI
         expect(await listeners()).toBe(0);
 
         const waiting = consume(b, accessToken, topicId, { after_message_id: first, timeout_secs: 30 });
-        await expect.poll(listeners, { timeout: 10_000 }).toBe(1);
+        await expect.poll(listeners, { timeout: 60_000 }).toBe(1);
         const next = (await publish(a, accessToken, topicId, { order_id: 'heard' })).body.message_id;
         expect((await waiting).body.messages.map((m) => m.message_id)).toEqual([next]);
       } finally {
@@ -258,7 +258,7 @@ for (const { name, skipped, start: startRedis, shared: sharedRedis } of REDIS_KI
         // on a loaded machine): the emulator serves again once Redis does, with no restart.
         await expect
           .poll(async () => (await publish(server, accessToken, topicId, { order_id: 'resumed' })).status, {
-            timeout: 30_000,
+            timeout: 60_000,
             interval: 200,
           })
           .toBe(201);
@@ -290,7 +290,7 @@ for (const { name, skipped, start: startRedis, shared: sharedRedis } of REDIS_KI
         await redis.start();
         for (const server of [a, b]) {
           await expect
-            .poll(async () => (await call(server, 'list_topics', { token: accessToken })).status, { timeout: 15_000 })
+            .poll(async () => (await call(server, 'list_topics', { token: accessToken })).status, { timeout: 60_000 })
             .toBe(200);
         }
         // What was acknowledged is there, what was refused is not, and both serve one state again.

@@ -90,7 +90,7 @@ describe('the test kit', () => {
     const platform = new Emulator(server);
     expect(await platform.waitingConsumers(topicId)).toBe(0);
     const waiting = consume({ timeout_secs: 30 });
-    await expect.poll(() => platform.waitingConsumers(topicId), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => platform.waitingConsumers(topicId), { timeout: 60_000 }).toBe(1);
     expect(await platform.waitingConsumers(topicId + 1)).toBe(0);
     await publish({ order_id: 'A' });
     expect((await waiting).body.messages.map((m) => m.payload.order_id)).toEqual(['A']);

@@ -224,7 +224,7 @@ describe('the state document', () => {
     expect(refused.output()).toContain('resources.recipe[0]: /name must be string');
     const running = cli(['--port', '0', '--seed', good]);
     try {
-      await expect.poll(() => running.output(), { timeout: 15_000 }).toContain('Try it:');
+      await expect.poll(() => running.output(), { timeout: 60_000 }).toContain('Try it:');
       const url = /listening on (http:\/\/\S+)/.exec(running.output())?.[1];
       const state = await (await fetch(`${url}/_emulator/state`)).json();
       expect(state.resources.folder[0]).toMatchObject({ id: 10, name: 'Sales' });
