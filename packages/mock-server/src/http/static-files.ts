@@ -38,7 +38,7 @@ interface FrontEnd {
 }
 
 /** Where the front end's build is, and, when it is nowhere, why. */
-function frontEndSite(frontEnd: FrontEnd, preferred: string | undefined): StaticSite {
+function frontEndSite(frontEnd: FrontEnd, preferred: string | undefined, root: string): StaticSite {
   const { prefix } = frontEnd;
   if (preferred !== undefined) {
     const dir = existsSync(join(preferred, 'index.html')) ? preferred : undefined;
@@ -47,11 +47,12 @@ function frontEndSite(frontEnd: FrontEnd, preferred: string | undefined): Static
   }
   // The published package ships the build in web/ (scripts/bundle-web.mjs, at pack time); in the
   // repository it is the workspace package's dist/, and in the container image the package beside
-  // this one (node_modules/@platform-api/console/dist), at the same relative path.
-  const root = packageRoot();
+  // this one (node_modules/@platform-api/console/dist), at the same relative path. The workspace's
+  // build comes first: in the repository web/ exists while npm packs, half copied and then removed
+  // (CI at 5eb5a02 served a docs page 404 from it while the registry suite packed).
   const shipped = join(root, 'web', frontEnd.workspace);
   const workspace = join(dirname(root), frontEnd.workspace);
-  const dir = [shipped, join(workspace, 'dist')].find((candidate) => existsSync(join(candidate, 'index.html')));
+  const dir = [join(workspace, 'dist'), shipped].find((candidate) => existsSync(join(candidate, 'index.html')));
   const inRepository = existsSync(join(workspace, 'package.json'));
   const notBuilt = inRepository
     ? `${frontEnd.what} is not built: run \`npm run build\` at the repository root and restart.`
@@ -59,14 +60,15 @@ function frontEndSite(frontEnd: FrontEnd, preferred: string | undefined): Static
   return { dir, prefix, notBuilt };
 }
 
-export function docsSite(preferred?: string): StaticSite {
+/** The docs' site: `preferred` when given, else found from the folder of this package (`root`). */
+export function docsSite(preferred?: string, root = packageRoot()): StaticSite {
   const docs = { what: 'The API documentation', workspace: 'docs', prefix: '/docs' };
-  return frontEndSite({ ...docs, flag: '--docs-dir', option: 'docsDir' }, preferred);
+  return frontEndSite({ ...docs, flag: '--docs-dir', option: 'docsDir' }, preferred, root);
 }
 
-export function consoleSite(preferred?: string): StaticSite {
+export function consoleSite(preferred?: string, root = packageRoot()): StaticSite {
   const console = { what: 'The web console', workspace: 'console', prefix: '/_emulator/console' };
-  return frontEndSite({ ...console, flag: '--console-dir', option: 'consoleDir' }, preferred);
+  return frontEndSite({ ...console, flag: '--console-dir', option: 'consoleDir' }, preferred, root);
 }
 
 /** Whether the site answers this path: its prefix, or a path under it. */
