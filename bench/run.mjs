@@ -3,7 +3,8 @@
 // `node bench/run.mjs redis` (after a build): the Redis rows alone, beside one in-memory publish run,
 // with their targets; `node bench/run.mjs publish`: the publish rounds and the consume drain alone
 // (what a change to the request path moves); `node bench/run.mjs startup`: the start-up rows;
-// `node bench/run.mjs dev-loop` (after a build): the live loop's rows. Printed, nothing written.
+// `node bench/run.mjs dev-loop` (after a build): the live loop's rows; `node bench/run.mjs workspaces`:
+// the rows of many workspaces on one emulator. Printed, nothing written.
 // Loopback only; every load is bounded (wrk durations, fixed message counts); every server it starts
 // is stopped, also on failure.
 
@@ -30,10 +31,12 @@ import {
   renderMarkdown,
   replaceGenerated,
   startupTargets,
+  workspacesTargets,
 } from './lib/report.mjs';
 import { resetTimes } from './lib/reset.mjs';
 import { startupComparison, startupTimes } from './lib/startup.mjs';
 import { clientSize, codegenTimes } from './lib/tooling.mjs';
+import { workspacesMeasures } from './lib/workspaces.mjs';
 import { wrkPost } from './lib/wrk.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -548,6 +551,8 @@ async function main() {
     const startup = await startupMeasures();
     log('reset with 1,000 resources and 10,000 messages');
     const reset = await resetTimes();
+    log('workspaces: 1,000 on one emulator, memory, publish beside them, a reset among them');
+    const workspaces = await workspacesMeasures(files);
     log('emulators in one process: start, five requests, close');
     const inProcess = await inProcessStarts();
     log('container image: build (cached layers), size, podman run to first answer, podman stop');
@@ -597,6 +602,7 @@ async function main() {
       inProcess,
       container,
       reset,
+      workspaces,
       codegen,
       devLoop,
       clientSize: size,
@@ -676,6 +682,14 @@ const publishOnly = () =>
     console.log(JSON.stringify({ machine: describeMachine(), servers: perServer, consume, ratios }, null, 2));
   });
 
+/** The workspaces rows and their targets; printed only. */
+const workspacesOnly = () =>
+  inBenchDir(async (files) => {
+    const workspaces = await workspacesMeasures(files);
+    console.log(JSON.stringify({ machine: describeMachine(), workspaces }, null, 2));
+    printTargets(workspacesTargets(workspaces));
+  });
+
 /** The live loop's rows and their targets; printed only. */
 async function devLoopOnly() {
   const devLoop = await devLoopTimes({ root: ROOT });
@@ -689,7 +703,13 @@ function printTargets(targets) {
   }
 }
 
-const modes = { redis: redisOnly, startup: startupOnly, publish: publishOnly, 'dev-loop': devLoopOnly };
+const modes = {
+  redis: redisOnly,
+  startup: startupOnly,
+  publish: publishOnly,
+  'dev-loop': devLoopOnly,
+  workspaces: workspacesOnly,
+};
 (modes[process.argv[2]] ?? main)().catch((error) => {
   console.error(`bench failed: ${error.stack ?? error}`);
   process.exitCode = 1;

@@ -32,6 +32,36 @@ export function devLoopTargets(devLoop) {
   ];
 }
 
+/** One emulator shared by many workspaces (issue 42): nobody pays much for the others. */
+export function workspacesTargets({ fleet, memory, publish, reset }) {
+  return [
+    {
+      measure: `${thousands(fleet.workspaces)} workspaces made, each answering a token, a topic, a publish and a consume (${fleet.inFlight} at a time)`,
+      figure: `${round(fleet.seconds, 2)} s`,
+      target: '<= 5 s',
+      met: fleet.seconds <= 5,
+    },
+    {
+      measure: `memory per empty workspace (heap and external memory kept after a full collection, over ${thousands(memory.workspaces)} made)`,
+      figure: `${round(memory.bytesPerWorkspace / 1024, 1)} KB (resident set ${round(memory.rssBytesPerWorkspace / 1024, 1)} KB more per workspace)`,
+      target: '<= 100 KB',
+      met: memory.bytesPerWorkspace <= 100 * 1024,
+    },
+    {
+      measure: `publish into a workspace beside ${thousands(publish.live)} live ones / the workspace alone (requests/s; median of ${publish.rounds.length} rounds' ratios)`,
+      figure: `${round(publish.ratio * 100)}% (${thousands(publish.many)} / ${thousands(publish.one)})`,
+      target: '>= 95%',
+      met: publish.ratio >= 0.95,
+    },
+    {
+      measure: `reset of one workspace with ${thousands(reset.resources)} resources beside ${thousands(reset.live)} live ones, another published to meanwhile (median)`,
+      figure: `${round(reset.medianMs, 2)} ms (max ${round(reset.maxMs, 2)} ms)`,
+      target: '< 5 ms',
+      met: reset.medianMs < 5,
+    },
+  ];
+}
+
 /** The scale-out targets (issue 31): instances that do not pay for each other, and a Redis that does less. */
 export function redisTargets(redis, inMemory) {
   const alone = redis.one.serverCpuMicrosPerRequest;
@@ -128,6 +158,7 @@ export function evaluateTargets(r) {
     ...startupTargets(r.startup),
     ...containerTargets(r.container),
     ...devLoopTargets(r.devLoop),
+    ...workspacesTargets(r.workspaces),
     {
       measure: `POST /_emulator/reset with ${thousands(r.reset.resources)} resources and ${thousands(r.reset.messages)} messages (median)`,
       figure: `${round(r.reset.medianMs, 2)} ms`,
