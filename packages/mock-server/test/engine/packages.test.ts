@@ -126,6 +126,60 @@ describe('import rules', () => {
     expect([again.status, ((again.body as JsonObject).assets as JsonObject[])[0]?.result]).toEqual([200, 'unchanged']);
   });
 
+  it("the folder's connection of the file's name is used as it is; a new one is made disconnected", async () => {
+    const { run, folder } = await withProject();
+    const held = await run('create_connection', {
+      body: { name: 'Salesforce', provider: 'salesforce', folder_id: folder, external_id: 'prod-org' },
+    });
+    const connection = { name: 'Salesforce', provider: 'salesforce', description: 'from dev', external_id: 'dev-org' };
+    const zip = zipSync({
+      ...MANIFEST,
+      'salesforce.connection.json': json(connection),
+      'Sub/salesforce.connection.json': json(connection),
+    });
+    const answer = await importZip(server as MockServer, folder, zip);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const assets = (answer.body as JsonObject).assets as JsonObject[];
+    expect(assets.map((a) => [a.zip_name, a.result])).toEqual([
+      ['salesforce.connection.json', 'unchanged'],
+      ['Sub/salesforce.connection.json', 'created'],
+    ]);
+    const [kept, made, ...more] = (await run('list_connections')).body;
+    expect(more).toEqual([]);
+    expect(kept).toMatchObject({
+      id: held.body.id,
+      description: null,
+      external_id: 'prod-org',
+      updated_at: held.body.updated_at,
+    });
+    expect(made).toMatchObject({
+      id: assets[1]?.id,
+      application: 'salesforce',
+      authorization_status: null,
+      authorized_at: null,
+    });
+  });
+
+  it("refuses a connection file whose name the folder's connection of another connector has, or with no connector", async () => {
+    const { run, folder } = await withProject();
+    await run('create_connection', { body: { name: 'CRM', provider: 'hubspot', folder_id: folder } });
+    for (const [content, why] of [
+      [{ name: 'CRM', provider: 'salesforce' }, 'is a "hubspot" connection'],
+      [{ name: 'Mail' }, 'names its connector in `provider`'],
+    ] as const) {
+      const answer = await importZip(
+        server as MockServer,
+        folder,
+        zipSync({ ...MANIFEST, ...RECIPE, 'c.connection.json': json(content) }),
+      );
+      expect(answer.status).toBe(400);
+      expect(managementErrorOf(answer).message).toContain('c.connection.json: ');
+      expect(managementErrorOf(answer).message).toContain(why);
+    }
+    expect(await recipeNames(run)).toEqual([]);
+    expect((await run('list_connections')).body.map((c) => c.name)).toEqual(['CRM']);
+  });
+
   it('a project asset needs a project: importing a lookup table into the home folder is refused', async () => {
     const { run } = await withProject();
     const home = (await run('get_workspace_details')).body.root_folder_id;

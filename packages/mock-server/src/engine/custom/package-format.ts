@@ -237,6 +237,7 @@ export async function storedFields(context: ImportContext, kind: AssetKind, cont
   if (kind.type === 'agentic_skill') fields.provider_id = await context.recipe(content.recipe_name, 'recipe_name');
   if (kind.type === 'agentic_genie' && 'shared_account_id' in content)
     fields.shared_account_id = await context.connection(content.shared_account_id, 'shared_account_id');
+  if (kind.type === 'connection' && !match) fields.application = connectorOf(context.path, content);
   // A new MCP server gets its token as mcp_create_server gives one: its mcp_url must answer.
   if (kind.type === 'mcp_server' && !match) fields.$token = randomSecret(workspace);
   if (!match) return fields;
@@ -246,6 +247,15 @@ export async function storedFields(context: ImportContext, kind: AssetKind, cont
       ([name, value]) => !sameContent(match.value[name] === undefined ? defaults[name] : match.value[name], value),
     ),
   );
+}
+
+/**
+ * A new connection's connector: the file's `provider` (its `application` is read-only, so portable()
+ * leaves it out, and create_connection mirrors it from `provider` likewise). None is a 400.
+ */
+function connectorOf(path: string, content: JsonObject): string {
+  if (typeof content.provider === 'string' && content.provider !== '') return content.provider;
+  throw badEntry(path, 'a connection names its connector in `provider`');
 }
 
 async function recipeFields(context: ImportContext, sent: JsonObject): Promise<JsonObject> {

@@ -127,8 +127,31 @@ function whyNotAsset(path: string, assetTypes: readonly string[]): string | unde
   return undefined;
 }
 
+/**
+ * Refuses a file whose connection the target has under that name for another connector: the
+ * recipes the package brings would run against the wrong application.
+ */
+function checkConnector(entry: Entry, match: StoredItem): void {
+  // A seeded connection may give only one of the two.
+  const held = [match.value.application, match.value.provider].find((name) => typeof name === 'string' && name !== '');
+  if (held !== undefined && entry.content.provider !== held)
+    throw badEntry(
+      entry.path,
+      `the connection ${JSON.stringify(match.value.name)} here (${match.id}) is a ${JSON.stringify(held)} connection, the package's a ${JSON.stringify(entry.content.provider)} one`,
+    );
+}
+
 /** What the import did to one asset. */
 type ImportResult = 'created' | 'updated' | 'unchanged';
+
+/**
+ * Asset types the target keeps as they are once it has one the file matches: a connection is the
+ * target's own (its connector's settings, its authorization, which no package carries), so a package
+ * promoted from dev to prod uses prod's connection of that name and never changes it. Chosen: the
+ * platform's record does not say what an import does to an existing connection; a new one is made
+ * disconnected, as the platform's are (a file holds no credentials).
+ */
+const KEPT_BY_TARGET = new Set(['connection']);
 
 /** A placeholder id for a reference to an asset the package will create, while the package is checked. */
 const PLANNED_ID = 1;
@@ -179,8 +202,9 @@ export class Importer {
       await this.childFields(entry, children.field, undefined);
     const problems = this.workspace.itemProblems(type.name, complete(this.workspace.values, type.schema, fields));
     if (problems) throw badEntry(entry.path, `not a valid ${entry.type}: ${problems}`);
-    if (entry.type !== 'recipe' || this.restart) return;
     const match = holder === undefined ? undefined : await this.match(kind, entry, holder);
+    if (entry.type === 'connection' && match) checkConnector(entry, match);
+    if (entry.type !== 'recipe' || this.restart) return;
     if (match?.value.running !== true) return;
     // A running recipe the file leaves as it is is not touched, so it needs no restart.
     const changes = await storedFields(this.context(entry, match), kind, entry.content);
@@ -193,7 +217,8 @@ export class Importer {
       const kind = kindOf(entry.type) as AssetKind;
       const holder = await this.holderOf(kind, entry);
       const match = await this.match(kind, entry, holder);
-      const fields = await storedFields(this.context(entry, match), kind, entry.content);
+      const kept = match !== undefined && KEPT_BY_TARGET.has(kind.type);
+      const fields = kept ? {} : await storedFields(this.context(entry, match), kind, entry.content);
       const op = actingOn(this.workspace, this.op, kind.resource);
       let item: JsonObject;
       let result: ImportResult = 'unchanged';
