@@ -67,6 +67,21 @@ const CODE = (step: string) =>
   JSON.stringify({ number: 0, provider: 'salesforce', name: 'new_object', keyword: 'trigger', as: step, block: [] });
 
 /** The folder's package: an export manifest generated from it, exported, downloaded. */
+/** The recipe a release carries: in the folder, using the connection. */
+async function createRecipe(env: Env, folderId: number, connectionId: number) {
+  const { data } = await env.management.POST('/api/recipes', {
+    body: {
+      recipe: {
+        name: 'Sync orders',
+        code: CODE('v1'),
+        folder_id: folderId,
+        config: JSON.stringify([{ keyword: 'application', provider: 'salesforce', account_id: connectionId }]),
+      },
+    },
+  });
+  return data;
+}
+
 async function exportFolder(env: Env, folderId: number): Promise<Uint8Array> {
   const { data: manifest } = await env.management.POST('/api/export_manifests', {
     body: { export_manifest: { name: 'Orders release', folder_id: folderId, auto_generate_assets: true } },
@@ -127,16 +142,7 @@ describe('promoting a package from dev to test to prod', () => {
     const inTest = await prepare(test, 'https://test.example.com', 'test sandbox');
     const inProd = await prepare(prod, 'https://example.com', 'production org');
     await authorize(emulator, prod, inProd.connection.id);
-    const { data: created } = await dev.management.POST('/api/recipes', {
-      body: {
-        recipe: {
-          name: 'Sync orders',
-          code: CODE('v1'),
-          folder_id: inDev.folderId,
-          config: JSON.stringify([{ keyword: 'application', provider: 'salesforce', account_id: inDev.connection.id }]),
-        },
-      },
-    });
+    const created = await createRecipe(dev, inDev.folderId, inDev.connection.id);
     const devBefore = { recipes: await recipes(dev), connections: await connections(dev) };
 
     const release = await exportFolder(dev, inDev.folderId);
@@ -199,16 +205,7 @@ describe('promoting a package from dev to test to prod', () => {
     const { dev: other } = await makeWorkspace(emulator, 'Customer', ['dev']);
     const inDev = await prepare(dev, 'https://dev.example.com', 'dev sandbox');
     await authorize(emulator, dev, inDev.connection.id);
-    await dev.management.POST('/api/recipes', {
-      body: {
-        recipe: {
-          name: 'Sync orders',
-          code: CODE('v1'),
-          folder_id: inDev.folderId,
-          config: JSON.stringify([{ keyword: 'application', provider: 'salesforce', account_id: inDev.connection.id }]),
-        },
-      },
-    });
+    await createRecipe(dev, inDev.folderId, inDev.connection.id);
     const { data: target } = await other.management.POST('/api/folders', { body: { name: 'Imported' } });
     await importInto(other, target.id, await exportFolder(dev, inDev.folderId));
     const [connection, ...more] = await connections(other);
