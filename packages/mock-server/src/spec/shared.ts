@@ -20,6 +20,8 @@ import { RequestValidators } from './validators.js';
 
 export interface SharedSpecs {
   specs: Specs;
+  /** The platform's operations by id: every tenant's faults name theirs so. */
+  operationsById: ReadonlyMap<string, Operation>;
   /** Not coercing: request bodies and stored items. */
   valueChecks: SchemaChecks;
   /** The platform's request checks, with the batch publish body's `maxItems` set to the configured limit. */
@@ -60,6 +62,7 @@ function load(specDir: string | undefined): SharedSpecs {
   const emulatorDocuments = { emulator: emulatorSpec.document };
   return {
     specs,
+    operationsById: new Map(specs.operations.map((op) => [op.operationId, op])),
     valueChecks,
     requestValidators(maxBatchMessages) {
       let validators = byBatchLimit.get(maxBatchMessages);

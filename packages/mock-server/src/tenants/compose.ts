@@ -16,7 +16,6 @@ import { Topics } from '../domain/topics.js';
 import { createResourceEngine, lazyResourceEngine, type ResourceEngine } from '../engine/engine.js';
 import { StateAsDocument, stateSections } from '../engine/state-document.js';
 import { DEFAULT_JOURNAL_SIZE, type MockServerOptions, resolveLimits } from '../options.js';
-import type { Specs } from '../spec/bundles.js';
 import { builtFrom } from '../spec/checks.js';
 import type { SharedSpecs } from '../spec/shared.js';
 import { MemoryStore } from '../store/memory/messages.js';
@@ -47,7 +46,7 @@ export interface TenantParts {
 /** A tenant's domain state, resource engine, journal, clock and state document. */
 export function composeTenant({ bundles, storage, clock, options, identity, listener }: TenantParts): ComposedTenant {
   const { specs, valueChecks } = bundles;
-  const domain = composeDomain(specs, storage, clock.now, options, listener);
+  const domain = composeDomain(bundles, storage, clock.now, options, listener);
   const createEngine = (): ResourceEngine =>
     createResourceEngine(specs, {
       clock: clock.now,
@@ -83,7 +82,7 @@ export function composeTenant({ bundles, storage, clock, options, identity, list
 }
 
 function composeDomain(
-  specs: Specs,
+  { specs, operationsById: operations }: SharedSpecs,
   storage: Storage,
   clock: () => number,
   options: MockServerOptions,
@@ -93,7 +92,6 @@ function composeDomain(
   const limits = resolveLimits(specs, options.limits ?? {});
   const tokenTtlSeconds = positiveInteger('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600);
   const catchUp = shared && (() => shared.catchUp());
-  const operations = operationsById(specs);
   return {
     clock,
     limits,
@@ -104,18 +102,6 @@ function composeDomain(
     rateLimiter: new RateLimiter(limits.rateLimitPerMinute, clock),
     catchUp,
   };
-}
-
-const operationMaps = new WeakMap<Specs, Map<string, Specs['operations'][number]>>();
-
-/** The bundle's operations by id, made once for every tenant: 270 entries each made 1,000 workspaces hold 7 MB. */
-function operationsById(specs: Specs): Map<string, Specs['operations'][number]> {
-  let operations = operationMaps.get(specs);
-  if (!operations) {
-    operations = new Map(specs.operations.map((op) => [op.operationId, op]));
-    operationMaps.set(specs, operations);
-  }
-  return operations;
 }
 
 /**
