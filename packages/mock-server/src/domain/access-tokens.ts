@@ -7,6 +7,7 @@ import type { Awaitable } from '../awaitable.js';
 import { Unauthorized } from '../errors.js';
 import type { ResourceStore, StoredItem } from '../store/resource-store.js';
 import type { ApiKey, Writable } from './model.js';
+import { RecentHeader } from './recent-header.js';
 import { digest, randomToken } from './secrets.js';
 
 /** An API key as the token index knows it: the record, its secret's digest, the digests of its tokens. */
@@ -40,13 +41,8 @@ export interface CredentialListener {
 export class AccessTokens {
   /** By the digest of the token. */
   private readonly tokens = new Map<string, TokenEntry>();
-  /**
-   * The last Authorization header found in `tokens`, valid while `tokens` is unchanged: load tests
-   * send one header over and over, and comparing it costs a fraction of digesting its token for the
-   * lookup.
-   */
-  private recent: { header: string; found: TokenEntry; version: number } | undefined;
-  private version = 0;
+  /** The last Authorization header found in `tokens`, while `tokens` is unchanged. */
+  private readonly recent = new RecentHeader<TokenEntry>();
   private issued = 0;
 
   constructor(
@@ -65,7 +61,7 @@ export class AccessTokens {
   clear(): void {
     if (this.listener) for (const tokenDigest of this.tokens.keys()) this.listener.dropped('token', tokenDigest);
     this.tokens.clear();
-    this.version++;
+    this.recent.forget();
   }
 
   /** Adds the stored tokens of the keys `keyOf` knows, expired ones too (they answer TOKEN_EXPIRED). */
@@ -126,14 +122,14 @@ export class AccessTokens {
   }
 
   private find(authorization: string | undefined): TokenEntry {
-    const recent = this.recent;
-    if (recent && authorization === recent.header && recent.version === this.version) return recent.found;
+    const recent = this.recent.get(authorization);
+    if (recent) return recent;
     // "Bearer <token>" as clients send it is looked up without the regular expression: tokens hold no
     // whitespace, so a token found this way is the one the expression would have found.
     if (authorization?.startsWith('Bearer ')) {
       const found = this.tokens.get(digest(authorization.slice(7)));
       if (found) {
-        this.recent = { header: authorization, found, version: this.version };
+        this.recent.remember(authorization, found);
         return found;
       }
     }
@@ -144,12 +140,12 @@ export class AccessTokens {
     return found;
   }
 
-  /** Every change to the index goes through set and forget: the key's own list and the version move with it. */
+  /** Every change to the index goes through set and forget: the key's own list and the recent header move with it. */
   private set(tokenDigest: string, issued: TokenEntry): void {
     this.tokens.set(tokenDigest, issued);
     issued.entry.tokens.add(tokenDigest);
     this.listener?.held('token', tokenDigest);
-    this.version++;
+    this.recent.forget();
   }
 
   /** Out of the index only; returns what was there. */
@@ -159,7 +155,7 @@ export class AccessTokens {
     this.tokens.delete(tokenDigest);
     found.entry.tokens.delete(tokenDigest);
     this.listener?.dropped('token', tokenDigest);
-    this.version++;
+    this.recent.forget();
     return found;
   }
 

@@ -3,6 +3,7 @@
 // CredentialListener); the default tenant does not, so a credential the directory does not know is
 // the default tenant's, and an emulator with no other tenant never consults it.
 import type { CredentialListener } from '../domain/access-tokens.js';
+import { RecentHeader } from '../domain/recent-header.js';
 import { digest } from '../domain/secrets.js';
 
 const BEARER = /^Bearer +(\S+) *$/i;
@@ -10,14 +11,20 @@ const BEARER = /^Bearer +(\S+) *$/i;
 export class TenantDirectory {
   private readonly byToken = new Map<string, string>();
   private readonly byClientId = new Map<string, string>();
+  /** The last Authorization header found in `byToken`, while it is unchanged: the digest is skipped. */
+  private readonly recent = new RecentHeader<string>();
 
   /** What tells the directory of the credentials the tenant of `key` holds. */
   listenerFor(key: string): CredentialListener {
     return {
-      held: (kind, value) => this.index(kind).set(value, key),
+      held: (kind, value) => {
+        this.index(kind).set(value, key);
+        this.recent.forget();
+      },
       dropped: (kind, value) => {
         const index = this.index(kind);
         if (index.get(value) === key) index.delete(value);
+        this.recent.forget();
       },
     };
   }
@@ -25,8 +32,12 @@ export class TenantDirectory {
   /** The key of the tenant whose token the Authorization header carries; undefined for the default tenant's, or none. */
   tenantOfBearer(authorization: string | undefined): string | undefined {
     if (this.byToken.size === 0 || !authorization) return undefined;
+    const recent = this.recent.get(authorization);
+    if (recent !== undefined) return recent;
     const token = authorization.startsWith('Bearer ') ? authorization.slice(7) : BEARER.exec(authorization)?.[1];
-    return token ? this.byToken.get(digest(token)) : undefined;
+    const found = token ? this.byToken.get(digest(token)) : undefined;
+    if (found !== undefined) this.recent.remember(authorization, found);
+    return found;
   }
 
   tenantOfClientId(clientId: string): string | undefined {
@@ -35,6 +46,7 @@ export class TenantDirectory {
 
   /** Forgets every credential of the tenant of `key` (a deleted workspace). */
   forget(key: string): void {
+    this.recent.forget();
     for (const index of [this.byToken, this.byClientId]) {
       for (const [value, owner] of index) if (owner === key) index.delete(value);
     }
