@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../../src/index.js';
 import type { JsonObject } from '../../src/store/resource-store.js';
 import { freshSessions } from '../support/engine/fresh-session.js';
-import { downloadZip, importZip } from '../support/engine/package-zip.js';
+import { downloadZip, importReport, importZip } from '../support/engine/package-zip.js';
 import { managementErrorOf, type Run } from '../support/helpers.js';
 
 const open = freshSessions();
@@ -89,9 +89,8 @@ describe('import rules', () => {
       ...RECIPE,
       'Sub/other.recipe.json': json({ type: 'recipe', name: 'Other', code: '{}' }),
     });
-    const answer = await importZip(server as MockServer, folder, zip);
-    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    const assets = (answer.body as JsonObject).assets as JsonObject[];
+    const report = await importReport(server as MockServer, folder, zip);
+    const { assets } = report;
     expect(assets.map((a) => [a.zip_name, a.result])).toEqual([
       ['sync.recipe.json', 'updated'],
       ['Sub/other.recipe.json', 'created'],
@@ -100,7 +99,7 @@ describe('import rules', () => {
     expect((await run('get_recipe', { params: { id: held.body.id } })).body).toMatchObject({ code: '{"v":1}' });
     const sub = (await run('list_folders', { query: { parent_id: folder } })).body;
     expect(sub.map((f) => f.name)).toEqual(['Sub']);
-    const package_ = await run('get_package', { params: { id: Number((answer.body as JsonObject).id) } });
+    const package_ = await run('get_package', { params: { id: Number(report.id) } });
     expect(package_.body).toMatchObject({ operation_type: 'import', status: 'completed' });
   });
 
@@ -137,9 +136,7 @@ describe('import rules', () => {
       'salesforce.connection.json': json(connection),
       'Sub/salesforce.connection.json': json(connection),
     });
-    const answer = await importZip(server as MockServer, folder, zip);
-    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    const assets = (answer.body as JsonObject).assets as JsonObject[];
+    const { assets } = await importReport(server as MockServer, folder, zip);
     expect(assets.map((a) => [a.zip_name, a.result])).toEqual([
       ['salesforce.connection.json', 'unchanged'],
       ['Sub/salesforce.connection.json', 'created'],

@@ -22,6 +22,18 @@ export async function importZip(emulator: Emulator, folderId: number, zip: Uint8
   return answer;
 }
 
+/** The report of an import that must succeed (200): the package, with what it did to each asset. */
+export async function importReport(
+  emulator: Emulator,
+  folderId: number,
+  zip: Uint8Array,
+  query = '',
+): Promise<JsonObject & { assets: JsonObject[] }> {
+  const answer = await importZip(emulator, folderId, zip, query);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return answer.body as JsonObject & { assets: JsonObject[] };
+}
+
 /** The zip of a completed export, as download_package answers it. */
 export async function downloadZip(emulator: Emulator, packageId: number): Promise<Uint8Array> {
   const response = await fetch(`${emulator.url}/api/packages/${packageId}/download`, {
@@ -83,7 +95,6 @@ export async function push(
       Object.entries(files).map(([path, data]) => [path, typeof data === 'string' ? strToU8(data) : data]),
     ),
   );
-  const answer = await importZip(emulator, folderId, zip, '?restart_recipes=true');
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  return settled(run, Number((answer.body as JsonObject).id));
+  const report = await importReport(emulator, folderId, zip, '?restart_recipes=true');
+  return settled(run, Number(report.id));
 }
