@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startDevLoop } from '../../scripts/dev/loop.mjs';
+import { median } from './stats.mjs';
 
 const EDITS = 5;
 /** How long the bench lets the last save's lint and the browser's work end before the next save. */
@@ -17,7 +18,6 @@ const SETTLE_MS = 3000;
 const PAGES = ['event-streams', 'auth', 'management', 'emulator'];
 /** What the loop may take on a loaded machine before the bench gives up on a save. */
 const PATIENCE = { timeout: 120_000, polling: 50 };
-const median = (values) => [...values].sort((a, b) => a - b)[(values.length - 1) >> 1];
 
 async function until(check) {
   const deadline = Date.now() + PATIENCE.timeout;

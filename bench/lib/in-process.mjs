@@ -5,6 +5,8 @@
 // warmed it: the first one's time, and the median time and CPU of the later ones.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { call } from './requests.mjs';
+import { median } from './stats.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 
@@ -33,8 +35,8 @@ async function measure(runs) {
   const first = await once();
   const later = [];
   for (let i = 0; i < runs; i++) later.push(await once());
-  const median = (key) => later.map((run) => run[key]).sort((a, b) => a - b)[runs >> 1];
-  return { runs, firstMs: first.ms, firstCpuMs: first.cpuMs, medianMs: median('ms'), medianCpuMs: median('cpuMs') };
+  const middle = (key) => median(later.map((run) => run[key]));
+  return { runs, firstMs: first.ms, firstCpuMs: first.cpuMs, medianMs: middle('ms'), medianCpuMs: middle('cpuMs') };
 }
 
 async function useOnce(server) {
@@ -43,24 +45,13 @@ async function useOnce(server) {
     client_id: server.clientId,
     client_secret: server.clientSecret,
   });
-  const { access_token: token } = await call(server, 'POST', '/oauth2/token', form, 200);
-  const json = (body) => JSON.stringify(body);
-  await call(server, 'POST', '/api/folders', json({ name: 'bench' }), 200, token);
-  await call(server, 'GET', '/api/folders', undefined, 200, token);
+  const { url } = server;
+  const { access_token: token } = await call(url, 'POST', '/oauth2/token', { body: form, expect: 200 });
+  await call(url, 'POST', '/api/folders', { body: { name: 'bench' }, token, expect: 200 });
+  await call(url, 'GET', '/api/folders', { token, expect: 200 });
   const topic = { name: 'orders', schema: [{ name: 'order_id', type: 'string' }] };
-  const { id } = await call(server, 'POST', '/api/event_streams/topics', json(topic), 200, token);
-  await call(server, 'POST', `/api/v1/topics/${id}/publish`, json({ order_id: 'A' }), 201, token);
-}
-
-async function call(server, method, path, body, expected, token) {
-  const headers = {
-    ...(token ? { authorization: `Bearer ${token}` } : {}),
-    ...(typeof body === 'string' ? { 'content-type': 'application/json' } : {}),
-  };
-  const response = await fetch(`${server.url}${path}`, { method, headers, body });
-  const text = await response.text();
-  if (response.status !== expected) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-  return text ? JSON.parse(text) : undefined;
+  const { id } = await call(url, 'POST', '/api/event_streams/topics', { body: topic, token, expect: 200 });
+  await call(url, 'POST', `/api/v1/topics/${id}/publish`, { body: { order_id: 'A' }, token, expect: 201 });
 }
 
 if (process.argv[1] === SELF) {

@@ -3,44 +3,48 @@
 // pause for that load's garbage to be collected, as a test's own work would give it), then times the
 // reset over HTTP, from the request to the end of its answer. Median of the runs.
 import { startMockServer } from '../../packages/mock-server/dist/index.js';
+import { call } from './requests.mjs';
+import { median } from './stats.mjs';
 
 const RESOURCES = 1_000;
 const MESSAGES = 10_000;
 const SETTLE_MS = 50;
 
+/** A state document of `folders` folders and, with `messages`, a topic holding that many. */
+export function stateSeed({ folders, messages = 0 }) {
+  const topic = {
+    id: 1,
+    name: 'orders',
+    schema: [{ name: 'order_id', type: 'string' }],
+    messages: Array.from({ length: messages }, (_, i) => ({ order_id: `ORD-${i}` })),
+  };
+  return {
+    format: 'platform-api-emulator-state',
+    version: 1,
+    resources: { folder: Array.from({ length: folders }, (_, i) => ({ id: i + 1, name: `folder ${i + 1}` })) },
+    ...(messages > 0 && { topics: [topic] }),
+  };
+}
+
+/** The reset's time in each of `runs`, the tenant `query` names (none: the default) seeded with `seed` before each. */
+export async function timedResets({ url, query = '', seed, runs }) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    await call(url, 'PUT', `/_emulator/state${query}`, { body: seed, expect: 204 });
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const began = performance.now();
+    await call(url, 'POST', `/_emulator/reset${query}`, { expect: 204 });
+    times.push(performance.now() - began);
+  }
+  return times;
+}
+
 export async function resetTimes({ runs = 21 } = {}) {
   const server = await startMockServer();
   try {
-    const seed = JSON.stringify({
-      format: 'platform-api-emulator-state',
-      version: 1,
-      resources: { folder: Array.from({ length: RESOURCES }, (_, i) => ({ id: i + 1, name: `folder ${i + 1}` })) },
-      topics: [
-        {
-          id: 1,
-          name: 'orders',
-          schema: [{ name: 'order_id', type: 'string' }],
-          messages: Array.from({ length: MESSAGES }, (_, i) => ({ order_id: `ORD-${i}` })),
-        },
-      ],
-    });
-    const times = [];
-    for (let i = 0; i < runs; i++) {
-      const seeded = await fetch(`${server.url}/_emulator/state`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: seed,
-      });
-      if (seeded.status !== 204) throw new Error(`The seed answered ${seeded.status}: ${await seeded.text()}`);
-      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-      const began = performance.now();
-      const reset = await fetch(`${server.url}/_emulator/reset`, { method: 'POST' });
-      await reset.arrayBuffer();
-      times.push(performance.now() - began);
-      if (reset.status !== 204) throw new Error(`The reset answered ${reset.status}`);
-    }
-    const sorted = [...times].sort((a, b) => a - b);
-    return { runs, resources: RESOURCES, messages: MESSAGES, medianMs: sorted[runs >> 1], maxMs: sorted.at(-1) };
+    const seed = stateSeed({ folders: RESOURCES, messages: MESSAGES });
+    const times = await timedResets({ url: server.url, seed, runs });
+    return { runs, resources: RESOURCES, messages: MESSAGES, medianMs: median(times), maxMs: Math.max(...times) };
   } finally {
     await server.close();
   }

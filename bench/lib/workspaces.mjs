@@ -11,8 +11,11 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { startMockServer } from '../../packages/mock-server/dist/index.js';
-import { consumePath, PAYLOAD_TEXT, publishPath, TOPIC_SCHEMA } from './payload.mjs';
+import { consumePath, payload, publishPath, TOPIC_SCHEMA } from './payload.mjs';
 import { startChild, stopChild } from './processes.mjs';
+import { call } from './requests.mjs';
+import { stateSeed, timedResets } from './reset.mjs';
+import { median } from './stats.mjs';
 import { wrkPost } from './wrk.mjs';
 
 const WORKSPACES = 1_000;
@@ -21,29 +24,21 @@ const PUBLISH_ROUNDS = 3;
 const PUBLISH_SECONDS = 5;
 const RESET_RESOURCES = 1_000;
 const RESET_RUNS = 21;
-/** A pause after each seed for its garbage to be collected, as reset.mjs gives it. */
-const SETTLE_MS = 50;
 
-const json = { 'content-type': 'application/json' };
-
-async function send(url, { method = 'POST', token, body, expect = [200, 201, 204] } = {}) {
-  const headers = { ...json, ...(token ? { authorization: `Bearer ${token}` } : {}) };
-  const answer = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await answer.text();
-  if (!expect.includes(answer.status)) throw new Error(`${method} ${url} answered ${answer.status}: ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
-
-const makeWorkspace = (url, name) => send(`${url}/_emulator/workspaces`, { body: { name, environments: ['dev'] } });
+const makeWorkspace = (url, name) =>
+  call(url, 'POST', '/_emulator/workspaces', { body: { name, environments: ['dev'] } });
 
 /** A workspace's dev environment ready to publish: a token and a topic. */
 async function readyWorkspace(url, name) {
   const workspace = await makeWorkspace(url, name);
   const [{ client_id, client_secret }] = workspace.environments;
-  const { access_token: token } = await send(`${url}/oauth2/token`, {
+  const { access_token: token } = await call(url, 'POST', '/oauth2/token', {
     body: { grant_type: 'client_credentials', client_id, client_secret },
   });
-  const topic = await send(`${url}/api/event_streams/topics`, { token, body: { name: 'bench', schema: TOPIC_SCHEMA } });
+  const topic = await call(url, 'POST', '/api/event_streams/topics', {
+    token,
+    body: { name: 'bench', schema: TOPIC_SCHEMA },
+  });
   return { id: workspace.id, token, topicId: topic.id };
 }
 
@@ -65,8 +60,8 @@ async function fleet() {
     const began = performance.now();
     await pooled(WORKSPACES, FLEET_IN_FLIGHT, async (i) => {
       const { token, topicId } = await readyWorkspace(info.url, `fleet ${i}`);
-      await send(`${info.url}${publishPath(topicId)}`, { token, body: JSON.parse(PAYLOAD_TEXT) });
-      const consumed = await send(`${info.url}${consumePath(topicId)}`, { token, body: { timeout_secs: 0 } });
+      await call(info.url, 'POST', publishPath(topicId), { token, body: payload(1) });
+      const consumed = await call(info.url, 'POST', consumePath(topicId), { token, body: { timeout_secs: 0 } });
       if (consumed.messages.length !== 1)
         throw new Error(`workspace ${i} consumed ${consumed.messages.length} messages`);
     });
@@ -133,44 +128,31 @@ async function publishBeside(files) {
     }
     rounds.push({ one: measured[1].requestsPerSecond, many: measured[WORKSPACES].requestsPerSecond });
   }
-  const ratios = rounds.map(({ one, many }) => many / one).sort((a, b) => a - b);
-  const median = rounds.find(({ one, many }) => many / one === ratios[rounds.length >> 1]);
-  return { live: WORKSPACES, rounds, ratio: ratios[rounds.length >> 1], ...median };
+  const ratio = median(rounds.map(({ one, many }) => many / one));
+  const middle = rounds.find(({ one, many }) => many / one === ratio);
+  return { live: WORKSPACES, rounds, ratio, ...middle };
 }
 
 async function resetBeside() {
   const { child, info, target: other } = await emulatorWith(WORKSPACES);
   const { url } = info;
   const reset = await makeWorkspace(url, 'reset');
-  const scope = `?workspace=${reset.id}&environment=dev`;
-  const seed = {
-    format: 'platform-api-emulator-state',
-    version: 1,
-    resources: { folder: Array.from({ length: RESET_RESOURCES }, (_, i) => ({ id: i + 1, name: `folder ${i + 1}` })) },
-  };
+  const seed = stateSeed({ folders: RESET_RESOURCES });
   let serving = true;
   let published = 0;
   const publishing = (async () => {
     while (serving) {
-      await send(`${url}${publishPath(other.topicId)}`, { token: other.token, body: JSON.parse(PAYLOAD_TEXT) });
+      await call(url, 'POST', publishPath(other.topicId), { token: other.token, body: payload(1) });
       published++;
     }
   })();
   try {
-    const times = [];
-    for (let run = 0; run < RESET_RUNS; run++) {
-      await send(`${url}/_emulator/state${scope}`, { method: 'PUT', body: seed });
-      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-      const began = performance.now();
-      await send(`${url}/_emulator/reset${scope}`);
-      times.push(performance.now() - began);
-    }
+    const times = await timedResets({ url, query: `?workspace=${reset.id}&environment=dev`, seed, runs: RESET_RUNS });
     serving = false;
     // A publish refused meanwhile fails the bench here.
     await publishing;
     if (published === 0) throw new Error('no publish to the other workspace was answered during the resets');
-    const sorted = times.sort((a, b) => a - b);
-    const { medianMs, maxMs } = { medianMs: sorted[RESET_RUNS >> 1], maxMs: sorted.at(-1) };
+    const [medianMs, maxMs] = [median(times), Math.max(...times)];
     return { live: WORKSPACES, resources: RESET_RESOURCES, runs: RESET_RUNS, published, medianMs, maxMs };
   } finally {
     serving = false;
