@@ -1,12 +1,12 @@
 // Workspaces made at run time, kept by the storage (issue 42): an emulator restarted on its data dir,
 // or another emulator on the same Redis prefix, serves the same workspaces with their credentials and
 // data; a deleted workspace's storage is freed (its directory, its keys).
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient } from '@redis/client';
 import { describe, expect, test } from 'vitest';
 import type { MockServer } from '../src/index.js';
-import { control } from './support/control/emulator-api.js';
+import { control, emulatorErrorOf } from './support/control/emulator-api.js';
 import { defined } from './support/defined.js';
 import { ORDER_SCHEMA, start, token } from './support/helpers.js';
 import { REDIS_KINDS, uniquePrefix } from './support/redis-server.js';
@@ -81,6 +81,19 @@ describe('workspaces kept in a data dir', () => {
     expect(existsSync(directory)).toBe(false);
     // The default tenant's database is where it always was.
     expect(readdirSync(dataDir).sort()).toEqual(['emulator.db', 'emulator.db-wal', 'workspaces']);
+  });
+
+  test('a workspace whose data dir cannot be made is refused (503), saying why; nothing of it stays', async () => {
+    const dataDir = tempDir();
+    const server = await start({ dataDir });
+    // A file where the workspaces' directory would be: no workspace directory can be made under it.
+    writeFileSync(join(dataDir, 'workspaces'), '');
+    const refused = await control(server, 'create_workspace', { body: { name: 'Nowhere' } });
+    expect(refused.status).toBe(503);
+    expect(emulatorErrorOf(refused).message).toMatch(/^Workspace 2 could not be made: The data dir .* is not writable/);
+    expect(await workspaceList(server)).toHaveLength(1);
+    rmSync(join(dataDir, 'workspaces'));
+    expect((await makeWorkspace(server, 'Somewhere')).length).toBe(1);
   });
 });
 

@@ -13,6 +13,7 @@ import { NotFound, Refused } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Operation, SpecName } from '../spec/bundles.js';
 import { StoredRecords } from '../store/records.js';
+import { DataDirError } from '../store/sqlite/data-dir.js';
 import type { Storage, TenantStorages } from '../store/storage.js';
 import type { StoredFollower } from './compose.js';
 import { TenantDirectory } from './directory.js';
@@ -216,7 +217,9 @@ export class Tenants implements ClientIdLookup {
       made = await this.open(unrecorded);
     } catch (error) {
       await this.parts.storages.free(id);
-      throw error;
+      throw error instanceof DataDirError
+        ? new Refused(503, `Workspace ${id} could not be made: ${error.message}`)
+        : error;
     }
     const record: WorkspaceRecord = {
       id,
