@@ -29,8 +29,8 @@ import { Pipeline } from './pipeline/pipeline.js';
 import { documentedErrorCodes, type Specs, specFilePath } from './spec/bundles.js';
 import { type SharedSpecs, sharedSpecs } from './spec/shared.js';
 import { MemoryStore } from './store/memory/messages.js';
-import { dataDirStorage, memoryStorage, redisStorage, type Storage } from './store/storage.js';
-import { composeTenant, loadTenant, memoryTenant } from './tenants/compose.js';
+import { dataDirStorage, type EmulatorStorage, memoryStorage, redisStorage, type Storage } from './store/storage.js';
+import { composeTenant, loadTenant, workspaceTenant } from './tenants/compose.js';
 import { DEFAULT_WORKSPACE_ID, Tenants } from './tenants/registry.js';
 import type { TenantIdentity } from './tenants/tenant.js';
 
@@ -53,10 +53,6 @@ const DEFAULT_TENANT: TenantIdentity = {
   environment: 'dev',
 };
 
-/** Why a workspace cannot be made with a data dir or Redis. */
-const WORKSPACES_IN_MEMORY_ONLY =
-  'Workspaces are kept in memory only for now; start the emulator without --data-dir and --redis-url to make them';
-
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   const logger = createLogger(options.logLevel ?? 'silent');
   const bundles = checkedBundles(options.specDir);
@@ -64,22 +60,30 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const clock = new Clock(options.clock ?? Date.now);
   const storage = await openStorage(options, clock.now, logger);
   clock.keepIn(storage.resources);
-  const composed = composeTenant({ bundles, storage, clock, options, identity: DEFAULT_TENANT });
+  // On a shared store, what another emulator acknowledged in any workspace is known once caught up.
+  const catchUp = () => tenants.catchUp();
+  const composed = composeTenant({ bundles, storage, clock, options, identity: DEFAULT_TENANT, catchUp });
   const { tenant } = composed;
-  const tenants = new Tenants(
-    tenant,
-    (identity, listener) => memoryTenant(bundles, options, identity, listener),
-    options.dataDir === undefined && options.redisUrl === undefined ? undefined : WORKSPACES_IN_MEMORY_ONLY,
-  );
+  const { workspaces: storages } = storage;
+  const tenants = new Tenants({
+    defaultTenant: tenant,
+    defaultStorage: storage,
+    storages,
+    makeTenant: (identity, listener, given) =>
+      workspaceTenant({ bundles, options, storages }, identity, listener, given),
+    logger,
+  });
   const prism = new PrismBackend(specFilePath('management', options.specDir), logger);
-  const pipeline = composePipeline(bundles, tenants, prism, options, logger, storage.commit);
+  const pipeline = composePipeline(bundles, tenants, prism, options, logger);
   const server = httpServer(pipeline);
   let bootstrap: BootstrapCredentials;
   try {
-    bootstrap = await loadTenant(composed, storage, options);
+    // With the workspaces on record, each opened in its storage.
+    bootstrap = await loadTenant(composed, storage, options, tenants.follower);
     await listen(server, options);
   } catch (error) {
-    // No half-started emulator: the data dir is unlocked for the next attempt.
+    // No half-started emulator: the data dirs are unlocked for the next attempt.
+    await tenants.close();
     await storage.close();
     throw error;
   }
@@ -126,7 +130,11 @@ function assertErrorCodesDocumented(specs: Specs): void {
 }
 
 /** Redis, a data dir's database, or memory (the given message store, or a new MemoryStore). */
-function openStorage(options: MockServerOptions, clock: () => number, logger: Logger): Promise<Storage> | Storage {
+function openStorage(
+  options: MockServerOptions,
+  clock: () => number,
+  logger: Logger,
+): Promise<EmulatorStorage> | EmulatorStorage {
   const given = [options.store && 'store', options.dataDir !== undefined && 'dataDir', options.redisUrl && 'redisUrl'];
   if (given.filter(Boolean).length > 1) {
     throw new TypeError(
@@ -156,7 +164,6 @@ function composePipeline(
   prism: PrismBackend,
   options: MockServerOptions,
   logger: Logger,
-  commit: Storage['commit'],
 ): Pipeline {
   const { specs, emulator } = bundles;
   const tenant = tenants.defaultTenant;
@@ -182,7 +189,7 @@ function composePipeline(
     endpoints,
     sites: [docsSite(options.docsDir), consoleSite(options.consoleDir)],
     logger,
-    commit,
+    commit: tenants.commit,
   });
 }
 
@@ -225,6 +232,7 @@ async function closeServer(running: {
   const force = setTimeout(() => server.closeAllConnections(), 1000);
   await Promise.all([closed, prism.close()]);
   clearTimeout(force);
-  // After the last answer: the data dir is committed, synced and unlocked.
+  // After the last answer: the data dirs are committed, synced and unlocked.
+  await tenants.close();
   await storage.close();
 }

@@ -137,9 +137,9 @@ async function publishUntilKilled(emulator: Emulator, token: string, topicId: nu
   return acknowledged;
 }
 
-/** What a test needs of a topic: its admin token, the topic, and a key of another API client. */
-async function setUp(url: string) {
-  const admin = await accessToken(url);
+/** What a test needs of a topic: its admin token (the default tenant's, or given), the topic, and a key of another API client. */
+async function setUp(url: string, admin?: string) {
+  admin ??= await accessToken(url);
   const topic = await json<{ id: number }>(
     post(`${url}/api/event_streams/topics`, admin, { name: 'crash', schema: [{ name: 'order_id', type: 'string' }] }),
   );
@@ -190,6 +190,62 @@ describe('a crash (SIGKILL) under load', () => {
     expectAllKept(stored, acknowledged);
     const keyToken = await accessToken(emulator.url, key.client_id, key.auth_token);
     expect((await readAll(emulator.url, keyToken, topicId)).length).toBe(stored.length);
+    expect(emulator.cli.errors()).toBe('');
+  }, 90_000);
+});
+
+describe('a crash (SIGKILL) under load, two tenants', () => {
+  it('with a data dir: the default tenant and a workspace made at run time each keep every acknowledged message and the workspace', async () => {
+    const dataDir = tempDir();
+    let emulator = await withDataDir(dataDir, 'full');
+    type Created = { id: number; environments: { client_id: string; client_secret: string }[] };
+    const made = await json<Created>(
+      fetch(`${emulator.url}/_emulator/workspaces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'crash' }),
+      }),
+    );
+    const dev = defined(made.environments[0]);
+    const tenants = [
+      await setUp(emulator.url),
+      await setUp(emulator.url, await accessToken(emulator.url, dev.client_id, dev.client_secret)),
+    ].map((tenant) => ({ ...tenant, acknowledged: new Map<string, string>() }));
+
+    for (const [round, durability] of ROUNDS.entries()) {
+      if (round > 0) emulator = await withDataDir(dataDir, durability);
+      const running = emulator;
+      const lastBefore = await Promise.all(
+        tenants.map(
+          async ({ admin, topicId }) => (await readAll(running.url, admin, topicId)).at(-1)?.message_id ?? '',
+        ),
+      );
+      // Killed once either tenant has half of KILL_AFTER acknowledged, both publishing.
+      const kill = () => running.cli.child.kill('SIGKILL');
+      const byTenant = await Promise.all(
+        tenants.map(({ admin, topicId }) =>
+          publish([running], admin, topicId, round, {
+            acknowledged: (count) => count >= KILL_AFTER / 2 && kill(),
+            gone: () => running.cli.child.killed,
+          }),
+        ),
+      );
+      await running.cli.exited;
+      byTenant.forEach((byPublisher, t) => {
+        keep(byPublisher, defined(lastBefore[t]), defined(tenants[t]).acknowledged);
+      });
+    }
+
+    emulator = await withDataDir(dataDir, 'full');
+    for (const { admin, topicId, key, acknowledged } of tenants) {
+      expect(acknowledged.size).toBeGreaterThan(0);
+      const stored = await readAll(emulator.url, admin, topicId);
+      expectAllKept(stored, acknowledged);
+      const keyToken = await accessToken(emulator.url, key.client_id, key.auth_token);
+      expect((await readAll(emulator.url, keyToken, topicId)).length).toBe(stored.length);
+    }
+    // The workspace's bootstrap credentials still get a token.
+    expect(await accessToken(emulator.url, dev.client_id, dev.client_secret)).toEqual(expect.any(String));
     expect(emulator.cli.errors()).toBe('');
   }, 90_000);
 });

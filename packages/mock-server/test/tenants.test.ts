@@ -1,16 +1,18 @@
 // Workspaces and environments on one emulator (issue 42): each environment a tenant of its own, made
 // over the emulator API, with zero leaks between them in lists, ids, tokens, resets, faults, the clock
-// and the journal; the default tenant as before.
+// and the journal, on every storage; the default tenant as before. Kept by the storage: a data dir
+// restarted, or several emulators on one Redis, serve the same workspaces; a deleted one's storage is freed.
 import { describe, expect, test } from 'vitest';
+import type { MockServerOptions } from '../src/index.js';
 import { control, emulatorErrorOf } from './support/control/emulator-api.js';
 import { defined } from './support/defined.js';
 import { call, createTopic, ORDER_SCHEMA, start, token } from './support/helpers.js';
-import { tempDir } from './support/temp-dirs.js';
+import { onStorage, STORAGES } from './support/storages.js';
 import { makeWorkspace, type TenantHandle } from './support/tenants.js';
 
 /** Eight workspaces, the second and fifth with `prod` too: ten tenants beside the default one. */
-async function fleet() {
-  const server = await start();
+async function fleet(options: MockServerOptions = {}) {
+  const server = await start(options);
   const made = await Promise.all(
     Array.from({ length: 8 }, (_, n) => makeWorkspace(server, `Workspace ${n}`, n === 1 || n === 4 ? ['prod'] : [])),
   );
@@ -40,93 +42,97 @@ async function populate(tenants: TenantHandle[]) {
   );
 }
 
+for (const storage of STORAGES) {
+  describe.skipIf(storage.missing !== undefined)(onStorage('workspaces on one emulator', storage), () => {
+    test('eight workspaces at once, two with prod: each sees only its own topics, folders and recipes', async () => {
+      const { server, tenants } = await fleet(await storage.options());
+      expect(tenants).toHaveLength(10);
+      await populate(tenants);
+      await Promise.all(
+        tenants.map(async (tenant) => {
+          const topics = (await tenant.run('list_topics')).body.data.map((topic) => topic.name);
+          expect(topics).toEqual([nameIn(tenant, 'topic')]);
+          const recipes = (await tenant.run('list_recipes')).body.items.map((recipe) => recipe.name);
+          expect(recipes).toEqual([nameIn(tenant, 'recipe')]);
+          const folders = (await tenant.run('list_folders')).body.map((folder) => folder.name);
+          expect(folders).toEqual([nameIn(tenant, 'folder')]);
+          // Ids are per tenant: each made topic 1.
+          expect((await tenant.run('get_topic', { params: { topic_id: 1 } })).body.name).toBe(nameIn(tenant, 'topic'));
+          const inspected = await control(server, 'inspect_topics', { query: tenant.query });
+          expect(inspected.body?.topics.map((topic) => topic.name)).toEqual([nameIn(tenant, 'topic')]);
+        }),
+      );
+      // The default tenant holds none of theirs.
+      const admin = await token(server);
+      expect((await call(server, 'list_topics', { token: admin })).body.data).toEqual([]);
+    });
+
+    test("another tenant's ids answer 404, and a deleted workspace's token 401", async () => {
+      const { server, tenants } = await fleet(await storage.options());
+      const [first, second] = tenants as [TenantHandle, TenantHandle];
+      await createTopic(server, first.accessToken);
+      const onlyInFirst = await createTopic(server, first.accessToken);
+      expect((await second.run('get_topic', { params: { topic_id: onlyInFirst } })).status).toBe(404);
+      const recipe = await first.run('create_recipe', { body: { recipe: { name: 'Mine', code: '{}' } } });
+      expect((await second.run('get_recipe', { params: { id: recipe.body.id } })).status).toBe(404);
+      expect((await control(server, 'delete_workspace', { params: { id: first.workspaceId } })).status).toBe(204);
+      expect((await first.run('list_topics')).status).toBe(401);
+      expect((await control(server, 'get_workspace', { params: { id: first.workspaceId } })).status).toBe(404);
+      expect((await second.run('list_topics')).status).toBe(200);
+    });
+
+    test('a reset, a fault or a clock change in one tenant never changes another', async () => {
+      const { server, tenants } = await fleet(await storage.options());
+      await populate(tenants);
+      const [reset, faulted, clocked, ...others] = tenants as [TenantHandle, TenantHandle, TenantHandle, TenantHandle];
+      expect((await control(server, 'reset', { query: reset.query })).status).toBe(204);
+      // The bootstrap key's tokens stay through a reset, as the default tenant's do.
+      expect((await reset.run('list_topics')).body.data).toEqual([]);
+      expect((await control(server, 'inspect_topics', { query: reset.query })).body?.topics).toEqual([]);
+      const fault = { operation: 'publish_message', status: 429, retry_after: 1, times: 1 };
+      expect((await control(server, 'add_fault', { query: faulted.query, body: fault })).status).toBe(204);
+      const frozenAt = '2031-01-01T00:00:00.000Z';
+      await control(server, 'set_clock', { query: clocked.query, body: { now: frozenAt, frozen: true } });
+      for (const other of others) {
+        expect((await other.run('list_topics')).body.data).toHaveLength(1);
+        expect((await control(server, 'list_faults', { query: other.query })).body?.faults).toEqual([]);
+        expect((await control(server, 'get_clock', { query: other.query })).body?.now).not.toBe(frozenAt);
+        const published = await other.run('publish_message', { params: { topic_id: 1 }, body: { order_id: 'x' } });
+        expect(published.status).toBe(201);
+      }
+      expect((await faulted.run('publish_message', { params: { topic_id: 1 }, body: { order_id: 'x' } })).status).toBe(
+        429,
+      );
+      expect((await control(server, 'get_clock', { query: clocked.query })).body).toEqual({
+        now: frozenAt,
+        frozen: true,
+      });
+      expect((await clocked.run('get_topic', { params: { topic_id: 1 } })).body.created_at).not.toBe(frozenAt);
+    });
+
+    test('the journal of each tenant holds its own requests only', async () => {
+      const { server, tenants } = await fleet(await storage.options());
+      await populate(tenants);
+      for (const tenant of tenants) {
+        const journal = (await control(server, 'list_requests', { query: tenant.query })).body;
+        // Its token, then create_topic, publish, consume, create_folder, create_recipe.
+        expect(journal?.total).toBe(6);
+        const callers = new Set(journal?.requests.map((entry) => entry.client_id).filter((id) => id !== null));
+        expect([...callers]).toEqual([tenant.clientId]);
+      }
+      // Without a query, a caller's bearer token names its tenant.
+      const [first] = tenants as [TenantHandle];
+      const byToken = await control(server, 'list_requests', {
+        headers: { authorization: `Bearer ${first.accessToken}` },
+      });
+      expect(byToken.body?.total).toBe(6);
+      const own = (await control(server, 'list_requests')).body;
+      expect(own?.total).toBe(0);
+    });
+  });
+}
+
 describe('workspaces on one emulator', () => {
-  test('eight workspaces at once, two with prod: each sees only its own topics, folders and recipes', async () => {
-    const { server, tenants } = await fleet();
-    expect(tenants).toHaveLength(10);
-    await populate(tenants);
-    await Promise.all(
-      tenants.map(async (tenant) => {
-        const topics = (await tenant.run('list_topics')).body.data.map((topic) => topic.name);
-        expect(topics).toEqual([nameIn(tenant, 'topic')]);
-        const recipes = (await tenant.run('list_recipes')).body.items.map((recipe) => recipe.name);
-        expect(recipes).toEqual([nameIn(tenant, 'recipe')]);
-        const folders = (await tenant.run('list_folders')).body.map((folder) => folder.name);
-        expect(folders).toEqual([nameIn(tenant, 'folder')]);
-        // Ids are per tenant: each made topic 1.
-        expect((await tenant.run('get_topic', { params: { topic_id: 1 } })).body.name).toBe(nameIn(tenant, 'topic'));
-        const inspected = await control(server, 'inspect_topics', { query: tenant.query });
-        expect(inspected.body?.topics.map((topic) => topic.name)).toEqual([nameIn(tenant, 'topic')]);
-      }),
-    );
-    // The default tenant holds none of theirs.
-    const admin = await token(server);
-    expect((await call(server, 'list_topics', { token: admin })).body.data).toEqual([]);
-  });
-
-  test("another tenant's ids answer 404, and a deleted workspace's token 401", async () => {
-    const { server, tenants } = await fleet();
-    const [first, second] = tenants as [TenantHandle, TenantHandle];
-    await createTopic(server, first.accessToken);
-    const onlyInFirst = await createTopic(server, first.accessToken);
-    expect((await second.run('get_topic', { params: { topic_id: onlyInFirst } })).status).toBe(404);
-    const recipe = await first.run('create_recipe', { body: { recipe: { name: 'Mine', code: '{}' } } });
-    expect((await second.run('get_recipe', { params: { id: recipe.body.id } })).status).toBe(404);
-    expect((await control(server, 'delete_workspace', { params: { id: first.workspaceId } })).status).toBe(204);
-    expect((await first.run('list_topics')).status).toBe(401);
-    expect((await control(server, 'get_workspace', { params: { id: first.workspaceId } })).status).toBe(404);
-    expect((await second.run('list_topics')).status).toBe(200);
-  });
-
-  test('a reset, a fault or a clock change in one tenant never changes another', async () => {
-    const { server, tenants } = await fleet();
-    await populate(tenants);
-    const [reset, faulted, clocked, ...others] = tenants as [TenantHandle, TenantHandle, TenantHandle, TenantHandle];
-    expect((await control(server, 'reset', { query: reset.query })).status).toBe(204);
-    // The bootstrap key's tokens stay through a reset, as the default tenant's do.
-    expect((await reset.run('list_topics')).body.data).toEqual([]);
-    expect((await control(server, 'inspect_topics', { query: reset.query })).body?.topics).toEqual([]);
-    const fault = { operation: 'publish_message', status: 429, retry_after: 1, times: 1 };
-    expect((await control(server, 'add_fault', { query: faulted.query, body: fault })).status).toBe(204);
-    const frozenAt = '2031-01-01T00:00:00.000Z';
-    await control(server, 'set_clock', { query: clocked.query, body: { now: frozenAt, frozen: true } });
-    for (const other of others) {
-      expect((await other.run('list_topics')).body.data).toHaveLength(1);
-      expect((await control(server, 'list_faults', { query: other.query })).body?.faults).toEqual([]);
-      expect((await control(server, 'get_clock', { query: other.query })).body?.now).not.toBe(frozenAt);
-      const published = await other.run('publish_message', { params: { topic_id: 1 }, body: { order_id: 'x' } });
-      expect(published.status).toBe(201);
-    }
-    expect((await faulted.run('publish_message', { params: { topic_id: 1 }, body: { order_id: 'x' } })).status).toBe(
-      429,
-    );
-    expect((await control(server, 'get_clock', { query: clocked.query })).body).toEqual({
-      now: frozenAt,
-      frozen: true,
-    });
-    expect((await clocked.run('get_topic', { params: { topic_id: 1 } })).body.created_at).not.toBe(frozenAt);
-  });
-
-  test('the journal of each tenant holds its own requests only', async () => {
-    const { server, tenants } = await fleet();
-    await populate(tenants);
-    for (const tenant of tenants) {
-      const journal = (await control(server, 'list_requests', { query: tenant.query })).body;
-      // Its token, then create_topic, publish, consume, create_folder, create_recipe.
-      expect(journal?.total).toBe(6);
-      const callers = new Set(journal?.requests.map((entry) => entry.client_id).filter((id) => id !== null));
-      expect([...callers]).toEqual([tenant.clientId]);
-    }
-    // Without a query, a caller's bearer token names its tenant.
-    const [first] = tenants as [TenantHandle];
-    const byToken = await control(server, 'list_requests', {
-      headers: { authorization: `Bearer ${first.accessToken}` },
-    });
-    expect(byToken.body?.total).toBe(6);
-    const own = (await control(server, 'list_requests')).body;
-    expect(own?.total).toBe(0);
-  });
-
   test('GET /api/users/me answers the caller’s workspace', async () => {
     const server = await start();
     const [dev] = (await makeWorkspace(server, 'Release pipeline', ['prod'])) as [TenantHandle];
@@ -172,12 +178,5 @@ describe('workspaces on one emulator', () => {
       body: { ...tokenRequest.body, client_id: server.clientId, client_secret: server.clientSecret },
     };
     expect((await call(server, 'request_access_token', admin)).status).toBe(500);
-  });
-
-  test('with a data dir, making a workspace is refused, naming why', async () => {
-    const server = await start({ dataDir: tempDir() });
-    const refused = await control(server, 'create_workspace', { body: { name: 'Kept?' } });
-    expect(refused.status).toBe(501);
-    expect(emulatorErrorOf(refused).message).toMatch(/in memory only.*--data-dir/);
   });
 });

@@ -702,8 +702,11 @@ export interface paths {
          * @description A workspace with its environments (`dev` always), each with a state, journal, faults, clock, rate
          *     limit and id counters of its own, and a bootstrap API key with every right whose credentials are
          *     answered here only. A token of one environment is unknown in every other; another's ids are a 404.
-         *     Workspaces are kept in memory: an emulator started with `--data-dir` or `--redis-url` refuses to
-         *     make one (501).
+         *     Workspaces are kept where the emulator keeps its state: in memory, in the data dir (each
+         *     environment a data dir of its own under `workspaces/<id>/<environment>/`, kept across restarts),
+         *     or in Redis (each workspace's keys under the prefix and `{ws:<id>}`, one Redis Cluster slot),
+         *     where every emulator on the same prefix serves them. The answer comes once the workspace is
+         *     stored; deleting it frees its storage.
          */
         post: operations["create_workspace"];
         delete?: never;
@@ -2564,15 +2567,15 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            /** @description The emulator keeps its state in a data dir or Redis, where workspaces are not kept yet. */
-            501: {
+            /** @description A data dir could not open the workspace's databases (its directory is not writable, or the emulator reached its limit of open files, `ulimit -n`); nothing was kept. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "message": "Workspaces are kept in memory only for now; start the emulator without --data-dir and --redis-url to make them"
+                     *       "message": "Workspace 2 could not be made: Cannot use /data/workspaces/2/dev/emulator.db: it cannot be opened or created: is the data dir writable, and the limit of open files (ulimit -n) not reached? (unable to open database file)"
                      *     }
                      */
                     "application/json": components["schemas"]["EmulatorError"];

@@ -8,7 +8,9 @@ type WorkspaceOperations = 'list_workspaces' | 'create_workspace' | 'get_workspa
 
 export function workspaceEndpoints(tenants: Tenants): Pick<EmulatorEndpoints, WorkspaceOperations> {
   return {
+    // On a shared store, the workspaces the other emulators made or deleted are known once caught up.
     list_workspaces: endpoint('list_workspaces', {
+      catchUp: 'always',
       body: NO_BODY,
       handle: () => jsonReply(200, { workspaces: tenants.list() }),
     }),
@@ -21,13 +23,15 @@ export function workspaceEndpoints(tenants: Tenants): Pick<EmulatorEndpoints, Wo
       },
     }),
     get_workspace: endpoint('get_workspace', {
+      catchUp: 'always',
       body: NO_BODY,
       handle: ({ params }) => jsonReply(200, tenants.get(params.id)),
     }),
     delete_workspace: endpoint('delete_workspace', {
+      catchUp: 'always',
       body: NO_BODY,
-      handle({ params }) {
-        tenants.delete(params.id);
+      async handle({ params }) {
+        await tenants.delete(params.id);
         return NO_CONTENT;
       },
     }),

@@ -37,6 +37,8 @@ export interface CallRunner {
   readonly bodies: BodyReader;
   run(call: Call, step: (call: Call) => Outcome): void;
   fail(call: Call, error: unknown): void;
+  /** The tenant made at run time whose token the header carries, if any (the fleet directory's). */
+  tenantOfBearer(authorization: string | undefined): Tenant | undefined;
 }
 
 export class Call implements EndpointRequest, BodyReceiver, Exchange {
@@ -90,14 +92,18 @@ export class Call implements EndpointRequest, BodyReceiver, Exchange {
     const moved = tenant !== this.tenant;
     if (!moved && !this.faultDeferred) return;
     this.faultDeferred = false;
-    if (moved) {
-      this.tenant = tenant;
-      if (this.receivedAt >= 0) this.receivedAt = tenant.domain.clock();
-    }
+    if (moved) this.moveTo(tenant);
     const { operation } = this;
     if (!isPlatform(operation)) return;
     const fault = tenant.domain.faults.takeFault(operation.operationId);
     if (fault) throw faultError(operation, fault, tenant.domain.limits);
+  }
+
+  /** The call is the tenant's (found once its credentials or its workspace were looked for again). */
+  moveTo(tenant: Tenant): this {
+    this.tenant = tenant;
+    if (this.receivedAt >= 0) this.receivedAt = tenant.domain.clock();
+    return this;
   }
 
   onClientGone(listener: () => void): () => void {
@@ -131,7 +137,21 @@ export function admit(call: Call): Outcome {
   const key = operation.needsBearer
     ? tenant.domain.credentials.authenticateBearer(call.headers.authorization)
     : undefined;
-  return key instanceof Promise ? key.then((found) => admitted(call, found)) : admitted(call, key);
+  if (!(key instanceof Promise)) return admitted(call, key);
+  return key.then(
+    (found) => admitted(call, found),
+    (error: unknown) => admitElsewhere(call, error),
+  );
+}
+
+/**
+ * A token looked for again once caught up (a shared store) and still not the tenant's may be a
+ * workspace's that another emulator just made or issued it: the fleet directory knows it by then.
+ */
+function admitElsewhere(call: Call, error: unknown): Outcome {
+  const owner = call.runner.tenantOfBearer(call.headers.authorization);
+  if (!owner || owner === call.tenant) throw error;
+  return admit(call.moveTo(owner));
 }
 
 function admitted(call: Call, key: ApiKey | undefined): Outcome {

@@ -183,9 +183,12 @@ export class Pipeline implements CallRunner {
     const { tenants } = this.parts;
     let tenant = tenants.defaultTenant;
     let refusal: unknown;
+    let later: Promise<Tenant> | undefined;
     if (!tenants.single || operation.api === 'emulator') {
       try {
-        tenant = tenants.resolve(operation, req.headers, query);
+        const resolved = tenants.resolve(operation, req.headers, query);
+        if (resolved instanceof Promise) later = resolved;
+        else tenant = resolved;
       } catch (error) {
         refusal = error;
       }
@@ -197,8 +200,13 @@ export class Pipeline implements CallRunner {
     const call = new Call(this, served, tenant, req, res, operation, pathParams, target, query, receivedAt, began);
     // The token endpoint's tenant is the one of the client ID it is sent, which may be in its body.
     if (!tenants.single && operation.api === 'auth') call.faultDeferred = true;
-    if (refusal === undefined) this.run(call, admit);
-    else this.fail(call, refusal);
+    if (refusal !== undefined) this.fail(call, refusal);
+    else if (later) this.run(call, () => later.then((found) => admit(call.moveTo(found))));
+    else this.run(call, admit);
+  }
+
+  tenantOfBearer(authorization: string | undefined): Tenant | undefined {
+    return this.parts.tenants.tenantOfBearer(authorization);
   }
 
   private finish(call: Call, answer: Answer | typeof PENDING): void {

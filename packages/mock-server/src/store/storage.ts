@@ -1,9 +1,14 @@
 // Where one emulator keeps its state: the messages, the resources (everything else), and the commit
 // that makes a turn's changes durable before its answers are written (group commit). Three engines:
-// memory, a data dir (SQLite) and Redis, which several emulators share.
+// memory, a data dir (SQLite) and Redis, which several emulators share. Each keeps the tenants made at
+// run time (workspaces) beside the default tenant, each tenant's state apart (TenantStorages).
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from '../logger.js';
+import { MemoryStore } from './memory/messages.js';
 import { MemoryResourceStore } from './memory/resources.js';
 import type { MessageStore } from './message-store.js';
+import type { RedisConnection } from './redis/connection.js';
 import type { ResourceStore } from './resource-store.js';
 import type { SharedState } from './shared-state.js';
 import type { Durability } from './sqlite/data-dir.js';
@@ -27,8 +32,32 @@ export interface Storage {
   shared?: SharedState;
 }
 
+/**
+ * Where the tenants made at run time keep their state, each its own: opened (made when new) when a
+ * workspace is made or found on record, freed when it is deleted.
+ */
+export interface TenantStorages {
+  open(workspaceId: number, environment: string, clock: () => number): Promise<Storage>;
+  /** Frees everything the workspace held, once its tenants' storages are closed. */
+  free(workspaceId: number): Promise<void>;
+  /**
+   * Frees what the workspaces not in `recorded` hold: made before a crash that came before their
+   * record was committed, or deleted after theirs was. Only where one emulator holds the storage.
+   */
+  freeUnrecorded?(recorded: ReadonlySet<number>): void;
+}
+
+/** The default tenant's storage, and where the tenants made at run time keep theirs. */
+export interface EmulatorStorage extends Storage {
+  workspaces: TenantStorages;
+}
+
 /** The default: everything in memory, gone when the process ends. */
-export function memoryStorage(messages: MessageStore): Storage {
+export function memoryStorage(messages: MessageStore): EmulatorStorage {
+  return { ...inMemory(messages), workspaces: memoryWorkspaces };
+}
+
+function inMemory(messages: MessageStore): Storage {
   return {
     messages,
     resources: new MemoryResourceStore(),
@@ -38,8 +67,51 @@ export function memoryStorage(messages: MessageStore): Storage {
   };
 }
 
+const memoryWorkspaces: TenantStorages = {
+  open: async (_workspaceId, _environment, clock) => inMemory(new MemoryStore(clock)),
+  free: async () => {},
+};
+
+/** Where a data dir keeps the workspaces made at run time: `workspaces/<id>/<environment>/`, a data dir each. */
+export const WORKSPACES_DIR = 'workspaces';
+
 /** Everything in the SQLite database of a data dir, which is locked until `close`. */
-export async function dataDirStorage(dir: string, durability: Durability, clock: () => number): Promise<Storage> {
+export async function dataDirStorage(
+  dir: string,
+  durability: Durability,
+  clock: () => number,
+): Promise<EmulatorStorage> {
+  return { ...(await openDataDir(dir, durability, clock)), workspaces: dataDirWorkspaces(dir, durability) };
+}
+
+/**
+ * Each tenant made at run time in a data dir of its own (its own database, lock and transaction, with
+ * the emulator's durability) under the emulator's: the default tenant's database and layout stay as
+ * they are, and a deleted workspace's files go with its directory.
+ */
+function dataDirWorkspaces(dir: string, durability: Durability): TenantStorages {
+  const root = join(dir, WORKSPACES_DIR);
+  const ofWorkspace = (workspaceId: number) => join(root, String(workspaceId));
+  return {
+    open: (workspaceId, environment, clock) =>
+      openDataDir(join(ofWorkspace(workspaceId), environment), durability, clock),
+    free: async (workspaceId) => rmSync(ofWorkspace(workspaceId), { recursive: true, force: true }),
+    freeUnrecorded(recorded) {
+      let names: string[];
+      try {
+        names = readdirSync(root);
+      } catch {
+        // No workspace was ever made in this data dir.
+        return;
+      }
+      for (const name of names) {
+        if (!recorded.has(Number(name))) rmSync(join(root, name), { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+async function openDataDir(dir: string, durability: Durability, clock: () => number): Promise<Storage> {
   // Loaded when used, as Redis's: an emulator in memory does without them (and node:sqlite).
   const [{ DataDir, explain }, { SqliteMessageStore }, { SqliteResourceStore }] = await Promise.all([
     import('./sqlite/data-dir.js'),
@@ -69,15 +141,36 @@ export async function redisStorage(
   { url, prefix, replyTimeoutMs }: { url: string; prefix: string; replyTimeoutMs: number },
   clock: () => number,
   logger: Logger,
-): Promise<Storage> {
+): Promise<EmulatorStorage> {
   // Loaded when used: an emulator in memory does without the client.
-  const [{ RedisConnection }, { RedisFeed }, { RedisMessageStore }, { RedisResourceStore }] = await Promise.all([
-    import('./redis/connection.js'),
+  const { RedisConnection } = await import('./redis/connection.js');
+  const redis = await RedisConnection.open(url, prefix, logger, replyTimeoutMs);
+  const storage = await onRedis(redis, clock, logger);
+  return { ...storage, workspaces: redisWorkspaces(redis, logger) };
+}
+
+/**
+ * A workspace's keys under the emulator's prefix and `{ws:<id>}`, a hash tag: on a Redis Cluster the
+ * whole workspace is in one slot, so every script of its environments (whose keys all start so) runs
+ * on one shard, and its keys go in a few commands when it is deleted. Its environments share the
+ * emulator's connections; each has its own change feed.
+ */
+function redisWorkspaces(redis: RedisConnection, logger: Logger): TenantStorages {
+  const ofWorkspace = (workspaceId: number) => `${redis.keys.prefix}{ws:${workspaceId}}:`;
+  return {
+    async open(workspaceId, environment, clock) {
+      return onRedis(await redis.scoped(`${ofWorkspace(workspaceId)}${environment}:`), clock, logger);
+    },
+    free: (workspaceId) => redis.deleteUnder(ofWorkspace(workspaceId)),
+  };
+}
+
+async function onRedis(redis: RedisConnection, clock: () => number, logger: Logger): Promise<Storage> {
+  const [{ RedisFeed }, { RedisMessageStore }, { RedisResourceStore }] = await Promise.all([
     import('./redis/feed.js'),
     import('./redis/messages.js'),
     import('./redis/resources.js'),
   ]);
-  const redis = await RedisConnection.open(url, prefix, logger, replyTimeoutMs);
   const feed = await RedisFeed.start(redis, logger);
   return {
     messages: new RedisMessageStore(redis, clock),

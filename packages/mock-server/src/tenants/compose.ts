@@ -18,10 +18,10 @@ import { StateAsDocument, stateSections } from '../engine/state-document.js';
 import { DEFAULT_JOURNAL_SIZE, type MockServerOptions, resolveLimits } from '../options.js';
 import { builtFrom } from '../spec/checks.js';
 import type { SharedSpecs } from '../spec/shared.js';
-import { MemoryStore } from '../store/memory/messages.js';
 import { scopedResources } from '../store/resource-store.js';
-import { memoryStorage, type Storage } from '../store/storage.js';
-import type { Tenant, TenantIdentity } from './tenant.js';
+import type { Follower } from '../store/shared-state.js';
+import type { Storage, TenantStorages } from '../store/storage.js';
+import type { MadeTenant, Tenant, TenantIdentity } from './tenant.js';
 
 /** A tenant with what its reset puts back: the bootstrap key, known once the state is loaded. */
 export interface ComposedTenant {
@@ -41,12 +41,20 @@ export interface TenantParts {
   identity: TenantIdentity;
   /** A tenant made at run time: the fleet directory, told of its credentials; its workspace answers its own details. */
   listener?: CredentialListener;
+  /**
+   * With a shared store, what catching up means for this tenant; by default its own feed's. The default
+   * tenant's also catches up with the workspaces (Tenants.catchUp): a credential of one made by another
+   * emulator a moment ago is found.
+   */
+  catchUp?: () => Promise<void>;
 }
 
 /** A tenant's domain state, resource engine, journal, clock and state document. */
-export function composeTenant({ bundles, storage, clock, options, identity, listener }: TenantParts): ComposedTenant {
+export function composeTenant(parts: TenantParts): ComposedTenant {
+  const { bundles, storage, clock, options, identity, listener } = parts;
   const { specs, valueChecks } = bundles;
-  const domain = composeDomain(bundles, storage, clock.now, options, listener);
+  const catchUp = storage.shared && (parts.catchUp ?? storage.shared.catchUp.bind(storage.shared));
+  const domain = composeDomain(bundles, storage, clock.now, options, listener, catchUp);
   const createEngine = (): ResourceEngine =>
     createResourceEngine(specs, {
       clock: clock.now,
@@ -87,11 +95,11 @@ function composeDomain(
   clock: () => number,
   options: MockServerOptions,
   listener: CredentialListener | undefined,
+  catchUp: (() => Promise<void>) | undefined,
 ): DomainState {
   const { messages, resources, shared } = storage;
   const limits = resolveLimits(specs, options.limits ?? {});
   const tokenTtlSeconds = positiveInteger('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600);
-  const catchUp = shared && (() => shared.catchUp());
   return {
     clock,
     limits,
@@ -112,11 +120,13 @@ export async function loadTenant(
   { tenant, restoredAtReset }: ComposedTenant,
   storage: Storage,
   given: Pick<MockServerOptions, 'clientId' | 'clientSecret' | 'seed'>,
+  /** What else keeps records in this storage and follows them (the default tenant's: the workspaces on record). */
+  alongside?: StoredFollower,
 ): Promise<BootstrapCredentials> {
   const { shared } = storage;
   const endStart = await shared?.startAlone();
   try {
-    await loadDomain(tenant, storage);
+    await loadDomain(tenant, storage, alongside);
     const bootstrapped = await bootstrapKey(tenant.domain.credentials, storage.resources, given);
     // A data dir that holds state already keeps it: the seed initialises a new one. After the
     // bootstrap key, which a seed neither holds nor replaces (its API client is the first).
@@ -130,10 +140,13 @@ export async function loadTenant(
   }
 }
 
+/** What reads records from a tenant's storage and, when it is shared, follows the others' changes to them. */
+export type StoredFollower = Pick<Follower, 'changed' | 'reload'>;
+
 /** The domain's indexes from the store; a shared store's feed loads them, holding the announcements that come meanwhile: none is lost. */
-async function loadDomain({ domain, clock }: Tenant, { shared }: Storage): Promise<void> {
+async function loadDomain({ domain, clock }: Tenant, { shared }: Storage, alongside?: StoredFollower): Promise<void> {
   const load = async () => {
-    await Promise.all([domain.topics.load(), domain.credentials.load(), clock.load()]);
+    await Promise.all([domain.topics.load(), domain.credentials.load(), clock.load(), alongside?.reload()]);
   };
   if (!shared) {
     await load();
@@ -144,6 +157,7 @@ async function loadDomain({ domain, clock }: Tenant, { shared }: Storage): Promi
       domain.topics.applyChange(type, id, item);
       domain.credentials.applyChange(type, id, item);
       clock.applyChange(type, id, item);
+      alongside?.changed(type, id, item);
     },
     appended: (topicId) => domain.topics.appended(topicId),
     waiting: (topicId) => domain.topics.waiting(topicId),
@@ -151,17 +165,23 @@ async function loadDomain({ domain, clock }: Tenant, { shared }: Storage): Promi
   });
 }
 
-/** A tenant made at run time: in memory, its own stores, clock and id counters; its bootstrap key new. */
-export async function memoryTenant(
-  bundles: SharedSpecs,
-  options: MockServerOptions,
+/** A tenant made at run time (or found on record at start), in its own storage, with its own clock and id counters. */
+export async function workspaceTenant(
+  { bundles, options, storages }: Pick<TenantParts, 'bundles' | 'options'> & { storages: TenantStorages },
   identity: TenantIdentity,
   listener: CredentialListener,
-): Promise<{ tenant: Tenant; bootstrap: BootstrapCredentials }> {
+  /** Its bootstrap key as on record; a new one when it has none. */
+  given: Pick<MockServerOptions, 'clientId' | 'clientSecret'>,
+): Promise<MadeTenant> {
   const clock = new Clock(options.clock ?? Date.now);
-  const storage = memoryStorage(new MemoryStore(clock.now));
-  clock.keepIn(storage.resources);
-  const composed = composeTenant({ bundles, storage, clock, options, identity, listener });
-  const bootstrap = await loadTenant(composed, storage, {});
-  return { tenant: composed.tenant, bootstrap };
+  const storage = await storages.open(identity.workspaceId, identity.environment, clock.now);
+  try {
+    clock.keepIn(storage.resources);
+    const composed = composeTenant({ bundles, storage, clock, options, identity, listener });
+    const bootstrap = await loadTenant(composed, storage, given);
+    return { tenant: composed.tenant, bootstrap, storage };
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
 }

@@ -4,10 +4,12 @@
 // the default tenant and those made at run time; the pipeline resolves a request's tenant in one place
 // (Pipeline.start, through Tenants.resolve).
 import type { Journal } from '../control/journal.js';
+import type { BootstrapCredentials } from '../domain/bootstrap.js';
 import type { Clock } from '../domain/clock.js';
 import type { DomainState } from '../domain/state.js';
 import type { ResourceEngine } from '../engine/engine.js';
 import type { StateAsDocument } from '../engine/state-document.js';
+import type { Storage } from '../store/storage.js';
 
 /** The environments a workspace can have; `dev` it always has. */
 export const ENVIRONMENTS = ['dev', 'test', 'prod'] as const;
@@ -32,6 +34,13 @@ export interface Tenant {
   readonly clock: Clock;
   /** The whole state as one document: exported, loaded, reset. */
   readonly stateDocument: StateAsDocument;
+}
+
+/** A tenant made at run time, with its bootstrap credentials and the storage it holds open. */
+export interface MadeTenant {
+  tenant: Tenant;
+  bootstrap: BootstrapCredentials;
+  storage: Storage;
 }
 
 /** The key of a tenant in the fleet: `"<workspaceId>:<environment>"`. */

@@ -10,6 +10,7 @@ export interface TenantHandle {
   workspaceId: number;
   environment: 'dev' | 'test' | 'prod';
   clientId: string;
+  clientSecret: string;
   /** `?workspace=&environment=` of the emulator API's tenant-scoped calls. */
   query: { workspace: number; environment: string };
   accessToken: string;
@@ -28,14 +29,24 @@ export async function makeWorkspace(
   return Promise.all(
     workspace.environments.map(async ({ name: environment, client_id, client_secret }) => {
       const accessToken = await token(server, client_id, client_secret);
-      return {
+      const handle = {
         workspaceId: workspace.id,
         environment,
         clientId: client_id,
+        clientSecret: client_secret,
         query: { workspace: workspace.id, environment },
         accessToken,
-        run: (operationId, options = {}) => call(server, operationId, { token: accessToken, ...options }),
-      } satisfies TenantHandle;
+      };
+      return servedBy(server, handle);
     }),
   );
+}
+
+/** The tenant's handle with its calls sent to `server` (another emulator on its storage, or the same one restarted). */
+export function servedBy(server: MockServer, handle: Omit<TenantHandle, 'run'>): TenantHandle {
+  const { accessToken } = handle;
+  return {
+    ...handle,
+    run: (operationId, options = {}) => call(server, operationId, { token: accessToken, ...options }),
+  };
 }

@@ -131,87 +131,29 @@ function links(url: string, connected: () => boolean): Links {
   };
 }
 
-export class RedisConnection {
-  /** Names this emulator in what it announces, so it skips its own announcements. */
-  readonly origin = randomBytes(6).toString('base64url');
-  /** True when the prefix held no state before this start. */
-  created = false;
-  /** Writes sent and not yet confirmed; `commit` waits for them. */
-  private unconfirmed: Promise<unknown>[] = [];
+/** What the connections of one emulator's states share: its links to Redis, and which of them are lost. */
+class SharedLinks {
   /** The connections lost and not back yet (one server: its two clients; a cluster: its nodes' clients). */
-  private readonly lost = new Set<unknown>();
-  private readonly lostListeners: ((error: unknown) => void)[] = [];
-  private readonly backListeners: (() => void)[] = [];
-  /** Called before any command is sent: writes held for the rest of the turn go first (messages.ts). */
-  private beforeSend: (() => void) | undefined;
+  readonly lost = new Set<unknown>();
+  readonly lostListeners = new Set<(error: unknown) => void>();
+  readonly backListeners = new Set<() => void>();
+  private listening = false;
 
-  private constructor(
-    private readonly links: Links,
-    readonly keys: RedisKeys,
+  constructor(
+    readonly links: Links,
     /** How long a request waits for Redis's answer before it fails (StoreUnavailable). */
-    private readonly replyTimeoutMs: number,
+    readonly replyTimeoutMs: number,
   ) {}
 
-  /** Connects; refuses (RedisStorageError) when Redis cannot be reached or holds another layout. */
-  static async open(url: string, prefix: string, logger: Logger, replyTimeoutMs = 5000): Promise<RedisConnection> {
-    const where = redactedUrl(url);
-    let connected = false;
-    let made: Links;
-    try {
-      made = links(url, () => connected);
-    } catch (error) {
-      throw new RedisStorageError(`Cannot use Redis at ${where}: ${(error as Error).message}`);
-    }
-    const connection = new RedisConnection(made, new RedisKeys(prefix), replyTimeoutMs);
-    const destroy = () => {
-      for (const link of connection.linkList()) link.destroy();
-    };
-    // Listened to before connecting: an 'error' no one listens to would end the process.
-    connection.watchConnections(
-      (error) => {
-        if (connected) logger.error({ err: error }, `lost a connection to Redis at ${where}; reconnecting`);
-      },
-      () => logger.warn(`the connections to Redis at ${where} are back`),
-    );
-    try {
-      for (const link of connection.linkList()) await link.connect();
-    } catch (error) {
-      destroy();
-      throw new RedisStorageError(`Cannot connect to Redis at ${where}: ${(error as Error).message}`);
-    }
-    connected = true;
-    const { keys } = connection;
-    try {
-      connection.created = (await connection.send(keys.layout, ['SET', keys.layout, LAYOUT_VERSION, 'NX'])) === 'OK';
-      const layout = connection.created
-        ? LAYOUT_VERSION
-        : String(await connection.send(keys.layout, ['GET', keys.layout]));
-      if (layout !== LAYOUT_VERSION) {
-        throw new RedisStorageError(
-          `Redis at ${where} holds state of another version of platform-api-mock under the prefix ${prefix} ` +
-            `(layout ${layout}; this version uses ${LAYOUT_VERSION}): use another prefix or database`,
-        );
-      }
-      return connection;
-    } catch (error) {
-      destroy();
-      throw error instanceof RedisStorageError ? error : new RedisStorageError(`Redis at ${where}: ${error}`);
-    }
+  linkList(): Link[] {
+    const { commands, subscriptions } = this.links;
+    return commands === subscriptions ? [commands] : [commands, subscriptions];
   }
 
-  /** Every connection is up (none lost, or every lost one back). */
-  get ready(): boolean {
-    return this.lost.size === 0;
-  }
-
-  /**
-   * `lost` once when a connection is lost (announcements may be missed meanwhile), `back` once every
-   * lost one is back.
-   */
-  watchConnections(lost: (error: unknown) => void, back: () => void): void {
-    this.lostListeners.push(lost);
-    this.backListeners.push(back);
-    if (this.lostListeners.length > 1) return;
+  /** Listens to the links' losses and returns once, whoever watches first. */
+  listen(): void {
+    if (this.listening) return;
+    this.listening = true;
     const { lostEvent, backEvent } = this.links;
     this.linkList().forEach((link, index) => {
       // A cluster's own errors (a failed discovery of its nodes) come with its nodes' losses.
@@ -228,12 +170,114 @@ export class RedisConnection {
       });
     });
   }
+}
+
+/**
+ * One state in Redis (the default tenant's, or a workspace's environment's, under a prefix of its own)
+ * over the links of the emulator: a workspace's state costs no connection of its own.
+ */
+export class RedisConnection {
+  /** Names this emulator in what it announces, so it skips its own announcements. */
+  readonly origin = randomBytes(6).toString('base64url');
+  /** True when the prefix held no state before this start. */
+  created = false;
+  /** Writes sent and not yet confirmed; `commit` waits for them. */
+  private unconfirmed: Promise<unknown>[] = [];
+  /** What this state watches of the connections: let go when it closes. */
+  private readonly watching: (() => void)[] = [];
+  /** Called before any command is sent: writes held for the rest of the turn go first (messages.ts). */
+  private beforeSend: (() => void) | undefined;
+
+  private constructor(
+    private readonly shared: SharedLinks,
+    readonly keys: RedisKeys,
+    /** The emulator's own state, which closes the links; a workspace's leaves them to it. */
+    readonly ownsLinks: boolean,
+  ) {}
+
+  /** Connects; refuses (RedisStorageError) when Redis cannot be reached or holds another layout. */
+  static async open(url: string, prefix: string, logger: Logger, replyTimeoutMs = 5000): Promise<RedisConnection> {
+    const where = redactedUrl(url);
+    let connected = false;
+    let made: Links;
+    try {
+      made = links(url, () => connected);
+    } catch (error) {
+      throw new RedisStorageError(`Cannot use Redis at ${where}: ${(error as Error).message}`);
+    }
+    const shared = new SharedLinks(made, replyTimeoutMs);
+    const connection = new RedisConnection(shared, new RedisKeys(prefix), true);
+    const destroy = () => {
+      for (const link of shared.linkList()) link.destroy();
+    };
+    // Listened to before connecting: an 'error' no one listens to would end the process.
+    connection.watchConnections(
+      (error) => {
+        if (connected) logger.error({ err: error }, `lost a connection to Redis at ${where}; reconnecting`);
+      },
+      () => logger.warn(`the connections to Redis at ${where} are back`),
+    );
+    try {
+      for (const link of shared.linkList()) await link.connect();
+    } catch (error) {
+      destroy();
+      throw new RedisStorageError(`Cannot connect to Redis at ${where}: ${(error as Error).message}`);
+    }
+    connected = true;
+    try {
+      await connection.checkLayout(where);
+      return connection;
+    } catch (error) {
+      destroy();
+      throw error instanceof RedisStorageError ? error : new RedisStorageError(`Redis at ${where}: ${error}`);
+    }
+  }
+
+  /** The state under `prefix` (a workspace's environment's), over this one's links. */
+  async scoped(prefix: string): Promise<RedisConnection> {
+    const connection = new RedisConnection(this.shared, new RedisKeys(prefix), false);
+    await connection.checkLayout('this Redis');
+    return connection;
+  }
+
+  /** Marks a new state with this version's layout; refuses one of another layout. */
+  private async checkLayout(where: string): Promise<void> {
+    const { layout: key, prefix } = this.keys;
+    this.created = (await this.send(key, ['SET', key, LAYOUT_VERSION, 'NX'])) === 'OK';
+    const layout = this.created ? LAYOUT_VERSION : String(await this.send(key, ['GET', key]));
+    if (layout !== LAYOUT_VERSION) {
+      throw new RedisStorageError(
+        `Redis at ${where} holds state of another version of platform-api-mock under the prefix ${prefix} ` +
+          `(layout ${layout}; this version uses ${LAYOUT_VERSION}): use another prefix or database`,
+      );
+    }
+  }
+
+  /** Every connection is up (none lost, or every lost one back). */
+  get ready(): boolean {
+    return this.shared.lost.size === 0;
+  }
+
+  /**
+   * `lost` once when a connection is lost (announcements may be missed meanwhile), `back` once every
+   * lost one is back; until this state closes.
+   */
+  watchConnections(lost: (error: unknown) => void, back: () => void): void {
+    const { lostListeners, backListeners } = this.shared;
+    lostListeners.add(lost);
+    backListeners.add(back);
+    this.watching.push(() => {
+      lostListeners.delete(lost);
+      backListeners.delete(back);
+    });
+    this.shared.listen();
+  }
 
   /** Runs a script; a failure to reach Redis (or a write it refuses) is a StoreUnavailable, a script's own error is kept. */
   async run(script: ScriptName, keys: string[], args: RedisArgument[]): Promise<unknown> {
     this.beforeSend?.();
     try {
-      return await this.answered(this.links.commands[script](keys, args));
+      return await this.answered(this.shared.links.commands[script](keys, args));
     } catch (error) {
       throw isNoTopic(error) ? error : unavailable(error);
     }
@@ -243,7 +287,7 @@ export class RedisConnection {
   async send(firstKey: string, command: RedisArgument[]): Promise<unknown> {
     this.beforeSend?.();
     try {
-      return await this.answered(this.links.send(firstKey, command));
+      return await this.answered(this.shared.links.send(firstKey, command));
     } catch (error) {
       throw unavailable(error);
     }
@@ -259,8 +303,8 @@ export class RedisConnection {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new StoreUnavailable(`Redis did not answer within ${this.replyTimeoutMs} ms`)),
-        this.replyTimeoutMs,
+        () => reject(new StoreUnavailable(`Redis did not answer within ${this.shared.replyTimeoutMs} ms`)),
+        this.shared.replyTimeoutMs,
       );
     });
     return Promise.race([reply, late]).finally(() => clearTimeout(timer));
@@ -273,11 +317,11 @@ export class RedisConnection {
 
   /** Listens to a sharded channel (a cluster subscribes on the channel's shard); settles once subscribed. */
   subscribe(channel: string, listener: Listener): Promise<void> {
-    return this.links.subscriptions.sSubscribe(channel, listener);
+    return this.shared.links.subscriptions.sSubscribe(channel, listener);
   }
 
   unsubscribe(channel: string, listener: Listener): Promise<void> {
-    return this.links.subscriptions.sUnsubscribe(channel, listener);
+    return this.shared.links.subscriptions.sUnsubscribe(channel, listener);
   }
 
   /**
@@ -300,14 +344,27 @@ export class RedisConnection {
     return Promise.all(writes).then(() => undefined);
   }
 
-  async close(): Promise<void> {
-    await Promise.allSettled(this.unconfirmed);
-    await Promise.all(this.linkList().map(closeLink));
+  /**
+   * Deletes every key whose name starts with `prefix`, which holds a hash tag: all of them are in one
+   * slot, so on a cluster one shard holds them, and each batch is one command.
+   */
+  async deleteUnder(prefix: string): Promise<void> {
+    const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+    let cursor = '0';
+    do {
+      const [next, keys] = (await this.send(prefix, ['SCAN', cursor, 'MATCH', pattern, 'COUNT', '1000'])) as [
+        string,
+        string[],
+      ];
+      if (keys.length > 0) await this.send(prefix, ['UNLINK', ...keys]);
+      cursor = next;
+    } while (cursor !== '0');
   }
 
-  private linkList(): Link[] {
-    const { commands, subscriptions } = this.links;
-    return commands === subscriptions ? [commands] : [commands, subscriptions];
+  async close(): Promise<void> {
+    await Promise.allSettled(this.unconfirmed);
+    for (const stop of this.watching.splice(0)) stop();
+    if (this.ownsLinks) await Promise.all(this.shared.linkList().map(closeLink));
   }
 }
 

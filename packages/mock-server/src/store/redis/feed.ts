@@ -117,8 +117,18 @@ export class RedisFeed implements SharedState {
     return subscribed;
   }
 
+  /** Leaves the channels when the links stay open (a workspace's state), then closes the state. */
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    if (!this.redis.ownsLinks) {
+      const { keys } = this.redis;
+      const leave = (channel: string, listener: (message: string) => void) =>
+        // Not waited for: a Redis that does not answer would hold the close; a channel still heard is harmless.
+        this.redis.unsubscribe(channel, listener).catch(() => {});
+      leave(keys.changes, this.receive);
+      for (const [topicId, { listener }] of this.watched) leave(keys.appended(topicId), listener);
+      this.watched.clear();
+    }
     await this.redis.close();
   }
 

@@ -173,7 +173,8 @@ const ADVICE: Record<number, string> = {
   6: 'it is in use by another running emulator (or another program)',
   8: 'the data dir is not writable',
   11: 'it is corrupt or not a database',
-  14: 'it cannot be opened or created: is the data dir writable?',
+  // Also when the process has as many files open as it may: each data dir keeps two (the database, its WAL).
+  14: 'it cannot be opened or created: is the data dir writable, and the limit of open files (ulimit -n) not reached?',
   26: 'it is corrupt or not a database',
 };
 

@@ -1,0 +1,155 @@
+// Workspaces made at run time, kept by the storage (issue 42): an emulator restarted on its data dir,
+// or another emulator on the same Redis prefix, serves the same workspaces with their credentials and
+// data; a deleted workspace's storage is freed (its directory, its keys).
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createClient } from '@redis/client';
+import { describe, expect, test } from 'vitest';
+import type { MockServer } from '../src/index.js';
+import { control, emulatorErrorOf } from './support/control/emulator-api.js';
+import { defined } from './support/defined.js';
+import { ORDER_SCHEMA, start, token } from './support/helpers.js';
+import { REDIS_KINDS, uniquePrefix } from './support/redis-server.js';
+import { tempDir } from './support/temp-dirs.js';
+import { makeWorkspace, servedBy, type TenantHandle } from './support/tenants.js';
+
+/** In the tenant: a topic with one message, a recipe, and an API client with a key; what it made. */
+async function populate(tenant: TenantHandle) {
+  const topic = await tenant.run('create_topic', { body: { name: `topic-${tenant.clientId}`, schema: ORDER_SCHEMA } });
+  const published = await tenant.run('publish_message', {
+    params: { topic_id: topic.body.id },
+    body: { order_id: tenant.clientId },
+  });
+  expect(published.status).toBe(201);
+  const recipe = await tenant.run('create_recipe', { body: { recipe: { name: 'Kept', code: '{}' } } });
+  const client = await tenant.run('create_api_client', { body: { name: 'ci' } });
+  const key = await tenant.run('create_api_key', {
+    params: { api_client_id: client.body.data.id },
+    body: { name: 'k' },
+  });
+  expect(key.status).toBe(200);
+  return { topicId: topic.body.id, recipeId: recipe.body.id, key: key.body.data };
+}
+
+type Made = Awaited<ReturnType<typeof populate>>;
+
+/** The tenant on `server` holds what `populate` made: its token, its bootstrap and API key, its data. */
+async function expectServed(server: MockServer, handle: TenantHandle, made: Made) {
+  const tenant = servedBy(server, handle);
+  const topics = await tenant.run('list_topics');
+  expect(topics.status).toBe(200);
+  expect(topics.body.data.map((topic) => topic.id)).toEqual([made.topicId]);
+  const consumed = await tenant.run('consume_messages', { params: { topic_id: made.topicId }, body: {} });
+  expect(consumed.body.messages.map((message) => message.payload)).toEqual([{ order_id: handle.clientId }]);
+  expect((await tenant.run('get_recipe', { params: { id: made.recipeId } })).body.name).toBe('Kept');
+  expect(await token(server, handle.clientId, handle.clientSecret)).toEqual(expect.any(String));
+  expect(await token(server, made.key.client_id, made.key.auth_token)).toEqual(expect.any(String));
+}
+
+const workspaceList = async (server: MockServer) => (await control(server, 'list_workspaces')).body?.workspaces;
+
+describe('workspaces kept in a data dir', () => {
+  test('an emulator restarted on its data dir serves the same workspaces, credentials and data; ids go on', async () => {
+    const dataDir = tempDir();
+    const first = await start({ dataDir });
+    const kept = await makeWorkspace(first, 'Kept', ['prod']);
+    const [deleted] = (await makeWorkspace(first, 'Deleted')) as [TenantHandle];
+    const made = await Promise.all(kept.map(populate));
+    expect((await control(first, 'delete_workspace', { params: { id: deleted.workspaceId } })).status).toBe(204);
+    const listed = await workspaceList(first);
+    await first.close();
+
+    const second = await start({ dataDir });
+    expect(await workspaceList(second)).toEqual(listed);
+    await Promise.all(kept.map((handle, i) => expectServed(second, handle, made[i] as Made)));
+    expect((await servedBy(second, deleted).run('list_topics')).status).toBe(401);
+    // The id of a deleted workspace is never given again.
+    const [next] = (await makeWorkspace(second, 'Next')) as [TenantHandle];
+    expect(next.workspaceId).toBe(deleted.workspaceId + 1);
+  });
+
+  test("deleting a workspace removes its directory; one not on record (a crash's leftover) goes at start", async () => {
+    const dataDir = tempDir();
+    const leftover = join(dataDir, 'workspaces', '9', 'dev');
+    mkdirSync(leftover, { recursive: true });
+    const server = await start({ dataDir });
+    expect(existsSync(leftover)).toBe(false);
+    const [dev] = (await makeWorkspace(server, 'Short-lived', ['test'])) as [TenantHandle];
+    const directory = join(dataDir, 'workspaces', String(dev.workspaceId));
+    expect(readdirSync(directory).sort()).toEqual(['dev', 'test']);
+    expect((await control(server, 'delete_workspace', { params: { id: dev.workspaceId } })).status).toBe(204);
+    expect(existsSync(directory)).toBe(false);
+    // The default tenant's database is where it always was.
+    expect(readdirSync(dataDir).sort()).toEqual(['emulator.db', 'emulator.db-wal', 'workspaces']);
+  });
+
+  test('a workspace whose data dir cannot be made is refused (503), saying why; nothing of it stays', async () => {
+    const dataDir = tempDir();
+    const server = await start({ dataDir });
+    // A file where the workspaces' directory would be: no workspace directory can be made under it.
+    writeFileSync(join(dataDir, 'workspaces'), '');
+    const refused = await control(server, 'create_workspace', { body: { name: 'Nowhere' } });
+    expect(refused.status).toBe(503);
+    expect(emulatorErrorOf(refused).message).toMatch(/^Workspace 2 could not be made: The data dir .* is not writable/);
+    expect(await workspaceList(server)).toHaveLength(1);
+    rmSync(join(dataDir, 'workspaces'));
+    expect((await makeWorkspace(server, 'Somewhere')).length).toBe(1);
+  });
+});
+
+/** The keys under a prefix, on every node of the Redis (Cluster) at `url`. */
+async function keysUnder(url: string, prefix: string): Promise<string[]> {
+  const nodes = url.startsWith('redis+cluster://') ? url.slice('redis+cluster://'.length).split(',') : [url.slice(8)];
+  const keys: string[] = [];
+  for (const node of nodes) {
+    const client = createClient({ url: `redis://${node}` });
+    await client.connect();
+    try {
+      let cursor = '0';
+      do {
+        const [next, found] = (await client.sendCommand(['SCAN', cursor, 'MATCH', `${prefix}*`, 'COUNT', '1000'])) as [
+          string,
+          string[],
+        ];
+        keys.push(...found);
+        cursor = next;
+      } while (cursor !== '0');
+    } finally {
+      client.destroy();
+    }
+  }
+  return keys;
+}
+
+for (const { name, skipped, shared } of REDIS_KINDS) {
+  describe.skipIf(skipped !== undefined)(`workspaces on ${name}${skipped ? ` (skipped: ${skipped})` : ''}`, () => {
+    test('two emulators on one prefix serve each workspace either made; a delete on one is seen by the other and frees its keys', async () => {
+      const { url } = await shared();
+      const prefix = uniquePrefix();
+      const a = await start({ redisUrl: url, redisPrefix: prefix });
+      const [before] = (await makeWorkspace(a, 'Before B')) as [TenantHandle];
+      const madeBefore = await populate(before);
+      // B finds the workspace on record at its start, then follows those made after it.
+      const b = await start({ redisUrl: url, redisPrefix: prefix });
+      const onA = await makeWorkspace(a, 'While B runs', ['prod']);
+      const madeOnA = await Promise.all(onA.map(populate));
+      await expectServed(b, before, madeBefore);
+      await Promise.all(onA.map((handle, i) => expectServed(b, handle, madeOnA[i] as Made)));
+      const [onB] = (await makeWorkspace(b, 'Made on B')) as [TenantHandle];
+      await expectServed(a, onB, await populate(onB));
+      expect(await workspaceList(b)).toEqual(await workspaceList(a));
+      const inspected = await control(b, 'inspect_topics', { query: defined(onA[0]).query });
+      expect(inspected.body?.topics.map((topic) => topic.id)).toEqual([madeOnA[0]?.topicId]);
+
+      const gone = defined(onA[0]).workspaceId;
+      expect(await keysUnder(url, `${prefix}{ws:${gone}}`)).not.toEqual([]);
+      expect((await control(a, 'delete_workspace', { params: { id: gone } })).status).toBe(204);
+      expect((await control(b, 'get_workspace', { params: { id: gone } })).status).toBe(404);
+      for (const handle of onA) expect((await servedBy(b, handle).run('list_topics')).status).toBe(401);
+      expect(await keysUnder(url, `${prefix}{ws:${gone}}`)).toEqual([]);
+      // The others' keys stay, each workspace's in one slot (a cluster's scripts would refuse others).
+      expect(await keysUnder(url, `${prefix}{ws:${onB.workspaceId}}`)).not.toEqual([]);
+      await expectServed(a, before, madeBefore);
+    });
+  });
+}
