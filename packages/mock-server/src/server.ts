@@ -30,6 +30,7 @@ import { documentedErrorCodes, type Specs, specFilePath } from './spec/bundles.j
 import { type SharedSpecs, sharedSpecs } from './spec/shared.js';
 import { MemoryStore } from './store/memory/messages.js';
 import { dataDirStorage, memoryStorage, redisStorage, type Storage } from './store/storage.js';
+import { adminTokenFor, FleetAdmission } from './tenants/admission.js';
 import { composeTenant, loadTenant, memoryTenant } from './tenants/compose.js';
 import { DEFAULT_WORKSPACE_ID, Tenants } from './tenants/registry.js';
 import type { TenantIdentity } from './tenants/tenant.js';
@@ -40,6 +41,8 @@ export interface MockServer {
   port: number;
   clientId: string;
   clientSecret: string;
+  /** The token the fleet-level calls of the emulator API need: the one given, or made for a host beyond loopback; none on loopback. */
+  adminToken?: string;
   faults: Faults;
   /** The emulator's state (resources, topics and their messages, API clients and keys): export(), load(document), reset(). */
   state: StateAsDocument;
@@ -52,6 +55,8 @@ const DEFAULT_TENANT: TenantIdentity = {
   workspaceName: 'Local workspace',
   environment: 'dev',
 };
+
+const DEFAULT_HOST = '127.0.0.1';
 
 /** Why a workspace cannot be made with a data dir or Redis. */
 const WORKSPACES_IN_MEMORY_ONLY =
@@ -66,10 +71,12 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   clock.keepIn(storage.resources);
   const composed = composeTenant({ bundles, storage, clock, options, identity: DEFAULT_TENANT });
   const { tenant } = composed;
+  const adminToken = adminTokenFor(options.host ?? DEFAULT_HOST, options.adminToken);
   const tenants = new Tenants(
     tenant,
     (identity, listener) => memoryTenant(bundles, options, identity, listener),
     options.dataDir === undefined && options.redisUrl === undefined ? undefined : WORKSPACES_IN_MEMORY_ONLY,
+    new FleetAdmission(adminToken),
   );
   const prism = new PrismBackend(specFilePath('management', options.specDir), logger);
   const pipeline = composePipeline(bundles, tenants, prism, options, logger, storage.commit);
@@ -91,6 +98,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     port: (server.address() as AddressInfo).port,
     clientId: bootstrap.clientId,
     clientSecret: bootstrap.secret,
+    adminToken,
     faults: tenant.domain.faults,
     state: tenant.stateDocument,
     close() {
@@ -199,7 +207,7 @@ function httpServer(pipeline: Pipeline): Server {
 function listen(server: Server, options: MockServerOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, options.host ?? DEFAULT_HOST, () => resolve());
   });
 }
 

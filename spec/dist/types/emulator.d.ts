@@ -10,7 +10,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -52,7 +53,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -89,7 +91,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -123,7 +126,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -159,7 +163,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -193,7 +198,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -227,7 +233,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -259,7 +266,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -301,7 +309,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -364,7 +373,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -397,7 +407,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -440,7 +451,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -479,7 +491,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -513,7 +526,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -554,7 +568,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1197,6 +1212,26 @@ export interface components {
                 "application/json": components["schemas"]["EmulatorError"];
             };
         };
+        /**
+         * @description The call needs the admin token (see the `AdminToken` scheme) and the request does not carry it: a
+         *     workspace made, listed, read or deleted, or another tenant's state named by `workspace` and
+         *     `environment`, on an emulator that listens beyond loopback or was given `--admin-token`.
+         */
+        Unauthorized: {
+            headers: {
+                /** @description `Bearer realm="platform-api-mock"`: the admin token is a bearer token. */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "This call needs the admin token: send \"Authorization: Bearer <admin token>\" (printed at start, or given with --admin-token)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["EmulatorError"];
+            };
+        };
         /** @description Nothing of that name or id. */
         NotFound: {
             headers: {
@@ -1216,7 +1251,8 @@ export interface components {
         /**
          * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
          *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-         *     unknown workspace is a 404.
+         *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+         *     the emulator requires one (401).
          */
         TenantWorkspace: number;
         /**
@@ -1247,7 +1283,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1294,6 +1331,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1303,7 +1341,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1338,6 +1377,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1347,7 +1387,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1370,6 +1411,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1379,7 +1421,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1407,6 +1450,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1416,7 +1460,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1444,6 +1489,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             /** @description The document is over 16 MiB. */
             413: {
@@ -1462,7 +1508,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1485,6 +1532,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1494,7 +1542,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1529,6 +1578,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1538,7 +1588,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1561,6 +1612,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1570,7 +1622,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1614,6 +1667,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             /** @description The count does not hold. */
             409: {
@@ -1632,7 +1686,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1662,6 +1717,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1671,7 +1727,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1698,6 +1755,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1707,7 +1765,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1827,6 +1886,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1836,7 +1896,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1859,6 +1920,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1868,7 +1930,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1893,6 +1956,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1902,7 +1966,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1936,6 +2001,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1945,7 +2011,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1968,6 +2035,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2003,7 +2071,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -2028,6 +2097,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2037,7 +2107,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -2066,6 +2137,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2075,7 +2147,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -2133,6 +2206,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmulatorError"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2142,7 +2216,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -2177,6 +2252,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2186,7 +2262,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -2211,6 +2288,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2220,7 +2298,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -2248,6 +2327,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2257,7 +2337,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -2298,6 +2379,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2307,7 +2389,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -2337,6 +2420,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2512,6 +2596,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
         };
     };
     create_workspace: {
@@ -2564,6 +2649,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The emulator keeps its state in a data dir or Redis, where workspaces are not kept yet. */
             501: {
                 headers: {
@@ -2602,6 +2688,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2625,6 +2712,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             /** @description Workspace 1 cannot be deleted. */
             409: {

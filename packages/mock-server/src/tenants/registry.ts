@@ -8,6 +8,7 @@ import type { CredentialListener } from '../domain/access-tokens.js';
 import type { BootstrapCredentials } from '../domain/bootstrap.js';
 import { NotFound, Refused } from '../errors.js';
 import type { Operation, SpecName } from '../spec/bundles.js';
+import type { FleetAdmission } from './admission.js';
 import { TenantDirectory } from './directory.js';
 import {
   type ClientIdLookup,
@@ -59,6 +60,8 @@ export class Tenants implements ClientIdLookup {
     private readonly makeTenant: TenantMaker,
     /** Why workspaces cannot be made (a storage that does not keep them yet); undefined when they can. */
     private readonly refusal: string | undefined,
+    /** Who may make the fleet-level calls: create, list, get and delete workspaces, or name another tenant. */
+    private readonly admission: FleetAdmission,
   ) {
     const { workspaceId, workspaceName, environment } = defaultTenant.identity;
     this.workspaces.set(workspaceId, {
@@ -73,8 +76,14 @@ export class Tenants implements ClientIdLookup {
    * token endpoint's is found once its client ID is read (EndpointRequest.admitTo).
    */
   resolve(operation: Operation<SpecName>, headers: IncomingHttpHeaders, query: string): Tenant {
-    if (operation.api === 'emulator') return this.named(query) ?? this.ofBearer(headers.authorization);
-    return operation.needsBearer ? this.ofBearer(headers.authorization) : this.defaultTenant;
+    if (operation.api !== 'emulator')
+      return operation.needsBearer ? this.ofBearer(headers.authorization) : this.defaultTenant;
+    const own = this.ofBearer(headers.authorization);
+    const named = namedTenant(query, own);
+    // Before the named tenant is looked up: without the admin token, one that does not exist and one
+    // that does answer alike.
+    if (operation.needsAdminToken || (named && !isTenant(own, named))) this.admission.check(headers.authorization);
+    return named ? this.tenantNamed(named) : own;
   }
 
   tenantOfClientId(clientId: string): Tenant | undefined {
@@ -145,15 +154,8 @@ export class Tenants implements ClientIdLookup {
     return workspace;
   }
 
-  /**
-   * The tenant `?workspace=` and `?environment=` name (workspace 1 and `dev` when left out); undefined
-   * when neither is given. A value that is not an id or an environment is left to the parameter checks (400).
-   */
-  private named(query: string): Tenant | undefined {
-    if (!query.includes('workspace=') && !query.includes('environment=')) return undefined;
-    const params = new URLSearchParams(query);
-    const id = params.get('workspace') ?? String(DEFAULT_WORKSPACE_ID);
-    const environment = params.get('environment') ?? 'dev';
+  /** The tenant a query names. A value that is not an id or an environment is left to the parameter checks (400). */
+  private tenantNamed({ id, environment }: NamedTenant): Tenant {
     if (!/^\d{1,15}$/.test(id) || !isEnvironment(environment)) return this.defaultTenant;
     const tenant = this.workspace(Number(id)).environments.get(environment);
     if (!tenant) throw new NotFound(`Workspace ${id} has no environment ${environment}`);
@@ -166,6 +168,28 @@ export class Tenants implements ClientIdLookup {
     return (key !== undefined && this.byKey.get(key)) || this.defaultTenant;
   }
 }
+
+/** A tenant as `?workspace=` and `?environment=` name it, as sent. */
+interface NamedTenant {
+  id: string;
+  environment: string;
+}
+
+/**
+ * The tenant the query names, its workspace the caller's own when left out (as the parameter's spec
+ * says) and its environment `dev`; undefined when it names neither.
+ */
+function namedTenant(query: string, own: Tenant): NamedTenant | undefined {
+  if (!query.includes('workspace=') && !query.includes('environment=')) return undefined;
+  const params = new URLSearchParams(query);
+  return {
+    id: params.get('workspace') ?? String(own.identity.workspaceId),
+    environment: params.get('environment') ?? 'dev',
+  };
+}
+
+const isTenant = ({ identity }: Tenant, named: NamedTenant): boolean =>
+  named.id === String(identity.workspaceId) && named.environment === identity.environment;
 
 const isEnvironment = (name: string): name is EnvironmentName => (ENVIRONMENTS as readonly string[]).includes(name);
 
