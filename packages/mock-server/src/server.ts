@@ -33,6 +33,7 @@ import { dataDirStorage, memoryStorage, redisStorage, type Storage } from './sto
 import { adminTokenFor, FleetAdmission } from './tenants/admission.js';
 import { composeTenant, loadTenant, memoryTenant } from './tenants/compose.js';
 import { DEFAULT_WORKSPACE_ID, Tenants } from './tenants/registry.js';
+import { seedWorkspaces, splitSeed } from './tenants/seed.js';
 import type { TenantIdentity } from './tenants/tenant.js';
 
 export interface MockServer {
@@ -74,7 +75,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const adminToken = adminTokenFor(options.host ?? DEFAULT_HOST, options.adminToken);
   const tenants = new Tenants(
     tenant,
-    (identity, listener) => memoryTenant(bundles, options, identity, listener),
+    (identity, listener, given) => memoryTenant(bundles, options, identity, listener, given),
     options.dataDir === undefined && options.redisUrl === undefined ? undefined : WORKSPACES_IN_MEMORY_ONLY,
     new FleetAdmission(adminToken),
   );
@@ -83,7 +84,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const server = httpServer(pipeline);
   let bootstrap: BootstrapCredentials;
   try {
-    bootstrap = await loadTenant(composed, storage, options);
+    const { own, workspaces } = splitSeed(options.seed);
+    bootstrap = await loadTenant(composed, storage, { ...options, seed: own });
+    await seedWorkspaces(tenants, workspaces, bootstrap.clientId);
     await listen(server, options);
   } catch (error) {
     // No half-started emulator: the data dir is unlocked for the next attempt.

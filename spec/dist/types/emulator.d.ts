@@ -816,7 +816,9 @@ export interface components {
         };
         /**
          * @description The emulator's state as one document (see the emulator's README): the engine's resources, the
-         *     event-streams topics with their messages, and the API clients and keys.
+         *     event-streams topics with their messages, and the API clients and keys. One environment's: a seed
+         *     file given at start (`--seed`) may also declare `workspaces`, each environment with a document of
+         *     its own, which these endpoints do not take.
          */
         StateDocument: {
             /** @constant */

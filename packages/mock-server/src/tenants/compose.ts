@@ -153,17 +153,18 @@ async function loadDomain({ domain, clock }: Tenant, { shared }: Storage): Promi
   });
 }
 
-/** A tenant made at run time: in memory, its own stores, clock and id counters; its bootstrap key new. */
+/** A tenant made at run time: in memory, its own stores, clock and id counters; its bootstrap key new, with the given credentials. */
 export async function memoryTenant(
   bundles: SharedSpecs,
   options: MockServerOptions,
   identity: TenantIdentity,
   listener: CredentialListener,
+  given: Pick<MockServerOptions, 'clientId' | 'clientSecret'>,
 ): Promise<{ tenant: Tenant; bootstrap: BootstrapCredentials }> {
   const clock = new Clock(options.clock ?? Date.now);
   const storage = memoryStorage(new MemoryStore(clock.now));
   clock.keepIn(storage.resources);
   const composed = composeTenant({ bundles, storage, clock, options, identity, listener });
-  const bootstrap = await loadTenant(composed, storage, {});
+  const bootstrap = await loadTenant(composed, storage, given);
   return { tenant: composed.tenant, bootstrap };
 }

@@ -21,10 +21,17 @@ import {
 
 export const DEFAULT_WORKSPACE_ID = 1;
 
+/** A bootstrap key's credentials, fixed (a seed's); each generated when absent. */
+export interface GivenCredentials {
+  clientId?: string;
+  clientSecret?: string;
+}
+
 /** Makes a tenant at run time, its credentials told to `listener`. */
 export type TenantMaker = (
   identity: TenantIdentity,
   listener: CredentialListener,
+  given: GivenCredentials,
 ) => Promise<{ tenant: Tenant; bootstrap: BootstrapCredentials }>;
 
 interface Workspace {
@@ -100,14 +107,23 @@ export class Tenants implements ClientIdLookup {
     return summary(this.workspace(id));
   }
 
-  async create(name: string, environments: readonly EnvironmentName[]): Promise<CreatedWorkspace> {
+  /** `credentials`: the bootstrap keys' of environments that have them fixed (a seed's). */
+  async create(
+    name: string,
+    environments: readonly EnvironmentName[],
+    credentials: Partial<Record<EnvironmentName, GivenCredentials>> = {},
+  ): Promise<CreatedWorkspace> {
     if (this.refusal !== undefined) throw new Refused(501, this.refusal);
     const id = ++this.lastWorkspaceId;
     const names = ENVIRONMENTS.filter((environment) => environment === 'dev' || environments.includes(environment));
     const made = await Promise.all(
       names.map((environment) => {
         const identity = { workspaceId: id, workspaceName: name, environment };
-        return this.makeTenant(identity, this.directory.listenerFor(tenantKey(identity)));
+        return this.makeTenant(
+          identity,
+          this.directory.listenerFor(tenantKey(identity)),
+          credentials[environment] ?? {},
+        );
       }),
     );
     const workspace: Workspace = { id, name, environments: new Map() };
@@ -141,6 +157,11 @@ export class Tenants implements ClientIdLookup {
     }
     this.workspaces.delete(id);
     this.single = this.workspaces.size === 1;
+  }
+
+  /** One environment of a workspace; NotFound when there is none. */
+  tenant(id: number, environment: EnvironmentName): Tenant {
+    return this.tenantNamed({ id: String(id), environment });
   }
 
   /** Every tenant, the default one first. */
