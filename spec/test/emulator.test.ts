@@ -56,7 +56,18 @@ describe('the emulator API', () => {
     }
   });
 
-  test('needs no credentials, and every refusal is an EmulatorError with a message', () => {
+  test('the fleet-level calls declare the admin token, a tenant-scoped call it optional, each a 401', () => {
+    expect(doc.components.securitySchemes.AdminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const { path, op } of operations(doc)) {
+      const scoped = (doc.paths[path].parameters ?? []).some((p: Json) => deref(doc, p).name === 'workspace');
+      const fleet = path.startsWith('/_emulator/workspaces');
+      const expected = fleet ? [{ AdminToken: [] }] : scoped ? [{}, { AdminToken: [] }] : undefined;
+      expect(op.security, op.operationId).toEqual(expected);
+      if (expected) expect(Object.keys(op.responses), op.operationId).toContain('401');
+    }
+  });
+
+  test('no credentials at its root, and every refusal is an EmulatorError with a message', () => {
     expect(doc.security).toEqual([]);
     for (const { op } of operations(doc)) {
       for (const [status, response] of Object.entries(op.responses as Json)) {

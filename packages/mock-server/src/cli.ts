@@ -56,6 +56,10 @@ function accessOptions(): Option[] {
     setting('--port <port>', 'port to listen on (0: a free port)').argParser(port).default(4010),
     setting('--client-id <id>', 'client ID of the bootstrap API key (generated when absent)'),
     setting('--client-secret <secret>', 'client secret of the bootstrap API key (generated when absent)'),
+    setting(
+      '--admin-token <token>',
+      "bearer token the fleet-level emulator API needs (workspaces, another tenant's state); generated and printed when --host is beyond loopback",
+    ),
   ];
 }
 
@@ -225,6 +229,7 @@ interface StartFlags {
   port: number;
   clientId?: string;
   clientSecret?: string;
+  adminToken?: string;
   maxBatchSize?: number;
   maxMessageBytes?: number;
   maxBatchMessages?: number;
@@ -253,6 +258,7 @@ async function start(flags: StartFlags): Promise<void> {
       port: flags.port,
       clientId: flags.clientId,
       clientSecret: flags.clientSecret,
+      adminToken: flags.adminToken,
       tokenTtlSeconds: flags.tokenTtl,
       journalSize: flags.journalSize,
       logLevel: flags.logLevel,
@@ -354,7 +360,15 @@ function hideSqliteExperimentalWarning(): void {
   }) as typeof process.emitWarning;
 }
 
-function banner({ url, clientId, clientSecret }: MockServer, flags: StartFlags): string {
+/** The admin token's line: the token when made at this start (printed here only), what to send when given. */
+function adminTokenLine({ adminToken }: MockServer, flags: StartFlags): string {
+  if (adminToken === undefined) return '';
+  const token = flags.adminToken === undefined ? adminToken : 'the one given (--admin-token)';
+  return `\n  Admin token     ${token}: Authorization: Bearer <admin token> on /_emulator/workspaces and on another tenant's state`;
+}
+
+function banner(server: MockServer, flags: StartFlags): string {
+  const { url, clientId, clientSecret } = server;
   const { dataDir, durability, redisUrl, redisPrefix, mode } = flags;
   const management = mode === 'prism' ? "the spec's example answers, stateless (--mode prism)" : 'stateful';
   const storage = redisUrl
@@ -376,7 +390,7 @@ function banner({ url, clientId, clientSecret }: MockServer, flags: StartFlags):
   Clock           GET/PUT/DELETE ${url}/_emulator/clock
   Storage         ${storage}
   Client ID       ${clientId}
-  Client secret   ${clientSecret}
+  Client secret   ${clientSecret}${adminTokenLine(server, flags)}
 
 Try it:
   TOKEN=$(curl -s -u '${clientId}:${clientSecret}' -d grant_type=client_credentials ${url}/oauth2/token | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')

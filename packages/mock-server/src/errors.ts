@@ -314,6 +314,9 @@ function managementReply(error: EmulatorError): Reply {
   return jsonReply(500, { message: error instanceof InternalFault ? error.message : UNEXPECTED.message });
 }
 
+/** A 401 of the emulator API names its scheme (RFC 9110 11.6.1): the admin token, a bearer token. */
+const ADMIN_CHALLENGE = { 'www-authenticate': 'Bearer realm="platform-api-mock"' };
+
 /** EmulatorError: the message, and for a request that breaks its schema the violations by JSON pointer. */
 function emulatorApiReply(error: EmulatorError): Reply {
   if (error instanceof PayloadTooLarge) return jsonReply(413, { message: `${error.message}: ${error.detail}` });
@@ -321,7 +324,7 @@ function emulatorApiReply(error: EmulatorError): Reply {
   if (error instanceof CodedError) {
     const errors = error.details.errors ?? [];
     const body = errors.length === 0 ? { message: error.message } : { message: error.message, errors };
-    return jsonReply(statusOf(error), body, headersOf(error));
+    return jsonReply(statusOf(error), body, error instanceof Unauthorized ? ADMIN_CHALLENGE : headersOf(error));
   }
   return jsonReply(500, { message: failureOf(error).message });
 }

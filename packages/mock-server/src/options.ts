@@ -10,6 +10,12 @@ export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 export interface MockServerOptions {
   /** Default '127.0.0.1'. */
   host?: string;
+  /**
+   * The token the fleet-level calls of the emulator API need (`Authorization: Bearer <token>`): making,
+   * listing, reading and deleting workspaces, and naming another tenant's state. Default: none on
+   * loopback, a new one (`MockServer.adminToken`) when `host` is beyond it.
+   */
+  adminToken?: string;
   /** Default 0: a free port. */
   port?: number;
   /** Client ID of the bootstrap API key (every right); generated when absent. */

@@ -30,8 +30,10 @@ import { documentedErrorCodes, type Specs, specFilePath } from './spec/bundles.j
 import { type SharedSpecs, sharedSpecs } from './spec/shared.js';
 import { MemoryStore } from './store/memory/messages.js';
 import { dataDirStorage, type EmulatorStorage, memoryStorage, redisStorage, type Storage } from './store/storage.js';
+import { adminTokenFor, FleetAdmission } from './tenants/admission.js';
 import { composeTenant, loadTenant, workspaceTenant } from './tenants/compose.js';
 import { DEFAULT_WORKSPACE_ID, Tenants } from './tenants/registry.js';
+import { seedWorkspaces, splitSeed } from './tenants/seed.js';
 import type { TenantIdentity } from './tenants/tenant.js';
 
 export interface MockServer {
@@ -40,6 +42,8 @@ export interface MockServer {
   port: number;
   clientId: string;
   clientSecret: string;
+  /** The token the fleet-level calls of the emulator API need: the one given, or made for a host beyond loopback; none on loopback. */
+  adminToken?: string;
   faults: Faults;
   /** The emulator's state (resources, topics and their messages, API clients and keys): export(), load(document), reset(). */
   state: StateAsDocument;
@@ -53,6 +57,8 @@ const DEFAULT_TENANT: TenantIdentity = {
   environment: 'dev',
 };
 
+const DEFAULT_HOST = '127.0.0.1';
+
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   const logger = createLogger(options.logLevel ?? 'silent');
   const bundles = checkedBundles(options.specDir);
@@ -65,12 +71,14 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const composed = composeTenant({ bundles, storage, clock, options, identity: DEFAULT_TENANT, catchUp });
   const { tenant } = composed;
   const { workspaces: storages } = storage;
+  const adminToken = adminTokenFor(options.host ?? DEFAULT_HOST, options.adminToken);
   const tenants = new Tenants({
     defaultTenant: tenant,
     defaultStorage: storage,
     storages,
     makeTenant: (identity, listener, given) =>
       workspaceTenant({ bundles, options, storages }, identity, listener, given),
+    admission: new FleetAdmission(adminToken),
     logger,
   });
   const prism = new PrismBackend(specFilePath('management', options.specDir), logger);
@@ -78,8 +86,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const server = httpServer(pipeline);
   let bootstrap: BootstrapCredentials;
   try {
-    // With the workspaces on record, each opened in its storage.
-    bootstrap = await loadTenant(composed, storage, options, tenants.follower);
+    const { own, workspaces } = splitSeed(options.seed);
+    // With the workspaces on record, each opened in its storage; a seed's made in a new store only.
+    bootstrap = await loadTenant(composed, storage, { ...options, seed: own }, tenants.follower);
+    if (storage.fresh) await seedWorkspaces(tenants, workspaces, bootstrap.clientId);
     await listen(server, options);
   } catch (error) {
     // No half-started emulator: the data dirs are unlocked for the next attempt.
@@ -95,6 +105,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     port: (server.address() as AddressInfo).port,
     clientId: bootstrap.clientId,
     clientSecret: bootstrap.secret,
+    adminToken,
     faults: tenant.domain.faults,
     state: tenant.stateDocument,
     close() {
@@ -206,7 +217,7 @@ function httpServer(pipeline: Pipeline): Server {
 function listen(server: Server, options: MockServerOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, options.host ?? DEFAULT_HOST, () => resolve());
   });
 }
 

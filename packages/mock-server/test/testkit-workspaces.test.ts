@@ -1,7 +1,7 @@
 // The test kit's emulator.workspace(): a workspace per test file on one shared emulator, each handle
 // with its own credentials, reset, journal, faults and clock.
 import { expect, it } from 'vitest';
-import { Emulator } from '../src/testkit/index.js';
+import { Emulator, startEmulator } from '../src/testkit/index.js';
 import { call, createTopic, start, token } from './support/helpers.js';
 
 it('gives each workspace a handle of its own: credentials, reset, journal, faults and clock', async () => {
@@ -38,4 +38,21 @@ it('gives each workspace a handle of its own: credentials, reset, journal, fault
   await mine.delete();
   expect((await call(server, 'list_topics', { token: myToken })).status).toBe(401);
   expect(() => mine.environment('test')).toThrow(/no environment test/);
+});
+
+it("carries the emulator's admin token: its workspaces' handles reach them, a handle without it gets a 401", async () => {
+  const { emulator, connection, close } = await startEmulator({ adminToken: 'testkit-admin-token' });
+  try {
+    expect(connection.adminToken).toBe('testkit-admin-token');
+    const ws = await emulator.workspace({ environments: ['prod'] });
+    await ws.environment('prod').clock.freeze();
+    expect((await ws.environment('prod').clock.now()).frozen).toBe(true);
+    await ws.reset();
+    const withoutToken = new Emulator({ ...connection, adminToken: undefined });
+    await expect(withoutToken.workspace()).rejects.toMatchObject({ name: 'EmulatorApiError', status: 401 });
+    await ws.delete();
+    await expect(ws.requests()).rejects.toMatchObject({ status: 404 });
+  } finally {
+    await close();
+  }
 });

@@ -47,6 +47,9 @@ export class PlatformEmulatorContainer extends GenericContainer {
   private clientId = 'testcontainers';
   // A fresh secret per container, unless the test chooses one.
   private clientSecret = randomBytes(18).toString('base64url');
+  // The container listens beyond its loopback, where the fleet-level emulator API (workspaces) needs an
+  // admin token: one chosen here, so that the handle knows it without reading the banner.
+  private readonly adminToken = randomBytes(18).toString('base64url');
   private flags: string[] = [];
 
   constructor(image = PLATFORM_EMULATOR_IMAGE) {
@@ -75,9 +78,11 @@ export class PlatformEmulatorContainer extends GenericContainer {
     this.withEnvironment({
       PLATFORM_API_MOCK_CLIENT_ID: this.clientId,
       PLATFORM_API_MOCK_CLIENT_SECRET: this.clientSecret,
+      PLATFORM_API_MOCK_ADMIN_TOKEN: this.adminToken,
     });
     if (this.flags.length > 0) this.withCommand(this.flags);
-    return new StartedPlatformEmulatorContainer(await super.start(), this.clientId, this.clientSecret);
+    const credentials = { clientId: this.clientId, clientSecret: this.clientSecret, adminToken: this.adminToken };
+    return new StartedPlatformEmulatorContainer(await super.start(), credentials);
   }
 }
 
@@ -85,13 +90,17 @@ export class StartedPlatformEmulatorContainer extends AbstractStartedContainer {
   /** One token provider for every client made here: one token, renewed before it expires. */
   readonly auth: Auth;
 
+  private readonly clientId: string;
+  private readonly clientSecret: string;
+  private readonly adminToken: string;
+
   constructor(
     started: StartedTestContainer,
-    private readonly clientId: string,
-    private readonly clientSecret: string,
+    credentials: { clientId: string; clientSecret: string; adminToken: string },
   ) {
     super(started);
-    this.auth = clientCredentials({ authUrl: this.getUrl(), clientId, clientSecret });
+    ({ clientId: this.clientId, clientSecret: this.clientSecret, adminToken: this.adminToken } = credentials);
+    this.auth = clientCredentials({ authUrl: this.getUrl(), clientId: this.clientId, clientSecret: this.clientSecret });
   }
 
   /** Stops the container with SIGTERM, the emulator draining first (`timeout`: ms before SIGKILL, default 10 s). */
@@ -110,6 +119,11 @@ export class StartedPlatformEmulatorContainer extends AbstractStartedContainer {
 
   getClientSecret(): string {
     return this.clientSecret;
+  }
+
+  /** The token the fleet-level emulator API (workspaces, another tenant's state) needs: `Authorization: Bearer <token>`. */
+  getAdminToken(): string {
+    return this.adminToken;
   }
 
   /** The event-streams client of @platform-api/client, signed in with the container's credentials. */
@@ -135,7 +149,8 @@ export class StartedPlatformEmulatorContainer extends AbstractStartedContainer {
    * faults, and `api`, the typed client of the emulator API.
    */
   emulator(): Emulator {
-    return new Emulator({ url: this.getUrl(), clientId: this.clientId, clientSecret: this.clientSecret });
+    const { clientId, clientSecret, adminToken } = this;
+    return new Emulator({ url: this.getUrl(), clientId, clientSecret, adminToken });
   }
 
   /**

@@ -56,6 +56,14 @@ describe.skipIf('missing' in engine)('PlatformEmulatorContainer', () => {
     expect(consumed).toEqual(published);
   });
 
+  it("gives its handle the admin token that the container's workspaces need", async () => {
+    const workspaces = `${emulator.getUrl()}/_emulator/workspaces`;
+    expect((await fetch(workspaces)).status).toBe(401);
+    const workspace = await emulator.emulator().workspace({ name: 'From the host' });
+    expect(await workspace.requests()).toEqual([]);
+    await workspace.delete();
+  });
+
   it('serves the web console and the docs from the image', async () => {
     for (const path of ['/_emulator/console/', '/_emulator/console/console.js', '/docs/']) {
       expect((await fetch(`${emulator.getUrl()}${path}`)).status, path).toBe(200);

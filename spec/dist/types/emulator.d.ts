@@ -10,7 +10,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -52,7 +53,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -89,7 +91,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -123,7 +126,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -159,7 +163,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -193,7 +198,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -227,7 +233,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -259,7 +266,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -301,7 +309,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -364,7 +373,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -397,7 +407,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -440,7 +451,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -479,7 +491,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -513,7 +526,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -554,7 +568,8 @@ export interface paths {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -804,7 +819,9 @@ export interface components {
         };
         /**
          * @description The emulator's state as one document (see the emulator's README): the engine's resources, the
-         *     event-streams topics with their messages, and the API clients and keys.
+         *     event-streams topics with their messages, and the API clients and keys. One environment's: a seed
+         *     file given at start (`--seed`) may also declare `workspaces`, each environment with a document of
+         *     its own, which these endpoints do not take.
          */
         StateDocument: {
             /** @constant */
@@ -1200,6 +1217,26 @@ export interface components {
                 "application/json": components["schemas"]["EmulatorError"];
             };
         };
+        /**
+         * @description The call needs the admin token (see the `AdminToken` scheme) and the request does not carry it: a
+         *     workspace made, listed, read or deleted, or another tenant's state named by `workspace` and
+         *     `environment`, on an emulator that listens beyond loopback or was given `--admin-token`.
+         */
+        Unauthorized: {
+            headers: {
+                /** @description `Bearer realm="platform-api-mock"`: the admin token is a bearer token. */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "This call needs the admin token: send \"Authorization: Bearer <admin token>\" (printed at start, or given with --admin-token)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["EmulatorError"];
+            };
+        };
         /** @description Nothing of that name or id. */
         NotFound: {
             headers: {
@@ -1219,7 +1256,8 @@ export interface components {
         /**
          * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
          *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-         *     unknown workspace is a 404.
+         *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+         *     the emulator requires one (401).
          */
         TenantWorkspace: number;
         /**
@@ -1250,7 +1288,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1297,6 +1336,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1306,7 +1346,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1341,6 +1382,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1350,7 +1392,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1373,6 +1416,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1382,7 +1426,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1410,6 +1455,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1419,7 +1465,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1447,6 +1494,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             /** @description The document is over 16 MiB. */
             413: {
@@ -1465,7 +1513,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1488,6 +1537,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1497,7 +1547,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1532,6 +1583,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1541,7 +1593,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1564,6 +1617,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1573,7 +1627,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1617,6 +1672,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             /** @description The count does not hold. */
             409: {
@@ -1635,7 +1691,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1665,6 +1722,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1674,7 +1732,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1701,6 +1760,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1710,7 +1770,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1830,6 +1891,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1839,7 +1901,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1862,6 +1925,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1871,7 +1935,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1896,6 +1961,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1905,7 +1971,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1939,6 +2006,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1948,7 +2016,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -1971,6 +2040,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2006,7 +2076,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -2031,6 +2102,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2040,7 +2112,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -2069,6 +2142,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2078,7 +2152,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -2136,6 +2211,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmulatorError"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2145,7 +2221,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -2180,6 +2257,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2189,7 +2267,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -2214,6 +2293,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2223,7 +2303,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -2251,6 +2332,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2260,7 +2342,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -2301,6 +2384,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2310,7 +2394,8 @@ export interface operations {
                 /**
                  * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
                  *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
-                 *     unknown workspace is a 404.
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
                  */
                 workspace?: components["parameters"]["TenantWorkspace"];
                 /**
@@ -2340,6 +2425,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2515,6 +2601,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
         };
     };
     create_workspace: {
@@ -2567,6 +2654,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description A data dir could not open the workspace's databases (its directory is not writable, or the emulator reached its limit of open files, `ulimit -n`); nothing was kept. */
             503: {
                 headers: {
@@ -2605,6 +2693,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -2628,6 +2717,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             /** @description Workspace 1 cannot be deleted. */
             409: {

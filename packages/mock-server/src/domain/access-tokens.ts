@@ -27,7 +27,8 @@ interface TokenEntry {
 /** The stored type of issued tokens; prefixed, so it never meets the resource engine's types. */
 export const ACCESS_TOKENS = 'emulator:access_token';
 
-const BEARER = /^Bearer +(\S+) *$/i;
+/** An Authorization header's bearer token, as RFC 6750 spells it (any case of the scheme, spaces around). */
+export const BEARER = /^Bearer +(\S+) *$/i;
 
 /**
  * Told of every credential an emulator's tenant holds, by digest for a bearer token and as sent for a

@@ -89,6 +89,8 @@ export interface Operation<Api extends SpecName = ApiName> {
   responses: Record<string, ResponseObject | Reference>;
   /** False when the operation declares `security: []`-style anonymous access only. */
   needsBearer: boolean;
+  /** The emulator API's fleet-level calls: the admin token in every requirement (whether it is required, tenants/admission.ts says). */
+  needsAdminToken: boolean;
 }
 
 export interface Specs {
@@ -204,6 +206,7 @@ function listOperations<Api extends SpecName>(api: Api, document: OpenApiDocumen
           requestBody: op.requestBody ? deref(document, op.requestBody) : undefined,
           responses: op.responses ?? {},
           needsBearer: security.some((requirement) => 'BearerAuth' in requirement),
+          needsAdminToken: security.length > 0 && security.every((requirement) => 'AdminToken' in requirement),
         },
       ];
     });

@@ -2,11 +2,9 @@
 // digest its tenant's index keeps). Each tenant made at run time tells it of what it holds (a
 // CredentialListener); the default tenant does not, so a credential the directory does not know is
 // the default tenant's, and an emulator with no other tenant never consults it.
-import type { CredentialListener } from '../domain/access-tokens.js';
+import { BEARER, type CredentialListener } from '../domain/access-tokens.js';
 import { RecentHeader } from '../domain/recent-header.js';
 import { digest } from '../domain/secrets.js';
-
-const BEARER = /^Bearer +(\S+) *$/i;
 
 export class TenantDirectory {
   private readonly byToken = new Map<string, string>();

@@ -15,6 +15,7 @@ import type { Operation, SpecName } from '../spec/bundles.js';
 import { StoredRecords } from '../store/records.js';
 import { DataDirError } from '../store/sqlite/data-dir.js';
 import type { Storage, TenantStorages } from '../store/storage.js';
+import type { FleetAdmission } from './admission.js';
 import type { StoredFollower } from './compose.js';
 import { TenantDirectory } from './directory.js';
 import {
@@ -32,11 +33,17 @@ export const DEFAULT_WORKSPACE_ID = 1;
 /** The records' type in the default tenant's store; `emulator:`, so a shared store announces their changes. */
 const WORKSPACE_RECORDS = 'emulator:workspace';
 
+/** A bootstrap key's credentials, fixed (a seed's, or as on record); each generated when absent. */
+export interface GivenCredentials {
+  clientId?: string;
+  clientSecret?: string;
+}
+
 /** Makes a tenant at run time, or opens one on record (its bootstrap key given), its credentials told to `listener`. */
 export type TenantMaker = (
   identity: TenantIdentity,
   listener: CredentialListener,
-  bootstrap: { clientId?: string; clientSecret?: string },
+  bootstrap: GivenCredentials,
 ) => Promise<MadeTenant>;
 
 interface Workspace {
@@ -73,6 +80,8 @@ export interface TenantsParts {
   defaultStorage: Storage;
   storages: TenantStorages;
   makeTenant: TenantMaker;
+  /** Who may make the fleet-level calls: create, list, get and delete workspaces, or name another tenant. */
+  admission: FleetAdmission;
   logger: Logger;
 }
 
@@ -116,15 +125,21 @@ export class Tenants implements ClientIdLookup {
    * that is not known here yet, on a shared store, is looked for again once caught up.
    */
   resolve(operation: Operation<SpecName>, headers: IncomingHttpHeaders, query: string): Tenant | Promise<Tenant> {
-    if (operation.api === 'emulator') {
-      try {
-        return this.named(query) ?? this.ofBearer(headers.authorization);
-      } catch (error) {
-        if (!(error instanceof NotFound) || !this.parts.defaultStorage.shared) throw error;
-        return this.catchUp().then(() => this.named(query) as Tenant);
-      }
+    if (operation.api !== 'emulator')
+      return operation.needsBearer ? this.ofBearer(headers.authorization) : this.defaultTenant;
+    const own = this.ofBearer(headers.authorization);
+    const named = namedTenant(query, own);
+    // Before the named tenant is looked up: without the admin token, one that does not exist and one
+    // that does answer alike.
+    if (operation.needsAdminToken || (named && !isTenant(own, named)))
+      this.parts.admission.check(headers.authorization);
+    if (!named) return own;
+    try {
+      return this.tenantNamed(named);
+    } catch (error) {
+      if (!(error instanceof NotFound) || !this.parts.defaultStorage.shared) throw error;
+      return this.catchUp().then(() => this.tenantNamed(named));
     }
-    return operation.needsBearer ? this.ofBearer(headers.authorization) : this.defaultTenant;
   }
 
   tenantOfClientId(clientId: string): Tenant | undefined {
@@ -147,9 +162,14 @@ export class Tenants implements ClientIdLookup {
     return summary(this.workspace(id));
   }
 
-  async create(name: string, environments: readonly EnvironmentName[]): Promise<CreatedWorkspace> {
+  /** `credentials`: the bootstrap keys' of environments that have them fixed (a seed's). */
+  async create(
+    name: string,
+    environments: readonly EnvironmentName[],
+    credentials: Partial<Record<EnvironmentName, GivenCredentials>> = {},
+  ): Promise<CreatedWorkspace> {
     const id = DEFAULT_WORKSPACE_ID + (await this.records.nextId());
-    const making = this.make(id, name, environments);
+    const making = this.make(id, name, environments, credentials);
     this.pending.set(id, making);
     try {
       return await making;
@@ -170,6 +190,11 @@ export class Tenants implements ClientIdLookup {
     await this.parts.defaultStorage.commit();
     await this.drop(workspace);
     await this.parts.storages.free(id);
+  }
+
+  /** One environment of a workspace; NotFound when there is none. */
+  tenant(id: number, environment: EnvironmentName): Tenant {
+    return this.tenantNamed({ id: String(id), environment });
   }
 
   /** Every tenant, the default one first. */
@@ -209,9 +234,22 @@ export class Tenants implements ClientIdLookup {
     await Promise.all([...this.workspaces.values()].map((workspace) => this.drop(workspace)));
   }
 
-  private async make(id: number, name: string, environments: readonly EnvironmentName[]): Promise<CreatedWorkspace> {
+  private async make(
+    id: number,
+    name: string,
+    environments: readonly EnvironmentName[],
+    credentials: Partial<Record<EnvironmentName, GivenCredentials>>,
+  ): Promise<CreatedWorkspace> {
     const names = ENVIRONMENTS.filter((environment) => environment === 'dev' || environments.includes(environment));
-    const unrecorded = { id, name, environments: names.map((environment) => ({ name: environment })) };
+    const unrecorded = {
+      id,
+      name,
+      environments: names.map((environment) => ({
+        name: environment,
+        client_id: credentials[environment]?.clientId,
+        client_secret: credentials[environment]?.clientSecret,
+      })),
+    };
     let made: MadeTenant[];
     try {
       made = await this.open(unrecorded);
@@ -338,15 +376,8 @@ export class Tenants implements ClientIdLookup {
     return workspace;
   }
 
-  /**
-   * The tenant `?workspace=` and `?environment=` name (workspace 1 and `dev` when left out); undefined
-   * when neither is given. A value that is not an id or an environment is left to the parameter checks (400).
-   */
-  private named(query: string): Tenant | undefined {
-    if (!query.includes('workspace=') && !query.includes('environment=')) return undefined;
-    const params = new URLSearchParams(query);
-    const id = params.get('workspace') ?? String(DEFAULT_WORKSPACE_ID);
-    const environment = params.get('environment') ?? 'dev';
+  /** The tenant a query names. A value that is not an id or an environment is left to the parameter checks (400). */
+  private tenantNamed({ id, environment }: NamedTenant): Tenant {
     if (!/^\d{1,15}$/.test(id) || !isEnvironment(environment)) return this.defaultTenant;
     const tenant = this.workspace(Number(id)).environments.get(environment);
     if (!tenant) throw new NotFound(`Workspace ${id} has no environment ${environment}`);
@@ -358,6 +389,28 @@ export class Tenants implements ClientIdLookup {
     return this.tenantOfBearer(authorization) ?? this.defaultTenant;
   }
 }
+
+/** A tenant as `?workspace=` and `?environment=` name it, as sent. */
+interface NamedTenant {
+  id: string;
+  environment: string;
+}
+
+/**
+ * The tenant the query names, its workspace the caller's own when left out (as the parameter's spec
+ * says) and its environment `dev`; undefined when it names neither.
+ */
+function namedTenant(query: string, own: Tenant): NamedTenant | undefined {
+  if (!query.includes('workspace=') && !query.includes('environment=')) return undefined;
+  const params = new URLSearchParams(query);
+  return {
+    id: params.get('workspace') ?? String(own.identity.workspaceId),
+    environment: params.get('environment') ?? 'dev',
+  };
+}
+
+const isTenant = ({ identity }: Tenant, named: NamedTenant): boolean =>
+  named.id === String(identity.workspaceId) && named.environment === identity.environment;
 
 const isEnvironment = (name: string): name is EnvironmentName => (ENVIRONMENTS as readonly string[]).includes(name);
 

@@ -21,9 +21,13 @@ const TENANT_PATHS = ['faults', 'state', 'reset', 'requests', 'coverage', 'clock
   (name) => `/_emulator/${name}`,
 );
 
-/** The client; with `scope`, each call of a tenant's state names that tenant unless it names one itself. */
-export function createEmulatorApiClient(baseUrl: string, scope?: TenantScope): EmulatorApiClient {
-  const client = createClient<paths>({ baseUrl });
+/**
+ * The client; with `scope`, each call of a tenant's state names that tenant unless it names one itself;
+ * with `adminToken`, every call carries it, as the fleet-level calls need beyond loopback.
+ */
+export function createEmulatorApiClient(baseUrl: string, scope?: TenantScope, adminToken?: string): EmulatorApiClient {
+  const headers = adminToken === undefined ? undefined : { authorization: `Bearer ${adminToken}` };
+  const client = createClient<paths>({ baseUrl, headers });
   if (scope) {
     client.use({
       onRequest({ request }) {

@@ -19,6 +19,8 @@ export interface EmulatorConnection {
   url: string;
   clientId: string;
   clientSecret: string;
+  /** The emulator's admin token (`MockServer.adminToken`), which its fleet-level calls need beyond loopback. */
+  adminToken?: string;
 }
 
 export interface ExpectOptions {
@@ -81,7 +83,7 @@ export class Emulator {
     readonly connection: EmulatorConnection,
     readonly scope?: TenantScope,
   ) {
-    this.api = createEmulatorApiClient(connection.url, scope);
+    this.api = createEmulatorApiClient(connection.url, scope, connection.adminToken);
   }
 
   /**
@@ -89,7 +91,7 @@ export class Emulator {
    * its own reset, journal, faults and clock): a test file of its own on a shared emulator.
    */
   async workspace(options: WorkspaceOptions = {}): Promise<EmulatorWorkspace> {
-    const fleet = createEmulatorApiClient(this.url);
+    const fleet = createEmulatorApiClient(this.url, undefined, this.connection.adminToken);
     const body = {
       name: options.name ?? 'Test workspace',
       environments: ['dev' as const, ...(options.environments ?? [])],
@@ -100,7 +102,7 @@ export class Emulator {
       data.environments.map(({ name, client_id, client_secret }) => [
         name,
         new Emulator(
-          { url: this.url, clientId: client_id, clientSecret: client_secret },
+          { url: this.url, clientId: client_id, clientSecret: client_secret, adminToken: this.connection.adminToken },
           { workspace: data.id, environment: name },
         ),
       ]),
@@ -266,7 +268,8 @@ export class EmulatorWorkspace extends Emulator {
 
   /** Frees everything the workspace held; its tokens are unknown from now on. */
   async delete(): Promise<void> {
-    const { error, response } = await createEmulatorApiClient(this.url).DELETE('/_emulator/workspaces/{id}', {
+    const fleet = createEmulatorApiClient(this.url, undefined, this.connection.adminToken);
+    const { error, response } = await fleet.DELETE('/_emulator/workspaces/{id}', {
       params: { path: { id: this.id } },
     });
     if (!response.ok) throw new EmulatorApiError(response.status, error);

@@ -34,6 +34,8 @@ export const ENVIRONMENT = {
   url: 'PLATFORM_API_EMULATOR_URL',
   clientId: 'PLATFORM_API_EMULATOR_CLIENT_ID',
   clientSecret: 'PLATFORM_API_EMULATOR_CLIENT_SECRET',
+  /** Set only when the emulator has an admin token. */
+  adminToken: 'PLATFORM_API_EMULATOR_ADMIN_TOKEN',
 } as const;
 
 /** The emulator the global setup started (or the one the environment names). */
@@ -42,11 +44,12 @@ export function emulator(environment: NodeJS.ProcessEnv = process.env): Emulator
   const clientId = environment[ENVIRONMENT.clientId];
   const clientSecret = environment[ENVIRONMENT.clientSecret];
   if (!url || !clientId || !clientSecret) {
+    const required = [ENVIRONMENT.url, ENVIRONMENT.clientId, ENVIRONMENT.clientSecret];
     throw new Error(
-      `No emulator for this test run: add "@platform-api/mock-server/testkit/global-setup" to the runner's globalSetup, or set ${Object.values(ENVIRONMENT).join(', ')}`,
+      `No emulator for this test run: add "@platform-api/mock-server/testkit/global-setup" to the runner's globalSetup, or set ${required.join(', ')}`,
     );
   }
-  return new Emulator({ url, clientId, clientSecret });
+  return new Emulator({ url, clientId, clientSecret, adminToken: environment[ENVIRONMENT.adminToken] || undefined });
 }
 
 /** Starts an emulator (127.0.0.1, a free port, silent unless told) and returns its handle and close(). */
@@ -54,7 +57,8 @@ export async function startEmulator(
   options: MockServerOptions = {},
 ): Promise<{ emulator: Emulator; connection: EmulatorConnection; close(): Promise<void> }> {
   const server = await startMockServer(options);
-  const connection = { url: server.url, clientId: server.clientId, clientSecret: server.clientSecret };
+  const { url, clientId, clientSecret, adminToken } = server;
+  const connection: EmulatorConnection = { url, clientId, clientSecret, adminToken };
   return { emulator: new Emulator(connection), connection, close: () => server.close() };
 }
 
@@ -79,6 +83,8 @@ export function createGlobalSetup(
     process.env[ENVIRONMENT.url] = started.connection.url;
     process.env[ENVIRONMENT.clientId] = started.connection.clientId;
     process.env[ENVIRONMENT.clientSecret] = started.connection.clientSecret;
+    if (started.connection.adminToken !== undefined)
+      process.env[ENVIRONMENT.adminToken] = started.connection.adminToken;
     running.close = started.close;
     running.report =
       run.coverage && (async () => void (await reportCoverage(await started.emulator.coverage(), run.coverage)));

@@ -17,13 +17,20 @@ export interface TenantHandle {
   run<Id extends OperationId>(operationId: Id, options?: CallOptions): ReturnType<typeof call<Id>>;
 }
 
-/** Makes a workspace with `environments` and a token for each of them. */
+/** The Authorization header of the server's admin token, which its fleet-level calls need; none without one. */
+export const asAdmin = ({ adminToken }: MockServer): Record<string, string> =>
+  adminToken === undefined ? {} : { authorization: `Bearer ${adminToken}` };
+
+/** Makes a workspace with `environments` and a token for each of them (as the admin, where there is one). */
 export async function makeWorkspace(
   server: MockServer,
   name: string,
   environments: ('test' | 'prod')[] = [],
 ): Promise<TenantHandle[]> {
-  const made = await control(server, 'create_workspace', { body: { name, environments: ['dev', ...environments] } });
+  const made = await control(server, 'create_workspace', {
+    body: { name, environments: ['dev', ...environments] },
+    headers: asAdmin(server),
+  });
   expect(made.status).toBe(201);
   const workspace = made.body as NonNullable<typeof made.body>;
   return Promise.all(
