@@ -6899,7 +6899,7 @@ export interface components {
             readonly logo_url: string | null;
             /**
              * Format: uri
-             * @description The address AI clients connect to. For token authentication it contains the token, so it changes when the token is renewed. The local emulator serves it (`/_emulator/mcp/{handle}/{token}`): the Model Context Protocol's initialize, ping, tools/list and tools/call, over HTTP POST.
+             * @description The address AI clients connect to. For token authentication it contains the token, so it changes when the token is renewed. The local emulator serves it (`/_emulator/mcp/{handle}/{token}`, with the workspace and environment that answered it in the query): the Model Context Protocol's initialize, ping, tools/list and tools/call, over HTTP POST.
              */
             readonly mcp_url: string;
             /**

@@ -19,6 +19,7 @@ import type {
   FileBody,
   Handler,
   HandlerResult,
+  TenantUrls,
   Workspace,
   WorkspaceIdentity,
 } from './contract.js';
@@ -55,6 +56,8 @@ export interface EngineOptions {
   domain?: Domain;
   /** The workspace `GET /api/users/me` names (a workspace made at run time); default the stored details. */
   identity?: WorkspaceIdentity;
+  /** What its URLs to be opened without credentials carry (a tenant's); none: the handlers that answer one throw. */
+  urls?: TenantUrls;
 }
 
 export interface EngineAnswer {
@@ -223,6 +226,7 @@ class Engine implements ResourceEngine {
   readonly store: ResourceStore;
   private readonly domain: Domain | undefined;
   private readonly identity: WorkspaceIdentity | undefined;
+  private readonly urls: TenantUrls | undefined;
   private readonly document: OpenApiDocument;
   private readonly served: Map<string, Served>;
   private readonly children: Map<string, ResourceType[]>;
@@ -249,6 +253,7 @@ class Engine implements ResourceEngine {
     this.store = options.store ?? new MemoryResourceStore();
     this.domain = options.domain;
     this.identity = options.identity;
+    this.urls = options.urls;
   }
 
   get operationIds(): string[] {
@@ -394,9 +399,16 @@ class Engine implements ResourceEngine {
 
   private workspace(values: ValueContext): Workspace {
     const domain = () => this.requireDomain();
+    const urls = () => {
+      if (!this.urls) throw new Error('The resource engine was started without the tenant its URLs name');
+      return this.urls;
+    };
     return {
       get domain() {
         return domain();
+      },
+      get urls() {
+        return urls();
       },
       store: this.store,
       values,
