@@ -60,7 +60,7 @@ export interface TenantUrls {
 export interface Workspace {
   /** The workspace made at run time this engine serves; undefined for the emulator's own. */
   readonly identity: WorkspaceIdentity | undefined;
-  /** What its URLs to be opened without credentials carry; an engine of no tenant's throws. */
+  /** What its URLs to be opened without credentials carry. */
   readonly urls: TenantUrls;
   readonly store: ResourceStore<TypeName>;
   readonly values: ValueContext;

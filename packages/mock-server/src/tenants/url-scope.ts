@@ -9,6 +9,7 @@
 import { createHmac } from 'node:crypto';
 import { randomToken, sameDigest } from '../domain/secrets.js';
 import { NotFound } from '../errors.js';
+import { MemoryResourceStore } from '../store/memory/resources.js';
 import type { ResourceStore } from '../store/resource-store.js';
 
 /** The tenant a URL names (a TenantIdentity's; not imported, as the tenant holds its UrlScope). */
@@ -36,6 +37,13 @@ export class UrlScope {
     private readonly resources: ResourceStore,
   ) {
     this.query = `workspace=${identity.workspaceId}&environment=${identity.environment}`;
+  }
+
+  /** The scope of an engine no tenant holds (one a test makes): workspace 1's `dev`, its secret its own, in memory. */
+  static detached(): UrlScope {
+    const scope = new UrlScope({ workspaceId: 1, environment: 'dev' }, new MemoryResourceStore());
+    scope.secret = randomToken(SECRET_BYTES);
+    return scope;
   }
 
   /** Reads the tenant's secret, made and stored at its first start (inside the start's commit). */
