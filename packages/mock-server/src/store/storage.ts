@@ -45,6 +45,8 @@ export interface TenantStorages {
    * record was committed, or deleted after theirs was. Only where one emulator holds the storage.
    */
   freeUnrecorded?(recorded: ReadonlySet<number>): void;
+  /** False where a change is kept once made (memory): then the group commit need not visit each workspace. */
+  readonly commits: boolean;
 }
 
 /** The default tenant's storage, and where the tenants made at run time keep theirs. */
@@ -70,6 +72,7 @@ function inMemory(messages: MessageStore): Storage {
 const memoryWorkspaces: TenantStorages = {
   open: async (_workspaceId, _environment, clock) => inMemory(new MemoryStore(clock)),
   free: async () => {},
+  commits: false,
 };
 
 /** Where a data dir keeps the workspaces made at run time: `workspaces/<id>/<environment>/`, a data dir each. */
@@ -93,6 +96,7 @@ function dataDirWorkspaces(dir: string, durability: Durability): TenantStorages 
   const root = join(dir, WORKSPACES_DIR);
   const ofWorkspace = (workspaceId: number) => join(root, String(workspaceId));
   return {
+    commits: true,
     open: (workspaceId, environment, clock) =>
       openDataDir(join(ofWorkspace(workspaceId), environment), durability, clock),
     free: async (workspaceId) => rmSync(ofWorkspace(workspaceId), { recursive: true, force: true }),
@@ -158,6 +162,7 @@ export async function redisStorage(
 function redisWorkspaces(redis: RedisConnection, logger: Logger): TenantStorages {
   const ofWorkspace = (workspaceId: number) => `${redis.keys.prefix}{ws:${workspaceId}}:`;
   return {
+    commits: true,
     async open(workspaceId, environment, clock) {
       return onRedis(await redis.scoped(`${ofWorkspace(workspaceId)}${environment}:`), clock, logger);
     },
