@@ -49,7 +49,7 @@ export interface TourTenant {
   /** Each list answer the tour reads, with the ids it lists. */
   listed?(type: ResourceType, ids: string[]): Promise<void>;
   /** An item the tour made, and the get that reads it in this tenant. */
-  made?(get: OperationId, params: Record<string, string>): Promise<void>;
+  made?(get: OperationId, options: CallOptions): Promise<void>;
 }
 
 /** The tenant `query` names (`?workspace=&environment=`; none: the default one), called with `token`. */
@@ -197,7 +197,7 @@ export async function tourFamily(tenant: TourTenant, family: ResourceType): Prom
   const get = named(family.name, 'get');
   if (get) {
     expect((await run(get, pathFor(get, family, item))).status).toBe(200);
-    await tenant.made?.(get as OperationId, pathFor(get, family, item));
+    await tenant.made?.(get as OperationId, { params: pathFor(get, family, item), query: requiredQuery(get) });
   }
   const listing = named(family.name, 'list');
   if (listing) {
