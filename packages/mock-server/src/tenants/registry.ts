@@ -362,12 +362,13 @@ export class Tenants implements ClientIdLookup {
 
   /**
    * The workspaces served here become those on record (at start; on a shared store, after a reload).
-   * Where one emulator holds the storage, what a crash left of a workspace not on record is freed.
+   * Where one emulator holds the storage (a data dir; Redis while this emulator starts alone on it),
+   * what a crash left of a workspace not on record is freed.
    */
   private async reconcile(): Promise<void> {
     const records = await this.records.all();
     const recorded = new Set(records.map(({ id }) => id));
-    this.parts.storages.freeUnrecorded?.(recorded);
+    await this.parts.storages.freeUnrecorded?.(recorded);
     const gone = [...this.workspaces.values()].filter(({ id }) => !recorded.has(id));
     await Promise.all([
       ...gone.map((workspace) => this.drop(workspace)),
