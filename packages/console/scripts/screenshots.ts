@@ -1,5 +1,5 @@
 // Regenerates the README's screenshots (screenshots/*.png): one emulator with a little state (a topic
-// with messages, a folder, a pending fault, a frozen clock), each view as a person would leave it.
+// with messages, a folder, a pending fault, a frozen clock, an admin token), each view as a person would leave it.
 // Run: npm run screenshots -w @platform-api/console (after npm run build).
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,7 +9,8 @@ import { createTopic, launchBrowser, packageDir, startPlatform, visit } from '..
 const outDir = join(packageDir, 'screenshots');
 const SETTLED = { timeout: 15_000 };
 
-const platform = await startPlatform();
+// An admin token, as an emulator beyond loopback has: the Workspaces view asks for it.
+const platform = await startPlatform({ adminToken: 'screenshots-admin-token' });
 const browser = await launchBrowser();
 try {
   const control = (method: string, path: string, body?: unknown) =>
@@ -81,6 +82,10 @@ try {
   await page.getByRole('button', { name: 'Reset emulator' }).click();
   await page.getByRole('dialog').waitFor(SETTLED);
   await shoot(page, 'state');
+
+  page = await open('Workspaces');
+  await page.getByRole('form', { name: "The emulator's admin token" }).waitFor(SETTLED);
+  await shoot(page, 'workspaces');
   console.log(`Screenshots written to ${outDir}`);
 } finally {
   await browser.close();

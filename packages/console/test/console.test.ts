@@ -26,7 +26,9 @@ const screenshotDir = join(packageDir, 'test-results');
  * running at once beside a process holding a core, a step that takes 0.3 s here took up to 20 s.
  */
 const SETTLED = { timeout: ACTION_TIMEOUT_MS };
-const VIEWS = ['Requests', 'Topics', 'Resources', 'Faults', 'Clock', 'State'] as const;
+const VIEWS = ['Requests', 'Topics', 'Resources', 'Faults', 'Clock', 'State', 'Workspaces'] as const;
+/** The emulator's admin token: required for its fleet-level calls, as beyond loopback (the other views need none). */
+const ADMIN_TOKEN = 'console-admin-token';
 
 const noChromium = !existsSync(chromiumPath);
 
@@ -37,7 +39,7 @@ describe.skipIf(noChromium)(
     let browser: Browser;
 
     beforeAll(async () => {
-      platform = await startPlatform();
+      platform = await startPlatform({ adminToken: ADMIN_TOKEN });
       browser = await launchBrowser();
     });
 
@@ -325,6 +327,66 @@ describe.skipIf(noChromium)(
       };
       expect(restored.topics.map((topic) => topic.name)).toContain('orders');
       await finish(visited, 'state');
+    });
+
+    it('Workspaces: refused without the admin token, listed once it is entered, a wrong one said so', async () => {
+      const made = await fetch(`${platform.server.url}/_emulator/workspaces`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Team A', environments: ['dev', 'prod'] }),
+      });
+      expect(made.status).toBe(201);
+      // From another view, so that every call of the Workspaces view is seen with the header it carried.
+      const visited = await open('Clock');
+      const { page } = visited;
+      const sent: (string | null)[] = [];
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname === '/_emulator/workspaces')
+          sent.push(request.headers().authorization ?? null);
+      });
+      await page.getByRole('link', { name: 'Workspaces', exact: true }).click();
+      const form = page.getByRole('form', { name: "The emulator's admin token" });
+      await form.waitFor(SETTLED);
+      await page
+        .getByRole('alert')
+        .getByText(/needs the admin token/)
+        .waitFor(SETTLED);
+      const table = page.getByRole('table', { name: 'Workspaces' });
+      expect(await table.count()).toBe(0);
+      expect(await seriousViolations(page)).toEqual([]);
+
+      const tokenField = page.getByLabel('Admin token', { exact: true });
+      await tokenField.fill('not-the-admin-token');
+      await page.getByRole('button', { name: 'Use the token' }).click();
+      await form
+        .getByRole('alert')
+        .getByText('The emulator refused this admin token.', { exact: false })
+        .waitFor(SETTLED);
+      expect(await table.count()).toBe(0);
+
+      await tokenField.fill(ADMIN_TOKEN);
+      await page.getByRole('button', { name: 'Use the token' }).click();
+      const teamA = table.getByRole('row', { name: /Team A/ });
+      await teamA.waitFor(SETTLED);
+      expect(await teamA.textContent()).toContain('dev, prod');
+      expect(await form.count()).toBe(0);
+      expect(sent).toEqual([null, 'Bearer not-the-admin-token', `Bearer ${ADMIN_TOKEN}`]);
+      // Kept for this tab only: in sessionStorage, not in localStorage nor in the address.
+      const kept = await page.evaluate(() => ({
+        session: Object.values(sessionStorage),
+        local: localStorage.length,
+        address: location.href,
+      }));
+      expect(kept).toEqual({ session: [ADMIN_TOKEN], local: 0, address: `${platform.consoleUrl}#/workspaces` });
+
+      // The tab asks no more, after a reload too; another tab asks for it once again.
+      await page.reload();
+      await teamA.waitFor(SETTLED);
+      expect(await form.count()).toBe(0);
+      const otherTab = await visit(browser, `${platform.consoleUrl}#/workspaces`);
+      await otherTab.page.getByRole('form', { name: "The emulator's admin token" }).waitFor(SETTLED);
+      await otherTab.page.close();
+      await finish(visited, 'workspaces');
     });
 
     /** Reset asks first: Cancel (and Escape) change nothing; Reset resets. */

@@ -1,6 +1,8 @@
 // The crash test: publishers (single and batch) on one topic, something killed (SIGKILL) while they
 // publish, several rounds. With a data dir, the emulator, restarted on its dir; with Redis, one of two
 // emulators on one Redis (the other serves on), or Redis itself (restarted on its append-only file).
+// With two tenants (the default one and a workspace, publishing at once), the emulator, restarted on
+// its data dir or its Redis prefix.
 // Every acknowledged message must be there once, in order, with its payload; new ids follow the old
 // ones; topics, clients, keys and tokens stay.
 import { describe, expect, it } from 'vitest';
@@ -194,61 +196,87 @@ describe('a crash (SIGKILL) under load', () => {
   }, 90_000);
 });
 
-describe('a crash (SIGKILL) under load, two tenants', () => {
-  it('with a data dir: the default tenant and a workspace made at run time each keep every acknowledged message and the workspace', async () => {
-    const dataDir = tempDir();
-    let emulator = await withDataDir(dataDir, 'full');
-    type Created = { id: number; environments: { client_id: string; client_secret: string }[] };
-    const made = await json<Created>(
-      fetch(`${emulator.url}/_emulator/workspaces`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'crash' }),
-      }),
-    );
-    const dev = defined(made.environments[0]);
-    const tenants = [
-      await setUp(emulator.url),
-      await setUp(emulator.url, await accessToken(emulator.url, dev.client_id, dev.client_secret)),
-    ].map((tenant) => ({ ...tenant, acknowledged: new Map<string, string>() }));
+/** Where an emulator with two tenants is killed and started again on the same state, each start with a durability. */
+const TWO_TENANT_STORAGES = [
+  {
+    name: 'with a data dir',
+    skipped: undefined,
+    async restarts() {
+      const dataDir = tempDir();
+      return (durability: (typeof ROUNDS)[number]) => withDataDir(dataDir, durability);
+    },
+  },
+  // The emulator killed, not Redis: the same prefix, the durability Redis's own (an append-only file).
+  ...REDIS_KINDS.map(({ name, skipped, shared }) => ({
+    name: `on ${name}`,
+    skipped,
+    async restarts() {
+      const onRedis = ['--redis-url', (await shared()).url, '--redis-prefix', uniquePrefix()];
+      return () => launch(onRedis);
+    },
+  })),
+];
 
-    for (const [round, durability] of ROUNDS.entries()) {
-      if (round > 0) emulator = await withDataDir(dataDir, durability);
-      const running = emulator;
-      const lastBefore = await Promise.all(
-        tenants.map(
-          async ({ admin, topicId }) => (await readAll(running.url, admin, topicId)).at(-1)?.message_id ?? '',
-        ),
-      );
-      // Killed once either tenant has half of KILL_AFTER acknowledged, both publishing.
-      const kill = () => running.cli.child.kill('SIGKILL');
-      const byTenant = await Promise.all(
-        tenants.map(({ admin, topicId }) =>
-          publish([running], admin, topicId, round, {
-            acknowledged: (count) => count >= KILL_AFTER / 2 && kill(),
-            gone: () => running.cli.child.killed,
+for (const { name, skipped, restarts } of TWO_TENANT_STORAGES) {
+  describe.skipIf(skipped !== undefined)(
+    `a crash (SIGKILL) under load, two tenants, ${name}${skipped ? ` (skipped: ${skipped})` : ''}`,
+    () => {
+      it('the default tenant and a workspace made at run time each keep every acknowledged message and the workspace', async () => {
+        const restart = await restarts();
+        let emulator = await restart('full');
+        type Created = { id: number; environments: { client_id: string; client_secret: string }[] };
+        const made = await json<Created>(
+          fetch(`${emulator.url}/_emulator/workspaces`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ name: 'crash' }),
           }),
-        ),
-      );
-      await running.cli.exited;
-      byTenant.forEach((byPublisher, t) => {
-        keep(byPublisher, defined(lastBefore[t]), defined(tenants[t]).acknowledged);
-      });
-    }
+        );
+        const dev = defined(made.environments[0]);
+        const tenants = [
+          await setUp(emulator.url),
+          await setUp(emulator.url, await accessToken(emulator.url, dev.client_id, dev.client_secret)),
+        ].map((tenant) => ({ ...tenant, acknowledged: new Map<string, string>() }));
 
-    emulator = await withDataDir(dataDir, 'full');
-    for (const { admin, topicId, key, acknowledged } of tenants) {
-      expect(acknowledged.size).toBeGreaterThan(0);
-      const stored = await readAll(emulator.url, admin, topicId);
-      expectAllKept(stored, acknowledged);
-      const keyToken = await accessToken(emulator.url, key.client_id, key.auth_token);
-      expect((await readAll(emulator.url, keyToken, topicId)).length).toBe(stored.length);
-    }
-    // The workspace's bootstrap credentials still get a token.
-    expect(await accessToken(emulator.url, dev.client_id, dev.client_secret)).toEqual(expect.any(String));
-    expect(emulator.cli.errors()).toBe('');
-  }, 90_000);
-});
+        for (const [round, durability] of ROUNDS.entries()) {
+          if (round > 0) emulator = await restart(durability);
+          const running = emulator;
+          const lastBefore = await Promise.all(
+            tenants.map(
+              async ({ admin, topicId }) => (await readAll(running.url, admin, topicId)).at(-1)?.message_id ?? '',
+            ),
+          );
+          // Killed once either tenant has half of KILL_AFTER acknowledged, both publishing.
+          const kill = () => running.cli.child.kill('SIGKILL');
+          const byTenant = await Promise.all(
+            tenants.map(({ admin, topicId }) =>
+              publish([running], admin, topicId, round, {
+                acknowledged: (count) => count >= KILL_AFTER / 2 && kill(),
+                gone: () => running.cli.child.killed,
+              }),
+            ),
+          );
+          await running.cli.exited;
+          byTenant.forEach((byPublisher, t) => {
+            keep(byPublisher, defined(lastBefore[t]), defined(tenants[t]).acknowledged);
+          });
+        }
+
+        emulator = await restart('full');
+        for (const { admin, topicId, key, acknowledged } of tenants) {
+          expect(acknowledged.size).toBeGreaterThan(0);
+          const stored = await readAll(emulator.url, admin, topicId);
+          expectAllKept(stored, acknowledged);
+          const keyToken = await accessToken(emulator.url, key.client_id, key.auth_token);
+          expect((await readAll(emulator.url, keyToken, topicId)).length).toBe(stored.length);
+        }
+        // The workspace's bootstrap credentials still get a token.
+        expect(await accessToken(emulator.url, dev.client_id, dev.client_secret)).toEqual(expect.any(String));
+        expect(emulator.cli.errors()).toBe('');
+      }, 90_000);
+    },
+  );
+}
 
 for (const { name, skipped, start: startRedis } of REDIS_KINDS) {
   describe.skipIf(skipped !== undefined)(

@@ -3,7 +3,7 @@
 // data; a deleted workspace's storage is freed (its directory, its keys).
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createClient } from '@redis/client';
+import { createClient, createCluster } from '@redis/client';
 import { describe, expect, test } from 'vitest';
 import type { MockServer } from '../src/index.js';
 import { control, emulatorErrorOf } from './support/control/emulator-api.js';
@@ -121,6 +121,20 @@ async function keysUnder(url: string, prefix: string): Promise<string[]> {
   return keys;
 }
 
+/** Sets each key to `value` on the Redis (Cluster) at `url`, as a crashed emulator may have left it. */
+async function leaveKeys(url: string, keys: string[], value = '2'): Promise<void> {
+  const nodes = url.startsWith('redis+cluster://') ? url.slice('redis+cluster://'.length).split(',') : undefined;
+  const client = nodes
+    ? createCluster({ rootNodes: nodes.map((node) => ({ url: `redis://${node}` })) })
+    : createClient({ url });
+  await client.connect();
+  try {
+    for (const key of keys) await client.set(key, value);
+  } finally {
+    client.destroy();
+  }
+}
+
 for (const { name, skipped, shared } of REDIS_KINDS) {
   describe.skipIf(skipped !== undefined)(`workspaces on ${name}${skipped ? ` (skipped: ${skipped})` : ''}`, () => {
     test('two emulators on one prefix serve each workspace either made; a delete on one is seen by the other and frees its keys', async () => {
@@ -150,6 +164,27 @@ for (const { name, skipped, shared } of REDIS_KINDS) {
       // The others' keys stay, each workspace's in one slot (a cluster's scripts would refuse others).
       expect(await keysUnder(url, `${prefix}{ws:${onB.workspaceId}}`)).not.toEqual([]);
       await expectServed(a, before, madeBefore);
+    });
+
+    test("a workspace's keys with no record (a crash between them and its record) go at a start alone on the prefix", async () => {
+      const { url } = await shared();
+      const prefix = uniquePrefix();
+      const first = await start({ redisUrl: url, redisPrefix: prefix });
+      const kept = await makeWorkspace(first, 'Kept', ['prod']);
+      const made = await Promise.all(kept.map(populate));
+      // Workspace 9's first keys, made before its record would have been: `layout` is the first of each environment.
+      const leftover = `${prefix}{ws:9}:`;
+      await leaveKeys(url, [`${leftover}dev:layout`, `${leftover}dev:{resources}counters`, `${leftover}test:layout`]);
+      // While another emulator runs, a second one leaves them: the first may be making that workspace.
+      const second = await start({ redisUrl: url, redisPrefix: prefix });
+      expect(await keysUnder(url, leftover)).toHaveLength(3);
+      await first.close();
+      await second.close();
+
+      const alone = await start({ redisUrl: url, redisPrefix: prefix });
+      expect(await keysUnder(url, leftover)).toEqual([]);
+      await Promise.all(kept.map((handle, i) => expectServed(alone, handle, made[i] as Made)));
+      expect(await workspaceList(alone)).toHaveLength(2);
     });
   });
 }

@@ -2,11 +2,9 @@
 // (test/fixtures/coverage-suite: publishes and consumes, resets before each test, never batch-publishes)
 // run by vitest with the test kit's global setup and a coverage threshold it does not reach; then the
 // table, the JSON and the JUnit of a report, the thresholds and an undeclared answer.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CoverageReport,
@@ -15,9 +13,7 @@ import {
   reportCoverage,
   summarize,
 } from '../src/testkit/index.js';
-
-const suite = fileURLToPath(new URL('fixtures/coverage-suite', import.meta.url));
-const vitest = fileURLToPath(new URL('../../../node_modules/vitest/vitest.mjs', import.meta.url));
+import { runFixtureSuite } from './support/fixture-suite.js';
 
 describe('the API coverage of a test run', () => {
   const out = mkdtempSync(join(tmpdir(), 'coverage-'));
@@ -26,12 +22,7 @@ describe('the API coverage of a test run', () => {
   let output = '';
   // The suite runs once; the tests below read what it printed and wrote.
   beforeAll(async () => {
-    const child = spawn(process.execPath, [vitest, 'run', '--root', suite], {
-      env: { ...process.env, COVERAGE_OUT: out, NO_COLOR: '1', FORCE_COLOR: '0' },
-    });
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    status = await new Promise((resolve) => child.on('exit', resolve));
+    ({ status, output } = await runFixtureSuite('coverage-suite', { env: { COVERAGE_OUT: out } }));
   }, 150_000);
   const report = (): CoverageReport & { summary: unknown } =>
     JSON.parse(readFileSync(join(out, 'api-coverage.json'), 'utf8'));

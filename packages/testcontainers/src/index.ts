@@ -14,7 +14,7 @@ import {
   type ThrowingManagementClient,
   type TokenClient,
 } from '@platform-api/client';
-import { Emulator } from '@platform-api/mock-server/testkit/emulator';
+import { Emulator, type EmulatorWorkspace, type WorkspaceOptions } from '@platform-api/mock-server/testkit/emulator';
 import {
   AbstractStartedContainer,
   GenericContainer,
@@ -23,6 +23,8 @@ import {
   type StoppedTestContainer,
   Wait,
 } from 'testcontainers';
+
+export type { Emulator, EmulatorWorkspace, WorkspaceOptions } from '@platform-api/mock-server/testkit/emulator';
 
 /** The image `npm run image` builds. */
 export const PLATFORM_EMULATOR_IMAGE = 'platform-api-mock:dev';
@@ -151,6 +153,15 @@ export class StartedPlatformEmulatorContainer extends AbstractStartedContainer {
   emulator(): Emulator {
     const { clientId, clientSecret, adminToken } = this;
     return new Emulator({ url: this.getUrl(), clientId, clientSecret, adminToken });
+  }
+
+  /**
+   * A new workspace in this container (`emulator().workspace()`, with the admin token): its own
+   * bootstrap credentials, state, journal, faults and clock. A test file takes one of its own, so that
+   * files share one container in parallel; `delete()` frees it.
+   */
+  workspace(options?: WorkspaceOptions): Promise<EmulatorWorkspace> {
+    return this.emulator().workspace(options);
   }
 
   /**

@@ -2,8 +2,14 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { clientCredentials, createManagementClient, type ThrowingManagementClient } from '@platform-api/client';
+import { Emulator } from '@platform-api/mock-server/testkit/emulator';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { PlatformEmulatorContainer, type StartedPlatformEmulatorContainer } from '../src/index.js';
+import {
+  type EmulatorWorkspace,
+  PlatformEmulatorContainer,
+  type StartedPlatformEmulatorContainer,
+} from '../src/index.js';
 
 const engine = inject('containerEngine');
 if ('missing' in engine) {
@@ -27,6 +33,13 @@ describe.skipIf('missing' in engine)('PlatformEmulatorContainer', () => {
   afterAll(async () => {
     await emulator?.stop();
   });
+
+  /** The management client of a workspace, signed in with its own bootstrap key. */
+  const managementOf = (workspace: EmulatorWorkspace): ThrowingManagementClient => {
+    const { clientId, clientSecret } = workspace;
+    const auth = clientCredentials({ authUrl: emulator.getUrl(), clientId, clientSecret });
+    return createManagementClient({ baseUrl: emulator.getUrl(), auth, throwOnError: true });
+  };
 
   it('serves the platform on a mapped port: a token, a topic, a publish and a consume', async () => {
     expect(emulator.getUrl()).toMatch(/^http:\/\/[^:]+:\d+$/);
@@ -56,12 +69,55 @@ describe.skipIf('missing' in engine)('PlatformEmulatorContainer', () => {
     expect(consumed).toEqual(published);
   });
 
-  it("gives its handle the admin token that the container's workspaces need", async () => {
-    const workspaces = `${emulator.getUrl()}/_emulator/workspaces`;
-    expect((await fetch(workspaces)).status).toBe(401);
-    const workspace = await emulator.emulator().workspace({ name: 'From the host' });
-    expect(await workspace.requests()).toEqual([]);
-    await workspace.delete();
+  it('gives each workspace its own state: a topic of one is not listed in the other, a reset of one leaves the other', async () => {
+    const [mine, theirs] = await Promise.all([emulator.workspace({ name: 'Mine' }), emulator.workspace()]);
+    try {
+      const myManagement = managementOf(mine);
+      const theirManagement = managementOf(theirs);
+      await myManagement.POST('/api/event_streams/topics', {
+        body: { name: 'mine', schema: [{ name: 'id', type: 'string' }] },
+      });
+      await theirManagement.POST('/api/event_streams/topics', {
+        body: { name: 'theirs', schema: [{ name: 'id', type: 'string' }] },
+      });
+      const topicNames = async (management: ThrowingManagementClient) =>
+        (await management.GET('/api/event_streams/topics', {})).data.data.map((topic) => topic.name);
+      expect(await topicNames(myManagement)).toEqual(['mine']);
+      expect(await topicNames(theirManagement)).toEqual(['theirs']);
+
+      await mine.reset();
+      expect(await topicNames(myManagement)).toEqual([]);
+      expect(await topicNames(theirManagement)).toEqual(['theirs']);
+      // Each journal holds its own workspace's requests; the container's own workspace saw none of them.
+      expect(await theirs.requests({ operation: 'create_topic' })).toHaveLength(1);
+      expect(await emulator.emulator().requests({ client_id: mine.clientId })).toEqual([]);
+    } finally {
+      await Promise.all([mine.delete(), theirs.delete()]);
+    }
+  });
+
+  it('refuses the fleet-level calls without its admin token: a 401 that names the bearer scheme', async () => {
+    const refused = async (init?: RequestInit) => {
+      const answer = await fetch(`${emulator.getUrl()}/_emulator/workspaces`, init);
+      return { status: answer.status, challenge: answer.headers.get('www-authenticate'), body: await answer.json() };
+    };
+    const expected = {
+      status: 401,
+      challenge: 'Bearer realm="platform-api-mock"',
+      body: { message: expect.stringContaining('needs the admin token') },
+    };
+    expect(await refused()).toEqual(expected);
+    expect(await refused({ headers: { authorization: 'Bearer not-the-admin-token' } })).toEqual(expected);
+    const withoutToken = new Emulator({ ...emulator.emulator().connection, adminToken: undefined });
+    await expect(withoutToken.workspace()).rejects.toMatchObject({ name: 'EmulatorApiError', status: 401 });
+    // Naming a tenant other than the caller's own is fleet-level too: refused alike, whether it exists or not.
+    const ws = await emulator.workspace();
+    try {
+      const scoped = await fetch(`${emulator.getUrl()}/_emulator/state?workspace=${ws.id}&environment=dev`);
+      expect(scoped.status).toBe(401);
+    } finally {
+      await ws.delete();
+    }
   });
 
   it('serves the web console and the docs from the image', async () => {

@@ -14,6 +14,39 @@ export type Violation = NonNullable<Schemas['EmulatorError']['errors']>[number];
 
 export const api = createEmulatorClient({ baseUrl: location.origin });
 
+const ADMIN_TOKEN_KEY = 'platform-api-mock admin token';
+
+/**
+ * The emulator's admin token, which its fleet-level calls need once it listens beyond loopback: asked
+ * for once, then kept for this tab only (sessionStorage, gone with the tab; never localStorage, never
+ * in a URL) and sent on every call of the emulator API.
+ */
+export const adminToken = {
+  get: (): string | null => sessionStorage.getItem(ADMIN_TOKEN_KEY),
+  set: (token: string): void => sessionStorage.setItem(ADMIN_TOKEN_KEY, token),
+};
+
+/** Told when the emulator asks for its admin token; `sent`: one was sent, and refused. */
+let adminTokenRefused: ((sent: boolean) => void) | undefined;
+
+export function whenAdminTokenRefused(listener: (sent: boolean) => void): void {
+  adminTokenRefused = listener;
+}
+
+api.use({
+  onRequest({ request }) {
+    const token = adminToken.get();
+    if (token) request.headers.set('authorization', `Bearer ${token}`);
+    return request;
+  },
+  onResponse({ request, response }) {
+    // Its 401 names the scheme (WWW-Authenticate: Bearer): the admin token, not a failure of the call.
+    if (response.status === 401 && /^bearer\b/i.test(response.headers.get('www-authenticate') ?? ''))
+      adminTokenRefused?.(request.headers.has('authorization'));
+    return response;
+  },
+});
+
 /** A refusal of the emulator API: its message, and the violations by JSON pointer. */
 export class ApiFailure extends Error {
   constructor(

@@ -3,12 +3,15 @@
 import type { ComponentType } from 'preact';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { AdminTokenForm } from './admin-token.js';
+import { whenAdminTokenRefused } from './api.js';
 import { ClockView } from './clock.js';
 import { FaultsView } from './faults.js';
 import { RequestsView } from './requests.js';
 import { ResourcesView } from './resources.js';
 import { StateView } from './state.js';
 import { TopicsView } from './topics.js';
+import { WorkspacesView } from './workspaces.js';
 
 interface View {
   path: string;
@@ -24,6 +27,7 @@ const VIEWS: View[] = [
   { path: 'faults', label: 'Faults', title: 'Faults', component: FaultsView },
   { path: 'clock', label: 'Clock', title: 'Clock', component: ClockView },
   { path: 'state', label: 'State', title: 'State', component: StateView },
+  { path: 'workspaces', label: 'Workspaces', title: 'Workspaces', component: WorkspacesView },
 ];
 
 const viewAt = (hash: string): View => VIEWS.find((view) => `#/${view.path}` === hash) ?? (VIEWS[0] as View);
@@ -33,10 +37,18 @@ function App() {
   /** Counts the moves through the navigation (the same view chosen again too). */
   const [moves, setMoves] = useState(0);
   const heading = useRef<HTMLHeadingElement>(null);
+  /** Whether the emulator asked for its admin token, and whether the one sent was refused. */
+  const [tokenAsked, setTokenAsked] = useState<{ refused: boolean }>();
+  /** Counts the admin tokens entered: the view loads again with each. */
+  const [tokens, setTokens] = useState(0);
+
+  useEffect(() => whenAdminTokenRefused((sent) => setTokenAsked({ refused: sent })), []);
 
   useEffect(() => {
     const follow = () => {
       setView(viewAt(location.hash));
+      // Another view asks again if it needs the token.
+      setTokenAsked(undefined);
       setMoves((count) => count + 1);
     };
     addEventListener('hashchange', follow);
@@ -77,7 +89,16 @@ function App() {
         <h1 tabIndex={-1} ref={heading}>
           {view.title}
         </h1>
-        <Component key={view.path} />
+        {tokenAsked && (
+          <AdminTokenForm
+            refused={tokenAsked.refused}
+            onToken={() => {
+              setTokenAsked(undefined);
+              setTokens((count) => count + 1);
+            }}
+          />
+        )}
+        <Component key={`${view.path} ${tokens}`} />
       </main>
     </>
   );

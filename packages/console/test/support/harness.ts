@@ -32,11 +32,12 @@ export interface Platform {
   close(): Promise<void>;
 }
 
-export async function startPlatform(): Promise<Platform> {
+/** `adminToken`: the emulator requires it for its fleet-level calls, as one beyond loopback does. */
+export async function startPlatform({ adminToken }: { adminToken?: string } = {}): Promise<Platform> {
   if (!existsSync(join(distDir, 'index.html'))) {
     throw new Error('dist/index.html is missing. Build the console first: npm run build -w @platform-api/console');
   }
-  const server = await startMockServer({ host: '127.0.0.1', port: 0, consoleDir: distDir });
+  const server = await startMockServer({ host: '127.0.0.1', port: 0, consoleDir: distDir, adminToken });
   const basic = Buffer.from(`${server.clientId}:${server.clientSecret}`).toString('base64');
   const tokenAnswer = await fetch(`${server.url}/oauth2/token`, {
     method: 'POST',

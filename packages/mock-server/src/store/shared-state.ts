@@ -24,6 +24,12 @@ export interface SharedState {
    */
   startAlone(): Promise<() => Promise<void>>;
   /**
+   * Whether this emulator is alone on the state: it is starting (holds startAlone's mark, so no other
+   * can finish a start meanwhile) and no other emulator follows the changes (none runs). What only one
+   * emulator may do, such as freeing what a crash left behind, waits for that.
+   */
+  alone(): Promise<boolean>;
+  /**
    * A consumer is about to wait on the topic: from when this settles (at once when undefined), the
    * others' appends to it reach the follower's `appended`. Until then, an emulator hears of no append.
    */

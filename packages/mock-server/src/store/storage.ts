@@ -42,9 +42,13 @@ export interface TenantStorages {
   free(workspaceId: number): Promise<void>;
   /**
    * Frees what the workspaces not in `recorded` hold: made before a crash that came before their
-   * record was committed, or deleted after theirs was. Only where one emulator holds the storage.
+   * record was committed, or deleted after theirs was. Only while one emulator holds the storage: a
+   * data dir is locked; on Redis, only when this emulator is alone (SharedState.alone), as another
+   * may be making a workspace whose record is not committed yet.
    */
-  freeUnrecorded?(recorded: ReadonlySet<number>): void;
+  freeUnrecorded?(recorded: ReadonlySet<number>): Promise<void>;
+  /** False where a change is kept once made (memory): then the group commit need not visit each workspace. */
+  readonly commits: boolean;
 }
 
 /** The default tenant's storage, and where the tenants made at run time keep theirs. */
@@ -70,6 +74,7 @@ function inMemory(messages: MessageStore): Storage {
 const memoryWorkspaces: TenantStorages = {
   open: async (_workspaceId, _environment, clock) => inMemory(new MemoryStore(clock)),
   free: async () => {},
+  commits: false,
 };
 
 /** Where a data dir keeps the workspaces made at run time: `workspaces/<id>/<environment>/`, a data dir each. */
@@ -93,10 +98,11 @@ function dataDirWorkspaces(dir: string, durability: Durability): TenantStorages 
   const root = join(dir, WORKSPACES_DIR);
   const ofWorkspace = (workspaceId: number) => join(root, String(workspaceId));
   return {
+    commits: true,
     open: (workspaceId, environment, clock) =>
       openDataDir(join(ofWorkspace(workspaceId), environment), durability, clock),
     free: async (workspaceId) => rmSync(ofWorkspace(workspaceId), { recursive: true, force: true }),
-    freeUnrecorded(recorded) {
+    async freeUnrecorded(recorded) {
       let names: string[];
       try {
         names = readdirSync(root);
@@ -146,7 +152,7 @@ export async function redisStorage(
   const { RedisConnection } = await import('./redis/connection.js');
   const redis = await RedisConnection.open(url, prefix, logger, replyTimeoutMs);
   const storage = await onRedis(redis, clock, logger);
-  return { ...storage, workspaces: redisWorkspaces(redis, logger) };
+  return { ...storage, workspaces: redisWorkspaces(redis, storage.shared, logger) };
 }
 
 /**
@@ -155,17 +161,32 @@ export async function redisStorage(
  * on one shard, and its keys go in a few commands when it is deleted. Its environments share the
  * emulator's connections; each has its own change feed.
  */
-function redisWorkspaces(redis: RedisConnection, logger: Logger): TenantStorages {
-  const ofWorkspace = (workspaceId: number) => `${redis.keys.prefix}{ws:${workspaceId}}:`;
+function redisWorkspaces(redis: RedisConnection, shared: SharedState, logger: Logger): TenantStorages {
+  const { prefix } = redis.keys;
+  const ofWorkspace = (workspaceId: number) => `${prefix}{ws:${workspaceId}}:`;
   return {
+    commits: true,
     async open(workspaceId, environment, clock) {
       return onRedis(await redis.scoped(`${ofWorkspace(workspaceId)}${environment}:`), clock, logger);
     },
     free: (workspaceId) => redis.deleteUnder(ofWorkspace(workspaceId)),
+    async freeUnrecorded(recorded) {
+      if (!(await shared.alone())) return;
+      const held = new Set<number>();
+      for (const key of await redis.keysUnder(`${prefix}{ws:`)) {
+        const id = /^\{ws:(\d+)\}/.exec(key.slice(prefix.length))?.[1];
+        if (id !== undefined) held.add(Number(id));
+      }
+      for (const id of held) if (!recorded.has(id)) await redis.deleteUnder(ofWorkspace(id));
+    },
   };
 }
 
-async function onRedis(redis: RedisConnection, clock: () => number, logger: Logger): Promise<Storage> {
+async function onRedis(
+  redis: RedisConnection,
+  clock: () => number,
+  logger: Logger,
+): Promise<Storage & { shared: SharedState }> {
   const [{ RedisFeed }, { RedisMessageStore }, { RedisResourceStore }] = await Promise.all([
     import('./redis/feed.js'),
     import('./redis/messages.js'),

@@ -97,6 +97,8 @@ export class Tenants implements ClientIdLookup {
   /** The workspaces being made or opened here, by id: not served yet, and not opened twice. */
   private readonly pending = new Map<number, Promise<unknown>>();
   private readonly records: StoredRecords<WorkspaceRecord>;
+  /** The workspaces' storages the group commit visits: none in memory (TenantStorages.commits). */
+  private committing: Storage[] = [];
 
   constructor(private readonly parts: TenantsParts) {
     const { defaultTenant, defaultStorage } = parts;
@@ -234,9 +236,9 @@ export class Tenants implements ClientIdLookup {
    */
   readonly commit = (): Promise<void> | undefined => {
     const first = this.parts.defaultStorage.commit();
-    if (this.single) return first;
+    if (this.committing.length === 0) return first;
     const waits = [first];
-    for (const { storages } of this.workspaces.values()) for (const storage of storages) waits.push(storage.commit());
+    for (const storage of this.committing) waits.push(storage.commit());
     const waiting = waits.filter((wait) => wait !== undefined);
     return waiting.length === 0 ? undefined : Promise.all(waiting).then(() => undefined);
   };
@@ -338,6 +340,7 @@ export class Tenants implements ClientIdLookup {
     }
     this.workspaces.set(id, workspace);
     this.single = false;
+    if (this.parts.storages.commits) this.committing.push(...workspace.storages);
   }
 
   /** No longer served here; its storage closed (not freed). */
@@ -345,6 +348,8 @@ export class Tenants implements ClientIdLookup {
     if (this.workspaces.get(workspace.id) !== workspace || workspace.id === DEFAULT_WORKSPACE_ID) return;
     this.workspaces.delete(workspace.id);
     this.single = this.workspaces.size === 1;
+    // Its storages commit what is left as they close.
+    this.committing = this.committing.filter((storage) => !workspace.storages.includes(storage));
     for (const tenant of workspace.environments.values()) {
       const key = tenantKey(tenant.identity);
       this.directory.forget(key);
@@ -383,12 +388,13 @@ export class Tenants implements ClientIdLookup {
 
   /**
    * The workspaces served here become those on record (at start; on a shared store, after a reload).
-   * Where one emulator holds the storage, what a crash left of a workspace not on record is freed.
+   * Where one emulator holds the storage (a data dir; Redis while this emulator starts alone on it),
+   * what a crash left of a workspace not on record is freed.
    */
   private async reconcile(): Promise<void> {
     const records = await this.records.all();
     const recorded = new Set(records.map(({ id }) => id));
-    this.parts.storages.freeUnrecorded?.(recorded);
+    await this.parts.storages.freeUnrecorded?.(recorded);
     const gone = [...this.workspaces.values()].filter(({ id }) => !recorded.has(id));
     await Promise.all([
       ...gone.map((workspace) => this.drop(workspace)),

@@ -69,6 +69,7 @@ export class RedisKeys {
 }
 
 type Listener = (message: string) => void;
+type Send = (command: RedisArgument[]) => Promise<unknown>;
 type ScriptCall = (keys: string[], args: RedisArgument[]) => Promise<unknown>;
 
 /** What is used of a node-redis client or cluster: both have these, and the scripts of scripts.ts by name. */
@@ -88,6 +89,8 @@ interface Links {
   subscriptions: Link;
   /** Sends a command (on a cluster, to the shard of its first key). */
   send(firstKey: string, command: RedisArgument[]): Promise<unknown>;
+  /** A sender of commands to each server that holds keys: one server, or each master of a cluster. */
+  servers(): Promise<Send[]>;
   /** The events a connection that is lost and back emits (with the connection's own description). */
   lostEvent: string;
   backEvent: string;
@@ -117,6 +120,13 @@ function links(url: string, connected: () => boolean): Links {
       commands: client as unknown as Link,
       subscriptions: client as unknown as Link,
       send: (firstKey, command) => client.sendCommand(firstKey, false, command),
+      servers: () =>
+        Promise.all(
+          client.masters.map(async (master) => {
+            const node = await client.nodeClient(master);
+            return (command: RedisArgument[]) => node.sendCommand(command);
+          }),
+        ),
       lostEvent: 'node-error',
       backEvent: 'node-ready',
     };
@@ -126,6 +136,7 @@ function links(url: string, connected: () => boolean): Links {
     commands: client as unknown as Link,
     subscriptions: client.duplicate() as unknown as Link,
     send: (_, command) => client.sendCommand(command),
+    servers: async () => [(command) => client.sendCommand(command)],
     lostEvent: 'error',
     backEvent: 'ready',
   };
@@ -286,8 +297,12 @@ export class RedisConnection {
   /** A command (on a cluster, sent to the shard of `firstKey`) whose failure is a StoreUnavailable. */
   async send(firstKey: string, command: RedisArgument[]): Promise<unknown> {
     this.beforeSend?.();
+    return this.guarded(this.shared.links.send(firstKey, command));
+  }
+
+  private async guarded<T>(reply: Promise<T>): Promise<T> {
     try {
-      return await this.answered(this.shared.links.send(firstKey, command));
+      return await this.answered(reply);
     } catch (error) {
       throw unavailable(error);
     }
@@ -349,16 +364,37 @@ export class RedisConnection {
    * slot, so on a cluster one shard holds them, and each batch is one command.
    */
   async deleteUnder(prefix: string): Promise<void> {
-    const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
-    let cursor = '0';
-    do {
-      const [next, keys] = (await this.send(prefix, ['SCAN', cursor, 'MATCH', pattern, 'COUNT', '1000'])) as [
-        string,
-        string[],
-      ];
-      if (keys.length > 0) await this.send(prefix, ['UNLINK', ...keys]);
-      cursor = next;
-    } while (cursor !== '0');
+    const send: Send = (command) => this.send(prefix, command);
+    await scan(send, prefix, (keys) => send(['UNLINK', ...keys]));
+  }
+
+  /** The names of every key that starts with `prefix`, on every server (each master of a cluster). */
+  async keysUnder(prefix: string): Promise<string[]> {
+    this.beforeSend?.();
+    const found: string[] = [];
+    for (const server of await this.guarded(this.shared.links.servers())) {
+      await scan(
+        (command) => this.guarded(server(command)),
+        prefix,
+        (keys) => found.push(...keys),
+      );
+    }
+    return found;
+  }
+
+  /**
+   * How many connections listen to the sharded channel: summed over every server, as a cluster routes
+   * PUBSUB SHARDNUMSUB to any node and only the channel's shard counts its listeners.
+   */
+  async listeners(channel: string): Promise<number> {
+    const servers = await this.guarded(this.shared.links.servers());
+    const counts = await Promise.all(
+      servers.map(async (server) => {
+        const [, count] = (await this.guarded(server(['PUBSUB', 'SHARDNUMSUB', channel]))) as [string, number];
+        return Number(count);
+      }),
+    );
+    return counts.reduce((sum, count) => sum + count, 0);
   }
 
   async close(): Promise<void> {
@@ -366,6 +402,17 @@ export class RedisConnection {
     for (const stop of this.watching.splice(0)) stop();
     if (this.ownsLinks) await Promise.all(this.shared.linkList().map(closeLink));
   }
+}
+
+/** Calls `batch` with each batch of the keys that start with `prefix` on the server `send` reaches. */
+async function scan(send: Send, prefix: string, batch: (keys: string[]) => unknown): Promise<void> {
+  const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+  let cursor = '0';
+  do {
+    const [next, keys] = (await send(['SCAN', cursor, 'MATCH', pattern, 'COUNT', '1000'])) as [string, string[]];
+    if (keys.length > 0) await batch(keys);
+    cursor = next;
+  } while (cursor !== '0');
 }
 
 /** Graceful when connected (pending replies are read), at once otherwise. */

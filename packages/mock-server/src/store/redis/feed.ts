@@ -148,6 +148,13 @@ export class RedisFeed implements SharedState {
     };
   }
 
+  async alone(): Promise<boolean> {
+    const { starting, changes } = this.redis.keys;
+    if ((await this.redis.send(starting, ['GET', starting])) !== this.redis.origin) return false;
+    // Every running emulator listens to the change channel (this one included), from before its start.
+    return (await this.redis.listeners(changes)) === 1;
+  }
+
   private readonly receive = (message: string): void => {
     if (this.reloading) this.queued.push(message);
     else this.apply(message);
