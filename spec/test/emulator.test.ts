@@ -47,10 +47,17 @@ describe('the emulator API', () => {
     ]);
   });
 
-  test("a call of one tenant's state names it by workspace and environment", () => {
-    const fleetOrUnscoped = /^\/_emulator\/(workspaces|spec|oauth|connections|mcp)\b/;
-    for (const [path, item] of Object.entries(doc.paths as Json)) {
-      const names = (item.parameters ?? []).map((parameter: Json) => deref(doc, parameter).name);
+  /** The URLs the emulator gives out to be opened without credentials: each names its tenant itself. */
+  const givenOut = /^\/_emulator\/(oauth|mcp)\b/;
+  const parameterNames = (path: string, op?: Json): string[] =>
+    [...(doc.paths[path].parameters ?? []), ...(op?.parameters ?? [])].map(
+      (parameter: Json) => deref(doc, parameter).name,
+    );
+
+  test("a call of one tenant's state names it by workspace and environment, and so does a URL given out", () => {
+    const fleetOrUnscoped = /^\/_emulator\/(workspaces|spec|connections)\b/;
+    for (const { path, op } of operations(doc)) {
+      const names = parameterNames(path, op);
       if (fleetOrUnscoped.test(path)) expect(names, path).not.toContain('workspace');
       else expect(names, path).toEqual(expect.arrayContaining(['workspace', 'environment']));
     }
@@ -59,7 +66,7 @@ describe('the emulator API', () => {
   test('the fleet-level calls declare the admin token, a tenant-scoped call it optional, each a 401', () => {
     expect(doc.components.securitySchemes.AdminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const { path, op } of operations(doc)) {
-      const scoped = (doc.paths[path].parameters ?? []).some((p: Json) => deref(doc, p).name === 'workspace');
+      const scoped = !givenOut.test(path) && parameterNames(path).includes('workspace');
       const fleet = path.startsWith('/_emulator/workspaces');
       const expected = fleet ? [{ AdminToken: [] }] : scoped ? [{}, { AdminToken: [] }] : undefined;
       expect(op.security, op.operationId).toEqual(expected);

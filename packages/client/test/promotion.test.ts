@@ -1,7 +1,8 @@
 // The release pipeline across environments (issue 42), through the generated clients only: a
 // workspace with dev, test and prod on the emulator; a folder, a connection, a property and a recipe
 // made in dev; the package exported from dev and imported into test, then prod, then another
-// workspace; each target keeps its own connections and properties and gets ids of its own.
+// workspace; each target keeps its own connections and the values of its own properties, gets the
+// properties it lacks, and ids of its own.
 import { type MockServer, startMockServer } from '@platform-api/mock-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -123,7 +124,8 @@ async function connections(env: Env): Promise<Connection[]> {
   return (await env.management.GET('/api/connections')).data;
 }
 
-async function endpointProperty(env: Env): Promise<unknown> {
+/** The environment's `orders.` properties. */
+async function ordersProperties(env: Env): Promise<unknown> {
   const { data } = await env.management.GET('/api/properties', { params: { query: { prefix: 'orders.' } } });
   return data;
 }
@@ -143,6 +145,8 @@ describe('promoting a package from dev to test to prod', () => {
     const inProd = await prepare(prod, 'https://example.com', 'production org');
     await authorize(emulator, prod, inProd.connection.id);
     const created = await createRecipe(dev, inDev.folderId, inDev.connection.id);
+    // A property the release brings: dev has it, test and prod do not yet.
+    await dev.management.POST('/api/properties', { body: { properties: { 'orders.batch_size': '100' } } });
     const devBefore = { recipes: await recipes(dev), connections: await connections(dev) };
 
     const release = await exportFolder(dev, inDev.folderId);
@@ -163,6 +167,8 @@ describe('promoting a package from dev to test to prod', () => {
         expect.arrayContaining([
           expect.objectContaining({ type: 'connection', id: target.connection.id, result: 'unchanged' }),
           expect.objectContaining({ type: 'recipe', id: recipe?.id, result: 'created' }),
+          expect.objectContaining({ type: 'account_property', name: 'orders.endpoint', result: 'unchanged' }),
+          expect.objectContaining({ type: 'account_property', name: 'orders.batch_size', result: 'created' }),
         ]),
       );
     }
@@ -171,8 +177,17 @@ describe('promoting a package from dev to test to prod', () => {
       authorization_status: 'success',
     });
     expect((await connections(test))[0]).toMatchObject({ description: 'test sandbox', authorization_status: null });
-    expect(await endpointProperty(test)).toEqual({ 'orders.endpoint': 'https://test.example.com' });
-    expect(await endpointProperty(prod)).toEqual({ 'orders.endpoint': 'https://example.com' });
+    // Each target's own endpoint kept; the new property arrived with dev's value.
+    expect(await ordersProperties(test)).toEqual({
+      'orders.endpoint': 'https://test.example.com',
+      'orders.batch_size': '100',
+    });
+    expect(await ordersProperties(prod)).toEqual({
+      'orders.endpoint': 'https://example.com',
+      'orders.batch_size': '100',
+    });
+    // Prod tunes the property it got; the next release must not undo that.
+    await prod.management.POST('/api/properties', { body: { properties: { 'orders.batch_size': '500' } } });
 
     // A second release: the recipe changed in dev; each target's recipe is updated in place.
     await dev.management.PUT('/api/recipes/{id}', {
@@ -192,14 +207,21 @@ describe('promoting a package from dev to test to prod', () => {
       );
     }
     expect((await connections(prod))[0]?.authorization_status).toBe('success');
+    expect(await ordersProperties(prod)).toEqual({
+      'orders.endpoint': 'https://example.com',
+      'orders.batch_size': '500',
+    });
 
     // Dev is as it was, but for its own edit.
     expect(await connections(dev)).toEqual(devBefore.connections);
     expect((await recipes(dev)).map((r) => r.id)).toEqual(devBefore.recipes.map((r) => r.id));
-    expect(await endpointProperty(dev)).toEqual({ 'orders.endpoint': 'https://dev.example.com' });
+    expect(await ordersProperties(dev)).toEqual({
+      'orders.endpoint': 'https://dev.example.com',
+      'orders.batch_size': '100',
+    });
   });
 
-  it('into another workspace without the connection: made there, disconnected, and the recipe uses it', async () => {
+  it('into another workspace without the connection or the property: made there, the connection disconnected', async () => {
     emulator = await startMockServer();
     const { dev } = await makeWorkspace(emulator, 'Source', ['dev']);
     const { dev: other } = await makeWorkspace(emulator, 'Customer', ['dev']);
@@ -218,6 +240,7 @@ describe('promoting a package from dev to test to prod', () => {
       authorized_at: null,
     });
     expect(accountIds((await recipes(other))[0])).toEqual([connection?.id]);
-    expect(await endpointProperty(other)).toEqual({});
+    // A property the target lacks arrives with the source's value, for the target to set its own.
+    expect(await ordersProperties(other)).toEqual({ 'orders.endpoint': 'https://dev.example.com' });
   });
 });

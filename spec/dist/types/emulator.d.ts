@@ -622,6 +622,11 @@ export interface paths {
          *     `callback_url` (the emulator calls no URL of its own accord: the browser is sent there), with
          *     the request's `state`, when given, added to that URL's query; without either URL, a page
          *     saying the connection is authorized. A `HEAD` answers the same headers without authorizing.
+         *
+         *     The URL names the workspace and environment that gave it, and carries a key that only they can
+         *     have made for that connection: it authorizes that tenant's connection and no other, without
+         *     credentials. A URL whose workspace, environment, connection or key was changed, or that has no
+         *     key, answers the same 404 as one naming nothing.
          */
         get: operations["authorize_connection"];
         put?: never;
@@ -662,7 +667,21 @@ export interface paths {
     };
     "/_emulator/mcp/{handle}/{token}": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose URL this is, as the emulator gave it (its `id` in `GET /_emulator/workspaces`):
+                 *     part of the URL, not to be changed. The URL is opened in that workspace and only there; no admin
+                 *     token is needed. Another workspace, or one that does not exist, is the same 404 as an unknown
+                 *     URL. Left out, workspace 1.
+                 */
+                workspace?: components["parameters"]["UrlWorkspace"];
+                /**
+                 * @description The environment of the workspace whose URL this is, as the emulator gave it: part of the URL, not
+                 *     to be changed. Another environment, or one the workspace does not have, is the same 404 as an
+                 *     unknown URL. Left out, `dev`.
+                 */
+                environment?: components["parameters"]["UrlEnvironment"];
+            };
             header?: never;
             path: {
                 /**
@@ -689,8 +708,10 @@ export interface paths {
          *     latest), `ping`, `tools/list` (the server's tools: each named by a slug of its name, with its
          *     description, else its recipe's), and `tools/call`, whose result is an error (`isError`): the
          *     emulator runs no recipes. A notification (no `id`) is accepted with 202. An unknown method is the
-         *     JSON-RPC error -32601, an unknown tool -32602. A token that is not the server's current one (it was
-         *     renewed) is a 401, an unknown server a 404.
+         *     JSON-RPC error -32601, an unknown tool -32602. The URL names the workspace and environment that
+         *     gave it, and serves that tenant's server and no other, without credentials. A token the server had
+         *     before (it was renewed; the last 10 are remembered) is a 401; an unknown server, any other token,
+         *     and a URL whose workspace or environment was changed are the same 404.
          */
         post: operations["mcp_message"];
         delete?: never;
@@ -1271,6 +1292,19 @@ export interface components {
         ResourceType: string;
         /** @description For a sub-collection's item, its parent's id. */
         ResourceParent: string;
+        /**
+         * @description The workspace whose URL this is, as the emulator gave it (its `id` in `GET /_emulator/workspaces`):
+         *     part of the URL, not to be changed. The URL is opened in that workspace and only there; no admin
+         *     token is needed. Another workspace, or one that does not exist, is the same 404 as an unknown
+         *     URL. Left out, workspace 1.
+         */
+        UrlWorkspace: number;
+        /**
+         * @description The environment of the workspace whose URL this is, as the emulator gave it: part of the URL, not
+         *     to be changed. Another environment, or one the workspace does not have, is the same 404 as an
+         *     unknown URL. Left out, `dev`.
+         */
+        UrlEnvironment: components["schemas"]["EnvironmentName"];
         /** @description The connection's id (a management API connection, runtime user connections included). */
         ConnectionId: number;
         /** @description The workspace's id. */
@@ -2434,6 +2468,24 @@ export interface operations {
             query: {
                 /** @description The connection to authorize. */
                 connection_id: number;
+                /**
+                 * @description The workspace whose URL this is, as the emulator gave it (its `id` in `GET /_emulator/workspaces`):
+                 *     part of the URL, not to be changed. The URL is opened in that workspace and only there; no admin
+                 *     token is needed. Another workspace, or one that does not exist, is the same 404 as an unknown
+                 *     URL. Left out, workspace 1.
+                 */
+                workspace?: components["parameters"]["UrlWorkspace"];
+                /**
+                 * @description The environment of the workspace whose URL this is, as the emulator gave it: part of the URL, not
+                 *     to be changed. Another environment, or one the workspace does not have, is the same 404 as an
+                 *     unknown URL. Left out, `dev`.
+                 */
+                environment?: components["parameters"]["UrlEnvironment"];
+                /**
+                 * @description The connection's key, as the URL was given (the tenant's and the connection's, opaque): without
+                 *     it, or with another, the URL is unknown (404).
+                 */
+                key?: string;
                 /** @description An opaque value of the caller's, added to the redirect as `state` (as OAuth 2.0 carries it). */
                 state?: string;
             };
@@ -2504,7 +2556,21 @@ export interface operations {
     };
     mcp_message: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose URL this is, as the emulator gave it (its `id` in `GET /_emulator/workspaces`):
+                 *     part of the URL, not to be changed. The URL is opened in that workspace and only there; no admin
+                 *     token is needed. Another workspace, or one that does not exist, is the same 404 as an unknown
+                 *     URL. Left out, workspace 1.
+                 */
+                workspace?: components["parameters"]["UrlWorkspace"];
+                /**
+                 * @description The environment of the workspace whose URL this is, as the emulator gave it: part of the URL, not
+                 *     to be changed. Another environment, or one the workspace does not have, is the same 404 as an
+                 *     unknown URL. Left out, `dev`.
+                 */
+                environment?: components["parameters"]["UrlEnvironment"];
+            };
             header?: never;
             path: {
                 /**
@@ -2550,7 +2616,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
-            /** @description The token is not the server's (it was renewed, or never given). */
+            /** @description The token is one the server had before it was renewed. */
             401: {
                 headers: {
                     [name: string]: unknown;

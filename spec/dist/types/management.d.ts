@@ -3847,7 +3847,7 @@ export interface paths {
          * Import a package
          * @description Starts importing a package (the zip of an export, sent as the raw body) into a folder, creating or updating its assets, and returns the package, bare; poll get_package until `status` is completed or failed. When running recipes would be touched, the import is refused unless `restart_recipes` is true. Rate limit: 500 requests per hour (the docs disagree whether per user or per workspace); further requests are refused until the next hour.
          *
-         *     Import rules (the docs do not give them; chosen, and what the emulator does): the zip holds one JSON file per asset named `<name>.<type>.json` (of the asset types PackagedAssetType lists), in sub-folders as the exported folders were, and may hold `manifest.json`: a whole package, or only some of its files, as `wk push` sends the files changed since its pull. The folders are made under the import folder where missing. An asset file updates, in the same place (its folder; the import folder's project for lookup tables and API collections; the collection of its `api_collection` for endpoints), the asset of its type with its `name`, else the one whose file it is (the `zip_name` an export gives it now, so a pulled file whose `name` was edited renames its asset), else it creates one. Only the fields that differ change (a recipe saved again gets a new version; its `version` is never read). A connection is the exception: the one of the file's name in its place is used as it is (its settings and authorization are the target's, and a file holds no credentials), reported `unchanged`, and one the import makes gets its connector from the file's `provider` and is disconnected; so a package promoted from dev to test or prod, or to another workspace, runs on the target's own connections. Properties are never in a package (PackagedAssetType), so an import leaves the target's environment and project properties as they are. Recipe files are read in the platform's form (`code` an object, `private`, `concurrency`, config lines whose `account_id` is `{zip_name, name, folder}`: the connection of that file in the package, else the one of that name in that folder, else one of that name in the workspace) and in the Recipe API's (`code` JSON text, `account_id` a connection's id, or the emulator's earlier `connection_name`); a config line without `name` gets its `provider`. An endpoint, a skill and an MCP server's tools get the recipe named by `recipe_name`, from the package or the workspace. `assets` reports what happened to each, so importing the same package twice reports `unchanged`. Entries that are no asset are left alone and listed in `skipped` with why: a zip inside the zip, hidden files and folders (`.DS_Store`, `__MACOSX/`), files not named `<name>.<type>.json` of a platform asset type (ExportAssetType). The whole zip is checked first, and a refused package changes nothing: a body that is not a zip, more than 1,000 entries, asset files over 32 MiB once decompressed (a zip bomb), a path that is absolute or holds `..`, an asset file of a type the emulator does not import, that is not a JSON object with a `name`, whose fields do not fit its type, or whose connection, recipe or API collection is neither in the package nor in the workspace, a connection file without a `provider` or whose connection in its place is of another connector, a project asset imported outside a project, or a running recipe the file changes, without `restart_recipes`, is a 400 whose message names the entry. The zip may be up to 16 MiB.
+         *     Import rules (the docs do not give them; chosen, and what the emulator does): the zip holds one JSON file per asset named `<name>.<type>.json` (of the asset types PackagedAssetType lists), in sub-folders as the exported folders were, and may hold `manifest.json`: a whole package, or only some of its files, as `wk push` sends the files changed since its pull. The folders are made under the import folder where missing. An asset file updates, in the same place (its folder; the import folder's project for lookup tables and API collections; the collection of its `api_collection` for endpoints), the asset of its type with its `name`, else the one whose file it is (the `zip_name` an export gives it now, so a pulled file whose `name` was edited renames its asset), else it creates one. Only the fields that differ change (a recipe saved again gets a new version; its `version` is never read). A connection is the exception: the one of the file's name in its place is used as it is (its settings and authorization are the target's, and a file holds no credentials), reported `unchanged`, and one the import makes gets its connector from the file's `provider` and is disconnected; so a package promoted from dev to test or prod, or to another workspace, runs on the target's own connections. Properties are the other: a property file (`{name, value}`; `account_property` for the environment's properties, `project_property` for those of the import folder's project) adds the property when the target has none of that name, reported `created`, and leaves the value of one it has as it is, reported `unchanged`: the target's values are its environment's (an endpoint, a mailbox), so a promotion brings new properties and overwrites none. Recipe files are read in the platform's form (`code` an object, `private`, `concurrency`, config lines whose `account_id` is `{zip_name, name, folder}`: the connection of that file in the package, else the one of that name in that folder, else one of that name in the workspace) and in the Recipe API's (`code` JSON text, `account_id` a connection's id, or the emulator's earlier `connection_name`); a config line without `name` gets its `provider`. An endpoint, a skill and an MCP server's tools get the recipe named by `recipe_name`, from the package or the workspace. `assets` reports what happened to each, so importing the same package twice reports `unchanged`. Entries that are no asset are left alone and listed in `skipped` with why: a zip inside the zip, hidden files and folders (`.DS_Store`, `__MACOSX/`), files not named `<name>.<type>.json` of a platform asset type (ExportAssetType). The whole zip is checked first, and a refused package changes nothing: a body that is not a zip, more than 1,000 entries, asset files over 32 MiB once decompressed (a zip bomb), a path that is absolute or holds `..`, an asset file of a type the emulator does not import, that is not a JSON object with a `name`, whose fields do not fit its type, or whose connection, recipe or API collection is neither in the package nor in the workspace, a connection file without a `provider` or whose connection in its place is of another connector, a property file whose name or value is none of a property (PropertyMap) or that would take its environment or project past 1,000 properties, a project asset imported outside a project, or a running recipe the file changes, without `restart_recipes`, is a 400 whose message names the entry. The zip may be up to 16 MiB.
          */
         post: operations["import_package"];
         delete?: never;
@@ -6899,7 +6899,7 @@ export interface components {
             readonly logo_url: string | null;
             /**
              * Format: uri
-             * @description The address AI clients connect to. For token authentication it contains the token, so it changes when the token is renewed. The local emulator serves it (`/_emulator/mcp/{handle}/{token}`): the Model Context Protocol's initialize, ping, tools/list and tools/call, over HTTP POST.
+             * @description The address AI clients connect to. For token authentication it contains the token, so it changes when the token is renewed. The local emulator serves it (`/_emulator/mcp/{handle}/{token}`, with the workspace and environment that answered it in the query): the Model Context Protocol's initialize, ping, tools/list and tools/call, over HTTP POST.
              */
             readonly mcp_url: string;
             /**
@@ -7539,7 +7539,7 @@ export interface components {
         ExportAssetType: "recipe" | "connection" | "lookup_table" | "workato_db_table" | "account_property" | "project_property" | "workato_schema" | "workato_template" | "lcap_app" | "lcap_page" | "custom_adapter" | "topic" | "api_group" | "api_endpoint" | "agentic_genie" | "agentic_skill" | "data_pipeline" | "decision_engine_model" | "agentic_knowledge_base" | "mcp_server";
         /** @description An asset of a folder that an export manifest can include. */
         ExportAsset: {
-            /** @description The asset's ID in its own kind (a recipe ID, a connection ID, ...). */
+            /** @description The asset's ID in its own kind (a recipe ID, a connection ID, ...; a property's number, as properties have no IDs). */
             id: number;
             name: string;
             type: components["schemas"]["ExportAssetType"];
@@ -7572,16 +7572,17 @@ export interface components {
         /**
          * @description Kind of asset the emulator puts in a package and imports from one: the asset types of
          *     ExportAssetType whose resources it keeps in folders (or in a folder's project or API
-         *     collection). It leaves out the platform's other types, and an export manifest naming one is
-         *     a 400: `account_property` and `project_property` (the emulator keeps properties as one
-         *     name-to-value map per workspace or project, with no ID an asset could name), `custom_adapter`
+         *     collection), and properties: `account_property` (an environment property) and
+         *     `project_property` (a project's), which have no IDs of their own, so each is numbered by its
+         *     place (list_folder_assets gives it). It leaves out the platform's other types, and an export
+         *     manifest naming one is a 400: `custom_adapter`
          *     (custom connectors belong to the workspace, not to a folder, and are seeded, never created),
          *     `topic` (event-stream topics live beside their messages in the event-streams API, not in
          *     folders), and `workato_schema`, `workato_template`, `lcap_app`, `lcap_page`, `data_pipeline`
          *     and `decision_engine_model`, which the emulator does not have.
          * @enum {string}
          */
-        PackagedAssetType: "recipe" | "connection" | "lookup_table" | "workato_db_table" | "api_group" | "api_endpoint" | "agentic_genie" | "agentic_skill" | "agentic_knowledge_base" | "mcp_server";
+        PackagedAssetType: "account_property" | "project_property" | "recipe" | "connection" | "lookup_table" | "workato_db_table" | "api_group" | "api_endpoint" | "agentic_genie" | "agentic_skill" | "agentic_knowledge_base" | "mcp_server";
         /** @description An asset to include in an export manifest; only `id` and `type` are required. */
         ExportManifestAssetInput: {
             /** @description The asset's ID. */
@@ -7720,8 +7721,8 @@ export interface components {
             }[];
             /**
              * @description For an import (the emulator's addition): what happened to each asset of the package, in the
-             *     order applied (connections, data tables, lookup tables, recipes, API collections, endpoints,
-             *     skills, knowledge bases, genies, MCP servers).
+             *     order applied (properties, connections, data tables, lookup tables, recipes, API
+             *     collections, endpoints, skills, knowledge bases, genies, MCP servers).
              */
             assets?: {
                 /** @description The asset's file in the package, with its folder path (`Sales/orders_sync.recipe.json`). */
@@ -7733,7 +7734,8 @@ export interface components {
                 /**
                  * @description `created`: no asset in its place matched the file (by name, else by file name);
                  *     `updated`: the one it matched now has the file's fields; `unchanged`: it had them
-                 *     already (importing a package twice changes nothing the second time).
+                 *     already (importing a package twice changes nothing the second time). A property the
+                 *     target has is `unchanged` whatever the file's value: its value is the target's.
                  * @enum {string}
                  */
                 result: "created" | "updated" | "unchanged";

@@ -39,6 +39,8 @@ export function connectionEndpoints(): Pick<
     authorize_connection: endpoint('authorize_connection', {
       body: NO_BODY,
       async handle({ tenant, params, exchange }) {
+        // The key first: nothing is looked up for a URL its tenant did not give (the same 404 whatever it names).
+        tenant.urls.checkOAuthKey(String(params.connection_id), params.key);
         const item = await connectionNamed(tenant.engine, params.connection_id);
         // HEAD, RFC 9110's safe method, answers the same headers and changes nothing.
         const connection =

@@ -4,11 +4,13 @@
 // `mcp_list_server_tools` lists; calling one is an error result, as the emulator runs no recipes.
 
 import type { components } from '@platform-api/spec/types/emulator';
+import { renewedTokens } from '../engine/custom/mcp.js';
 import type { ResourceEngine } from '../engine/engine.js';
-import { NotFound, Unauthorized } from '../errors.js';
+import { Unauthorized } from '../errors.js';
 import { jsonReply, type Reply } from '../http/replies.js';
 import { type EmulatorEndpoints, endpoint } from '../pipeline/endpoint.js';
 import type { JsonObject } from '../store/resource-store.js';
+import { unknownUrl } from '../tenants/url-scope.js';
 
 type McpRequest = components['schemas']['McpRequest'];
 
@@ -63,16 +65,19 @@ export function mcpEndpoints(): Pick<EmulatorEndpoints, 'mcp_message'> {
 /** Every tool takes an object: the emulator does not know the inputs of the recipes behind them. */
 const inputSchema = { type: 'object', additionalProperties: true };
 
-/** The server the path names, if its token is the current one (404 for no server, 401 for another token). */
+/**
+ * The server the path names, if its token is the current one: a token it had before (renewed) is a
+ * 401; no server, or any other token (another tenant's server of that handle), the unknown URL's 404.
+ */
 async function serverOf(engine: ResourceEngine, handle: string, token: string): Promise<JsonObject> {
-  const server = await engine.store.get('mcp_server', handle);
-  if (!server) throw new NotFound(`No MCP server ${handle}`);
-  if (server.value.$token !== token)
+  const server = (await engine.store.get('mcp_server', handle))?.value;
+  if (server?.$token === token) return server;
+  if (server && renewedTokens(server).includes(token))
     throw new Unauthorized(
       'INVALID_TOKEN',
       `The token of MCP server ${handle} is not this one; it may have been renewed`,
     );
-  return server.value;
+  throw unknownUrl();
 }
 
 function initialized(server: JsonObject, params: McpRequest['params']): JsonObject {

@@ -48,10 +48,20 @@ export interface WorkspaceIdentity {
   name: string;
 }
 
+/** What the URLs an engine answers carry to name its tenant (tenants/url-scope.ts). */
+export interface TenantUrls {
+  /** The query that names the tenant: `workspace=ID&environment=NAME`. */
+  readonly query: string;
+  /** The key of a connection's OAuth URL: the same each time, and its tenant's alone. */
+  oauthKey(connectionId: string): string;
+}
+
 /** What a hand-written handler may use of the engine. */
 export interface Workspace {
   /** The workspace made at run time this engine serves; undefined for the emulator's own. */
   readonly identity: WorkspaceIdentity | undefined;
+  /** What its URLs to be opened without credentials carry. */
+  readonly urls: TenantUrls;
   readonly store: ResourceStore<TypeName>;
   readonly values: ValueContext;
   /** Every resource type, for handlers that read or write items of types besides their operation's. */

@@ -11,6 +11,7 @@ import { IsoTimeFormatter } from '../spec/date-time.js';
 import { violations } from '../spec/validators.js';
 import { MemoryResourceStore } from '../store/memory/resources.js';
 import type { JsonObject, ResourceStore, StoredItem } from '../store/resource-store.js';
+import { UrlScope } from '../tenants/url-scope.js';
 import { type AnswerShape, answerShape, buildAnswer } from './answers.js';
 import type {
   CheckedRequest,
@@ -19,6 +20,7 @@ import type {
   FileBody,
   Handler,
   HandlerResult,
+  TenantUrls,
   Workspace,
   WorkspaceIdentity,
 } from './contract.js';
@@ -55,6 +57,8 @@ export interface EngineOptions {
   domain?: Domain;
   /** The workspace `GET /api/users/me` names (a workspace made at run time); default the stored details. */
   identity?: WorkspaceIdentity;
+  /** What its URLs to be opened without credentials carry (a tenant's); default workspace 1's, keyed by the engine's own secret. */
+  urls?: TenantUrls;
 }
 
 export interface EngineAnswer {
@@ -223,6 +227,7 @@ class Engine implements ResourceEngine {
   readonly store: ResourceStore;
   private readonly domain: Domain | undefined;
   private readonly identity: WorkspaceIdentity | undefined;
+  private readonly urls: TenantUrls;
   private readonly document: OpenApiDocument;
   private readonly served: Map<string, Served>;
   private readonly children: Map<string, ResourceType[]>;
@@ -249,6 +254,7 @@ class Engine implements ResourceEngine {
     this.store = options.store ?? new MemoryResourceStore();
     this.domain = options.domain;
     this.identity = options.identity;
+    this.urls = options.urls ?? UrlScope.detached();
   }
 
   get operationIds(): string[] {
@@ -398,6 +404,7 @@ class Engine implements ResourceEngine {
       get domain() {
         return domain();
       },
+      urls: this.urls,
       store: this.store,
       values,
       types: this.types,

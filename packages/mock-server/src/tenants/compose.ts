@@ -22,6 +22,7 @@ import { scopedResources } from '../store/resource-store.js';
 import type { Follower } from '../store/shared-state.js';
 import type { Storage, TenantStorages } from '../store/storage.js';
 import type { MadeTenant, Tenant, TenantIdentity } from './tenant.js';
+import { UrlScope } from './url-scope.js';
 
 /** A tenant with what its reset puts back: the bootstrap key, known once the state is loaded. */
 export interface ComposedTenant {
@@ -55,6 +56,7 @@ export function composeTenant(parts: TenantParts): ComposedTenant {
   const { specs, valueChecks } = bundles;
   const catchUp = storage.shared && (parts.catchUp ?? storage.shared.catchUp.bind(storage.shared));
   const domain = composeDomain(bundles, storage, clock.now, options, listener, catchUp);
+  const urls = new UrlScope(identity, storage.resources);
   const createEngine = (): ResourceEngine =>
     createResourceEngine(specs, {
       clock: clock.now,
@@ -63,6 +65,7 @@ export function composeTenant(parts: TenantParts): ComposedTenant {
       store: scopedResources(storage.resources, 'management:'),
       domain,
       identity: listener ? { id: identity.workspaceId, name: identity.workspaceName } : undefined,
+      urls,
     });
   // The build read the bundled spec's vocabulary: made at first use. Another spec's is read now, so
   // that a mistake in it stops the start.
@@ -86,7 +89,7 @@ export function composeTenant(parts: TenantParts): ComposedTenant {
       await clock.reset();
     },
   );
-  return { tenant: { identity, domain, engine, journal, clock, stateDocument }, restoredAtReset };
+  return { tenant: { identity, domain, engine, journal, clock, stateDocument, urls }, restoredAtReset };
 }
 
 function composeDomain(
@@ -127,6 +130,7 @@ export async function loadTenant(
   const endStart = await shared?.startAlone();
   try {
     await loadDomain(tenant, storage, alongside);
+    await tenant.urls.load();
     const bootstrapped = await bootstrapKey(tenant.domain.credentials, storage.resources, given);
     // A data dir that holds state already keeps it: the seed initialises a new one. After the
     // bootstrap key, which a seed neither holds nor replaces (its API client is the first).

@@ -4,8 +4,9 @@
 // Redis). The workspaces are on record in the default tenant's store (id, name, each environment's
 // bootstrap credentials), committed before a make or delete is answered: a restarted emulator opens
 // them again, and on a shared store (Redis) the others follow the records (`follower`) and serve them.
-// It resolves a request's tenant: named by the emulator API's `?workspace=` and `?environment=`, else by
-// the caller's credentials through the fleet directory, else the default. While the default tenant is
+// It resolves a request's tenant: named by the emulator API's `?workspace=` and `?environment=` (also in
+// the URLs it gives out to be opened without credentials), else by the caller's credentials through the
+// fleet directory, else the default. While the default tenant is
 // the only one, the platform's requests go to it without a look.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CredentialListener } from '../domain/access-tokens.js';
@@ -27,6 +28,7 @@ import {
   type TenantIdentity,
   tenantKey,
 } from './tenant.js';
+import { unknownUrl } from './url-scope.js';
 
 export const DEFAULT_WORKSPACE_ID = 1;
 
@@ -129,6 +131,7 @@ export class Tenants implements ClientIdLookup {
   resolve(operation: Operation<SpecName>, headers: IncomingHttpHeaders, query: string): Tenant | Promise<Tenant> {
     if (operation.api !== 'emulator')
       return operation.needsBearer ? this.ofBearer(headers.authorization) : this.defaultTenant;
+    if (OPENED_BY_URL.has(operation.operationId)) return this.tenantOfUrl(query);
     const own = this.ofBearer(headers.authorization);
     const named = namedTenant(query, own);
     // Before the named tenant is looked up: without the admin token, one that does not exist and one
@@ -136,6 +139,29 @@ export class Tenants implements ClientIdLookup {
     if (operation.needsAdminToken || (named && !isTenant(own, named)))
       this.parts.admission.check(headers.authorization);
     if (!named) return own;
+    return this.lookUp(named);
+  }
+
+  /**
+   * The tenant a URL given out to be opened without credentials names (url-scope.ts): the URL is what
+   * admits it, so no admin token is asked for, and an unknown tenant is the unknown URL's 404.
+   */
+  private tenantOfUrl(query: string): Tenant | Promise<Tenant> {
+    const named = namedTenant(query, this.defaultTenant);
+    if (!named) return this.defaultTenant;
+    const asUnknownUrl = (error: unknown): never => {
+      throw error instanceof NotFound ? unknownUrl() : error;
+    };
+    try {
+      const found = this.lookUp(named);
+      return found instanceof Promise ? found.catch(asUnknownUrl) : found;
+    } catch (error) {
+      return asUnknownUrl(error);
+    }
+  }
+
+  /** The tenant named; one not known here yet, on a shared store, is looked for again once caught up. */
+  private lookUp(named: NamedTenant): Tenant | Promise<Tenant> {
     try {
       return this.tenantNamed(named);
     } catch (error) {
@@ -395,6 +421,9 @@ export class Tenants implements ClientIdLookup {
     return this.tenantOfBearer(authorization) ?? this.defaultTenant;
   }
 }
+
+/** The emulator API's operations at the URLs the emulator gives out, whose tenant is in the URL (url-scope.ts). */
+const OPENED_BY_URL: ReadonlySet<string> = new Set(['authorize_connection', 'mcp_message']);
 
 /** A tenant as `?workspace=` and `?environment=` name it, as sent. */
 interface NamedTenant {

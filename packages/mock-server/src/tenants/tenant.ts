@@ -10,6 +10,7 @@ import type { DomainState } from '../domain/state.js';
 import type { ResourceEngine } from '../engine/engine.js';
 import type { StateAsDocument } from '../engine/state-document.js';
 import type { Storage } from '../store/storage.js';
+import type { UrlScope } from './url-scope.js';
 
 /** The environments a workspace can have; `dev` it always has. */
 export const ENVIRONMENTS = ['dev', 'test', 'prod'] as const;
@@ -34,6 +35,8 @@ export interface Tenant {
   readonly clock: Clock;
   /** The whole state as one document: exported, loaded, reset. */
   readonly stateDocument: StateAsDocument;
+  /** What the URLs it answers to be opened without credentials carry: the tenant, and their keys. */
+  readonly urls: UrlScope;
 }
 
 /** A tenant made at run time, with its bootstrap credentials and the storage it holds open. */

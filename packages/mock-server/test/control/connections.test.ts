@@ -6,6 +6,7 @@
 // authorization_status `success`) is what the tests read back.
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../../src/index.js';
+import { unknownUrl } from '../../src/tenants/url-scope.js';
 import { control, emulatorErrorOf } from '../support/control/emulator-api.js';
 import { storages } from '../support/control/storages.js';
 import { session } from '../support/helpers.js';
@@ -34,6 +35,8 @@ const SEED = {
 
 /** Opens the URL as a browser would, without following the redirect. */
 const open = (url: string, method = 'GET') => fetch(url, { method, redirect: 'manual' });
+/** What every URL the emulator did not give answers, whatever it names: nothing tells one tenant's from none. */
+const UNKNOWN_URL = unknownUrl().message;
 
 for (const storage of storages) {
   describe.skipIf(storage.skip !== undefined)(
@@ -145,12 +148,25 @@ for (const storage of storages) {
         expect(denied.body).toMatchObject({ authorized_at: later, authorization_error: 'Authorization was denied' });
       });
 
-      it('refuses an unknown connection (404) and a request its spec does not allow (400)', async () => {
-        const { server } = await frozenSession();
+      it('refuses a URL it did not give (404) and a request its spec does not allow (400)', async () => {
+        const { server, run, listed } = await frozenSession();
         const base = `${server.url}/_emulator/oauth/authorize`;
-        const unknown = await open(`${base}?connection_id=99`);
-        expect([unknown.status, (await unknown.json()).message]).toEqual([404, 'Connection 99 was not found']);
-        for (const query of ['', '?connection_id=abc', '?connection_id=0']) {
+        const { url } = (await run('get_connection_oauth_url', { params: { connection_id: 3 } })).body.data;
+        const given = new URL(url);
+        const unknownUrls = [
+          `${base}?connection_id=3`,
+          url.replace('connection_id=3', 'connection_id=4'),
+          url.replace(/key=[^&]+/, 'key=AAAA'),
+          url.replace('workspace=1', 'workspace=2'),
+          url.replace('environment=dev', 'environment=prod'),
+        ];
+        for (const unknown of unknownUrls) {
+          const answer = await open(unknown);
+          expect([answer.status, (await answer.json()).message], unknown).toEqual([404, UNKNOWN_URL]);
+        }
+        expect(await listed(3)).toMatchObject({ authorization_status: null });
+        const notAWorkspace = given.search.replace('workspace=1', 'workspace=x');
+        for (const query of ['', '?connection_id=abc', '?connection_id=0', notAWorkspace]) {
           expect((await open(`${base}${query}`)).status, query).toBe(400);
         }
         const missing = await control(server, 'set_connection_authorization', {

@@ -88,7 +88,7 @@ describe('an MCP server at its mcp_url', () => {
     expect(unknownMethod.body?.error?.code).toBe(-32601);
   });
 
-  it('refuses the token a renewal replaced (401), an unknown server (404) and a body that is no JSON-RPC message (400)', async () => {
+  it('refuses the token a renewal replaced (401), another token or an unknown server (404) and a body that is no JSON-RPC message (400)', async () => {
     const { server, run, handle, token } = await serverWithTools();
     await run('mcp_renew_server_token', { params: { handle } });
     const old = await message(server, handle, token, { id: 1, method: 'ping' });
@@ -97,6 +97,9 @@ describe('an MCP server at its mcp_url', () => {
       new URL((await run('mcp_get_server', { params: { handle } })).body.data.mcp_url).pathname.split('/').at(-1) ?? '';
     expect((await message(server, handle, fresh, { id: 1, method: 'ping' })).status).toBe(200);
     expect((await message(server, 'mcps-404', fresh, { id: 1, method: 'ping' })).status).toBe(404);
+    // A token the server never had is no renewed one: the 404 of a URL the emulator did not give.
+    const never = await message(server, handle, 'f'.repeat(32), { id: 1, method: 'ping' });
+    expect([never.status, emulatorErrorOf(never).message]).toEqual([404, expect.stringMatching(/^Nothing answers/)]);
     expect((await control(server, 'mcp_message', { params: { handle, token: fresh }, body: { id: 1 } })).status).toBe(
       400,
     );

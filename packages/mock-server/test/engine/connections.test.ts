@@ -39,7 +39,11 @@ describe('runtime user connections', () => {
     });
     expect(created.status).toBe(200);
     const { id, url } = created.body.data;
-    expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/_emulator/oauth/authorize\\?connection_id=${id}$`));
+    expect(url).toMatch(
+      new RegExp(
+        `^http://127\\.0\\.0\\.1:\\d+/_emulator/oauth/authorize\\?connection_id=${id}&workspace=1&environment=dev&key=[\\w-]{43}$`,
+      ),
+    );
     const again = await run('get_connection_oauth_url', { params: { connection_id: id } });
     expect(again.body.data.url).toBe(url);
 

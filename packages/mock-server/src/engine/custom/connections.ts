@@ -5,17 +5,20 @@
 // set_connection_authorization apply (control/connections.ts).
 
 import type { JsonObject } from '../../store/resource-store.js';
-import type { HandlerRegistry } from '../contract.js';
+import type { HandlerRegistry, Workspace } from '../contract.js';
 import { invalidFields, notFound } from '../errors.js';
 import { isObject } from '../schema.js';
 import { hostOf } from './sdkfiles.js';
 
 /**
  * Where an end user authorizes the connection: the emulator API's authorize_connection, which completes
- * the authorization when opened (no user signs in here). The same URL each time for a connection.
+ * the authorization when opened (no user signs in here), in the tenant that answered it and only there
+ * (tenants/url-scope.ts). The same URL each time for a connection.
  */
-const oauthUrl = (host: string | undefined, connectionId: unknown) =>
-  `http://${hostOf(host)}/_emulator/oauth/authorize?connection_id=${connectionId}`;
+function oauthUrl({ urls }: Workspace, host: string | undefined, connectionId: string): string {
+  const key = urls.oauthKey(connectionId);
+  return `http://${hostOf(host)}/_emulator/oauth/authorize?connection_id=${connectionId}&${urls.query}&key=${key}`;
+}
 
 /** How a connection's authorization ends. */
 export interface AuthorizationOutcome {
@@ -91,13 +94,13 @@ export const connectionsHandlers = {
       },
       undefined,
     );
-    return { body: { data: { id: created.id, url: oauthUrl(host, created.id) } } };
+    return { body: { data: { id: created.id, url: oauthUrl(workspace, host, String(created.id)) } } };
   },
 
   /** `get_connection_oauth_url`: the same URL for a connection each time; 404 for an unknown connection. */
   'connections.oauth_url': async (workspace, op, { params, host }) => {
     const connection = await workspace.itemOf(op, params);
-    return { body: { data: { url: oauthUrl(host, connection.id) } } };
+    return { body: { data: { url: oauthUrl(workspace, host, connection.id) } } };
   },
 
   /**

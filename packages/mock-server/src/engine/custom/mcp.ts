@@ -6,6 +6,7 @@
 
 import type { DerivationHookName } from '../../generated/handlers.js';
 import { RESOURCE_TYPES } from '../../generated/resource-types.js';
+import type { JsonObject } from '../../store/resource-store.js';
 import type { HandlerRegistry, Workspace } from '../contract.js';
 import type { DerivationHook } from '../derived.js';
 import { missingReference } from '../errors.js';
@@ -19,9 +20,19 @@ const API_ENDPOINT = RESOURCE_TYPES.api_endpoint;
 const MCP_SERVER_TOOL = RESOURCE_TYPES.mcp_server_tool;
 const RECIPE = RESOURCE_TYPES.recipe;
 
-/** Where AI clients reach the server: the emulator's MCP endpoint, the server's token in the path. */
-export const mcpUrl = (host: string | undefined, handle: unknown, token: unknown) =>
-  `http://${hostOf(host)}/_emulator/mcp/${handle}/${token}`;
+/** Where AI clients reach the server: the emulator's MCP endpoint, the server's token in the path, its tenant in the query. */
+const mcpUrl = ({ urls }: Workspace, host: string | undefined, handle: unknown, token: unknown) =>
+  `http://${hostOf(host)}/_emulator/mcp/${handle}/${token}?${urls.query}`;
+
+/**
+ * How many of a server's renewed tokens it remembers: a client still configured with one of them is
+ * told its token was renewed (401) rather than that there is no server (404, as for any other token).
+ */
+const RENEWED_TOKENS_KEPT = 10;
+
+/** The server's tokens before its current one, latest last. */
+export const renewedTokens = (server: JsonObject): unknown[] =>
+  Array.isArray(server.$renewed_tokens) ? server.$renewed_tokens : [];
 
 /** Adds a tool per recipe (`flow_id`) the server does not have yet, named as given. */
 async function addTools(
@@ -94,13 +105,14 @@ export const mcpHandlers = {
   /** `mcp_renew_server_token`: a new token, so a new `mcp_url`; the old URL is refused from now on. */
   'mcp_servers.renew_token': async (workspace, op, { params }) => {
     const server = await workspace.itemOf(op, params);
-    return { item: await workspace.update(op, server, { $token: randomSecret(workspace) }) };
+    const renewed = [...renewedTokens(server.value), server.value.$token].slice(-RENEWED_TOKENS_KEPT);
+    return { item: await workspace.update(op, server, { $token: randomSecret(workspace), $renewed_tokens: renewed }) };
   },
 } satisfies Partial<HandlerRegistry>;
 
 export const mcpHooks = {
   /** `mcp_url`: the emulator's MCP endpoint for the server, with its current token. */
-  'mcp_servers.url': async (_workspace, server, { host }) => mcpUrl(host, server.id, server.$token),
+  'mcp_servers.url': async (workspace, server, { host }) => mcpUrl(workspace, host, server.id, server.$token),
 
   /** `api_collection`: the collection the server was made on (null for none, or once it is deleted). */
   'mcp_servers.api_collection': async (workspace, server) => {

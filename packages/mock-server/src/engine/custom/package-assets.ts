@@ -1,11 +1,13 @@
 // The assets of recipe lifecycle packages: which resource each asset type is, what places it (a
 // folder, a folder's project, an API collection), and the assets a folder holds as list_folder_assets
-// and export manifests see them, each with the file name (`zip_name`) it has in a package.
+// and export manifests see them, each with the file name (`zip_name`) it has in a package. Properties
+// are assets too, though no resources (package-properties.ts).
 
 import { RESOURCE_TYPES, type ResourceTypeName } from '../../generated/resource-types.js';
 import type { JsonObject } from '../../store/resource-store.js';
 import type { Workspace } from '../contract.js';
 import { notFound } from '../errors.js';
+import { heldProperties, PROPERTY_TYPES } from './package-properties.js';
 
 export const FOLDER = RESOURCE_TYPES.folder;
 const PROJECT = RESOURCE_TYPES.project;
@@ -55,7 +57,8 @@ export function kindOf(type: unknown): AssetKind | undefined {
   return ASSET_KINDS.find((kind) => kind.type === type);
 }
 
-export const PACKAGED_TYPES = ASSET_KINDS.map((kind) => kind.type);
+/** Every asset type the emulator packages, in the order an import applies them: properties, which recipes read, first. */
+export const PACKAGED_TYPES: readonly string[] = [...PROPERTY_TYPES, ...ASSET_KINDS.map((kind) => kind.type)];
 
 export type Asset = JsonObject & { id: number; type: string; zip_name: string; $key: string };
 
@@ -100,8 +103,9 @@ export async function holdingFolder(workspace: Workspace, kind: AssetKind, item:
 /**
  * What the folder (the root without `folderId`) and its sub-folders hold, at any depth, as export
  * assets: recipes, connections, data tables, skills, knowledge bases, genies and MCP servers, and the
- * lookup tables, API collections and endpoints of the projects whose folders are there. An unknown
- * folder is a 404. Each asset's `zip_name` is its name as a file name, made unique among the assets
+ * lookup tables, API collections, endpoints and properties of the projects whose folders are there;
+ * then the environment's properties, all of them whatever the folder, as the platform's export of a
+ * folder carries them (they belong to no folder: the top of the package). An unknown folder is a 404. Each asset's `zip_name` is its name as a file name, made unique among the assets
  * of its type in its folder (`orders.recipe.json`, then `orders_2.recipe.json`).
  */
 export async function folderAssets(workspace: Workspace, folderId: unknown): Promise<Asset[]> {
@@ -120,24 +124,47 @@ export async function folderAssets(workspace: Workspace, folderId: unknown): Pro
       const id = Number.isSafeInteger(Number(value.id)) ? Number(value.id) : place + 1;
       const zipName = uniqueZipName(taken, chain, `${slug(name) || `${type}_${id}`}`, type);
       if (!startsAtRoot && !chain.includes(start as string)) continue;
-      const names = tree.names(chain);
-      assets.push({
-        id,
-        name,
-        type,
-        version: type === 'recipe' && Number.isSafeInteger(value.version_no) ? (value.version_no as number) : 1,
-        folder: names.at(-1) ?? '',
-        absolute_path: names.length > 0 ? names.join('/') : 'All projects',
-        root_folder: chain.length === 0,
-        unreachable: false,
-        zip_name: zipName,
-        checked: true,
-        status: 'added',
-        $key: String(value.id),
-      });
+      const version = type === 'recipe' && Number.isSafeInteger(value.version_no) ? (value.version_no as number) : 1;
+      assets.push(assetIn(tree, chain, { id, name, type, version, zip_name: zipName, $key: String(value.id) }));
     }
   }
+  for (const property of await heldProperties(workspace)) {
+    const chain = tree.chainOf(property.folderId);
+    const zipName = uniqueZipName(
+      taken,
+      chain,
+      slug(property.name) || `${property.type}_${property.id}`,
+      property.type,
+    );
+    if (property.type === 'project_property' && !startsAtRoot && !chain.includes(start as string)) continue;
+    const { id, name, type, key } = property;
+    assets.push(assetIn(tree, chain, { id, name, type, version: 1, zip_name: zipName, $key: key }));
+  }
   return assets;
+}
+
+/** An asset as listed, in the folder at the end of `chain` (the root when empty). */
+function assetIn(
+  tree: FolderTree,
+  chain: string[],
+  own: Pick<Asset, 'id' | 'type' | 'zip_name' | '$key'> & { name: string; version: number },
+): Asset {
+  const names = tree.names(chain);
+  const { id, name, type, version, zip_name, $key } = own;
+  return {
+    id,
+    name,
+    type,
+    version,
+    folder: names.at(-1) ?? '',
+    absolute_path: names.length > 0 ? names.join('/') : 'All projects',
+    root_folder: chain.length === 0,
+    unreachable: false,
+    zip_name,
+    checked: true,
+    status: 'added',
+    $key,
+  };
 }
 
 /** `<base>.<type>.json`, or `<base>_<n>.<type>.json` when another asset of its folder has that file already. */

@@ -11,7 +11,17 @@ import { complete } from '../values.js';
 import type { EngineOperation, ResourceType } from '../vocabulary.js';
 import { type Asset, type AssetKind, FOLDER, folderAssets, kindOf, PACKAGED_TYPES } from './package-assets.js';
 import { badEntry, CHILDREN, type ImportContext, sameContent, storedFields } from './package-format.js';
+import {
+  addMissingProperties,
+  isPropertyType,
+  type PropertyType,
+  propertiesAfter,
+  propertyFileProblem,
+  propertyId,
+  propertyOwnerFor,
+} from './package-properties.js';
 import { actingOn } from './projects.js';
+import { PROPERTY_LIMIT, type PropertyOwner } from './properties.js';
 
 /** Bounds of an imported zip: compressed body, entries, and bytes once decompressed (a zip bomb stops here). */
 export const PACKAGE_LIMITS = { zipBytes: 16 * 1024 * 1024, entries: 1000, unzippedBytes: 32 * 1024 * 1024 };
@@ -94,7 +104,7 @@ export async function readPackage(bytes: Uint8Array, assetTypes: readonly string
       continue;
     }
     const type = assetType(path) as string;
-    if (!kindOf(type))
+    if (!PACKAGED_TYPES.includes(type))
       throw badEntry(path, `the emulator cannot import ${type} assets; it imports ${PACKAGED_TYPES.join(', ')}`);
     if (!isObject(content) || typeof content.name !== 'string' || content.name === '')
       throw badEntry(path, 'not an asset: a JSON object with a `name` is expected');
@@ -184,9 +194,64 @@ export class Importer {
     this.before = await folderAssets(this.workspace, undefined);
     this.planned = entries;
     try {
-      for (const entry of entries) await this.checkEntry(entry);
+      await this.checkProperties(entries.filter((entry) => isPropertyType(entry.type)));
+      for (const entry of entries) if (!isPropertyType(entry.type)) await this.checkEntry(entry);
     } finally {
       this.planned = undefined;
+    }
+  }
+
+  /**
+   * Refuses a property file whose name or value is no property's, a project property imported
+   * outside a project, and the files that would take an owner past PROPERTY_LIMIT properties.
+   */
+  private async checkProperties(entries: Entry[]): Promise<void> {
+    for (const { owner, files } of await this.propertyOwners(entries)) {
+      for (const entry of files) {
+        const problem = propertyFileProblem(this.workspace, entry.content);
+        if (problem) throw badEntry(entry.path, `not a valid ${entry.type}: ${problem}`);
+      }
+      const count = propertiesAfter(
+        owner,
+        files.map((entry) => entry.content),
+      );
+      const [last] = files.slice(-1) as [Entry];
+      if (count > PROPERTY_LIMIT)
+        throw badEntry(
+          last.path,
+          `at most ${PROPERTY_LIMIT} properties are allowed here; the import would make ${count}`,
+        );
+    }
+  }
+
+  /** The property files by where they go (the environment, the import folder's project). */
+  private async propertyOwners(entries: Entry[]): Promise<{ owner: PropertyOwner; files: Entry[] }[]> {
+    const owners = new Map<string, { owner: PropertyOwner; files: Entry[] }>();
+    for (const entry of entries) {
+      const owner = await propertyOwnerFor(this.workspace, entry.type as PropertyType, this.target);
+      if (!owner)
+        throw badEntry(entry.path, `a ${entry.type} belongs to a project: import into a project or one of its folders`);
+      const key = `${owner.type}:${owner.item.id}`;
+      const known = owners.get(key) ?? { owner, files: [] };
+      known.files.push(entry);
+      owners.set(key, known);
+    }
+    return [...owners.values()];
+  }
+
+  /** The target's properties: each a file names that it lacks is made (`created`), each it has kept (`unchanged`). */
+  private async applyProperties(entries: Entry[]): Promise<void> {
+    for (const { owner, files } of await this.propertyOwners(entries)) {
+      const results = await addMissingProperties(
+        this.workspace,
+        owner,
+        files.map((entry) => entry.content),
+      );
+      for (const [index, entry] of files.entries()) {
+        const { name } = entry.content;
+        const id = await propertyId(this.workspace, owner, String(name));
+        this.report.push({ zip_name: entry.path, type: entry.type, name, id, result: results[index] });
+      }
     }
   }
 
@@ -213,7 +278,9 @@ export class Importer {
   }
 
   async apply(entries: Entry[]): Promise<void> {
+    await this.applyProperties(entries.filter((entry) => isPropertyType(entry.type)));
     for (const entry of entries) {
+      if (isPropertyType(entry.type)) continue;
       const kind = kindOf(entry.type) as AssetKind;
       const holder = await this.holderOf(kind, entry);
       const match = await this.match(kind, entry, holder);

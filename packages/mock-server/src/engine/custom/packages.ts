@@ -21,6 +21,7 @@ import {
 } from './package-assets.js';
 import { assetFile, CHILDREN, type ExportContext, type FileRef, fileText } from './package-format.js';
 import { fflate, Importer, MANIFEST_FILE, readPackage } from './package-import.js';
+import { type HeldProperty, heldProperties, isPropertyType, propertyFile } from './package-properties.js';
 import { actingOn } from './projects.js';
 
 export { PACKAGE_LIMITS } from './package-import.js';
@@ -42,16 +43,25 @@ async function manifestAssets(workspace: Workspace, op: EngineOperation, input: 
   const sent = Array.isArray(input.assets) ? (input.assets as JsonObject[]) : [];
   const kept: JsonObject[] = [];
   for (const [index, asset] of sent.entries()) {
-    const kind = kindOf(asset.type) as AssetKind;
-    const key = await assetKey(workspace, kind, asset);
-    if (key === undefined) throw missingReference(op.operation, `assets[${index}].id`, kind.resource, asset.id);
+    const key = await assetKey(workspace, asset);
+    if (key === undefined) throw missingReference(op.operation, `assets[${index}].id`, String(asset.type), asset.id);
     kept.push({ checked: true, zip_name: `asset_${index}.${asset.type}.json`, ...asset, $key: key });
   }
   return kept;
 }
 
-/** The stored id of the asset a manifest names: its id, or for string ids its number in the folder assets. */
-async function assetKey(workspace: Workspace, kind: AssetKind, asset: JsonObject): Promise<string | undefined> {
+/**
+ * The key of the asset a manifest names: its stored id, or for string ids its number in the folder
+ * assets; a property's owner and name (package-properties.ts).
+ */
+async function assetKey(workspace: Workspace, asset: JsonObject): Promise<string | undefined> {
+  if (isPropertyType(asset.type)) {
+    const same = (property: HeldProperty) =>
+      property.type === asset.type &&
+      (typeof asset.$key === 'string' ? property.key === asset.$key : property.id === asset.id);
+    return (await heldProperties(workspace)).find(same)?.key;
+  }
+  const kind = kindOf(asset.type) as AssetKind;
   if (typeof asset.$key === 'string')
     return (await workspace.store.get(kind.resource, asset.$key)) ? asset.$key : undefined;
   if (await workspace.store.get(kind.resource, String(asset.id))) return String(asset.id);
@@ -99,23 +109,42 @@ async function packageFiles(workspace: Workspace, manifest: StoredItem): Promise
   const base = manifest.value.folder_id ?? manifest.value.$folder_id;
   const baseChain = base === undefined || base === null ? [] : tree.chainOf(base);
   const placed: Placed[] = [];
+  const properties: { path: string; property: HeldProperty }[] = [];
+  const listed: JsonObject[] = [];
+  const place = (asset: JsonObject, folderId: unknown) => {
+    const folder = relativeFolder(tree, baseChain, folderId);
+    const path = [folder, String(asset.zip_name)].filter((part) => part !== '').join('/');
+    if (listed.some((other) => other.path === path)) throw new Error(`two assets are at ${path} in the package`);
+    return { folder, path };
+  };
+  const gone = (asset: JsonObject) => new Error(`${asset.type} ${asset.id} (${asset.zip_name}) no longer exists`);
+  let held: HeldProperty[] | undefined;
   for (const asset of (manifest.value.$assets as JsonObject[] | undefined) ?? []) {
     if (asset.checked === false) continue;
+    if (isPropertyType(asset.type)) {
+      held ??= await heldProperties(workspace);
+      const property = held.find(({ key }) => key === asset.$key);
+      if (!property) throw gone(asset);
+      const { path } = place(asset, property.folderId);
+      properties.push({ path, property });
+      listed.push({ path, type: asset.type, name: property.name });
+      continue;
+    }
     const kind = kindOf(asset.type) as AssetKind;
     const item = await workspace.store.get(kind.resource, String(asset.$key));
-    if (!item) throw new Error(`${asset.type} ${asset.id} (${asset.zip_name}) no longer exists`);
-    const folder = relativeFolder(tree, baseChain, await holdingFolder(workspace, kind, item.value));
-    const path = [folder, String(asset.zip_name)].filter((part) => part !== '').join('/');
-    if (placed.some((other) => other.path === path)) throw new Error(`two assets are at ${path} in the package`);
+    if (!item) throw gone(asset);
+    const { folder, path } = place(asset, await holdingFolder(workspace, kind, item.value));
     placed.push({ asset, kind, item, folder, path });
+    listed.push({ path, type: asset.type, name: item.value.name ?? '' });
   }
   const context = exportContext(workspace, tree, baseChain, placed, manifest.value.$include_data === true);
   const files: Record<string, unknown> = {};
+  for (const { path, property } of properties) files[path] = propertyFile(property);
   for (const { kind, item, path } of placed) files[path] = await fileWithChildren(context, kind, item);
   files[MANIFEST_FILE] = {
     export_manifest: { id: manifest.value.id, name: manifest.value.name },
     exported_at: workspace.values.now,
-    assets: placed.map(({ asset, item, path }) => ({ path, type: asset.type, name: item.value.name ?? '' })),
+    assets: listed,
   };
   return files;
 }
@@ -170,7 +199,7 @@ async function fileWithChildren(context: ExportContext, kind: AssetKind, item: S
 }
 
 /** The platform's asset types (ExportAssetType): an import skips files named after no such type. */
-function platformAssetTypes(workspace: Workspace): string[] {
+function platformAssetTypes(workspace: Workspace): readonly string[] {
   const schema = resolve(workspace.values.document, { $ref: '#/components/schemas/ExportAssetType' });
   return Array.isArray(schema.enum) ? schema.enum.map(String) : PACKAGED_TYPES;
 }

@@ -10,7 +10,14 @@ import type { EngineOperation } from '../vocabulary.js';
 import { typeNamed } from './references.js';
 
 const PROPERTIES = '$properties';
-const PROPERTY_LIMIT = 1000;
+/** Most properties a workspace, or a project, holds (PropertyMap in the spec). */
+export const PROPERTY_LIMIT = 1000;
+
+/** Where a map of properties is kept: the workspace singleton, or a project. */
+export interface PropertyOwner {
+  type: TypeName;
+  item: StoredItem;
+}
 
 export const propertiesHandlers = {
   /** The properties of the workspace (or of the project `project_id`) whose names start with `prefix`. */
@@ -28,7 +35,7 @@ export const propertiesHandlers = {
       throw new Refused(422, `At most ${PROPERTY_LIMIT} properties are allowed here`, [
         { pointer: '/properties', message: `would make ${Object.keys(merged).length} properties` },
       ]);
-    await workspace.store.put(type, { ...item, value: { ...item.value, [PROPERTIES]: merged } });
+    await putProperties(workspace, { type, item }, merged);
     return { body: { success: true } };
   },
 } satisfies Partial<HandlerRegistry>;
@@ -38,12 +45,17 @@ async function propertyOwner(
   workspace: Workspace,
   op: EngineOperation,
   params: Readonly<JsonObject>,
-): Promise<{ type: TypeName; item: StoredItem }> {
+): Promise<PropertyOwner> {
   if (params.project_id !== undefined) {
     const project = await workspace.store.get('project', String(params.project_id));
     if (!project) throw missingReference(op.operation, 'project_id', 'project', params.project_id);
     return { type: 'project', item: project };
   }
+  return workspacePropertyOwner(workspace);
+}
+
+/** The workspace singleton, which keeps the environment properties. */
+export async function workspacePropertyOwner(workspace: Workspace): Promise<PropertyOwner> {
   const held = await workspace.store.get('workspace', 'workspace');
   if (held) return { type: 'workspace', item: held };
   // The workspace singleton as a get answers it before anything was written.
@@ -52,7 +64,13 @@ async function propertyOwner(
   return { type: 'workspace', item: { id: 'workspace', value } };
 }
 
-function propertiesIn(item: StoredItem): JsonObject {
+/** The owner's properties, name to value, in the order they were made. */
+export function propertiesIn(item: StoredItem): JsonObject {
   const held = item.value[PROPERTIES];
   return isObject(held) ? held : {};
+}
+
+/** The owner's properties become `properties`. */
+export async function putProperties(workspace: Workspace, { type, item }: PropertyOwner, properties: JsonObject) {
+  await workspace.store.put(type, { ...item, value: { ...item.value, [PROPERTIES]: properties } });
 }
