@@ -55,7 +55,7 @@ describe('the emulator API', () => {
     );
 
   test("a call of one tenant's state names it by workspace and environment, and so does a URL given out", () => {
-    const fleetOrUnscoped = /^\/_emulator\/(workspaces|spec|connections)\b/;
+    const fleetOrUnscoped = /^\/_emulator\/(workspaces|spec)\b/;
     for (const { path, op } of operations(doc)) {
       const names = parameterNames(path, op);
       if (fleetOrUnscoped.test(path)) expect(names, path).not.toContain('workspace');

@@ -47,8 +47,7 @@ async function makeWorkspace(server: MockServer, name: string, environments: Env
 async function authorize(server: MockServer, env: Env, connectionId: number): Promise<void> {
   const emulatorApi = createEmulatorClient({ baseUrl: server.url });
   const { response } = await emulatorApi.POST('/_emulator/connections/{connection_id}/authorize', {
-    // Its spec leaves the tenant query out; the emulator API takes it on every call.
-    params: { path: { connection_id: connectionId }, query: env.tenant as never },
+    params: { path: { connection_id: connectionId }, query: env.tenant },
     body: { outcome: 'success' },
   });
   expect(response.status).toBe(200);

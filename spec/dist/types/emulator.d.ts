@@ -639,7 +639,20 @@ export interface paths {
     };
     "/_emulator/connections/{connection_id}/authorize": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path: {
                 /** @description The connection's id (a management API connection, runtime user connections included). */
@@ -2521,7 +2534,20 @@ export interface operations {
     };
     set_connection_authorization: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The workspace whose state the call reads or changes (`id` of `GET /_emulator/workspaces`); left out,
+                 *     the caller's own (the workspace of its bearer token), else workspace 1, the emulator as started. An
+                 *     unknown workspace is a 404. Naming a tenant other than the caller's own needs the admin token where
+                 *     the emulator requires one (401).
+                 */
+                workspace?: components["parameters"]["TenantWorkspace"];
+                /**
+                 * @description The environment of the workspace whose state the call reads or changes; left out, `dev` (or the
+                 *     caller's own, with a bearer token and no `workspace`). One the workspace does not have is a 404.
+                 */
+                environment?: components["parameters"]["TenantEnvironment"];
+            };
             header?: never;
             path: {
                 /** @description The connection's id (a management API connection, runtime user connections included). */
@@ -2551,6 +2577,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };
