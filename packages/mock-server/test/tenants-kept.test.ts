@@ -206,9 +206,12 @@ for (const { name, skipped, shared } of REDIS_KINDS) {
       const b = await start({ redisUrl: url, redisPrefix: prefix });
       // Made on A, served on B: one workspace per write refused, and one kept; a topic each.
       const made = await Promise.all(
-        ['Publishes', 'Changes', 'Issues', 'Kept'].map(async (name) => defined((await makeWorkspace(a, name))[0])),
+        ['Publishes', 'Changes', 'Issues', 'Resets', 'Kept'].map(async (name) =>
+          defined((await makeWorkspace(a, name))[0]),
+        ),
       );
-      const [publishing, changing, issuing, keeping] = made.map((handle) => servedBy(b, handle)) as [
+      const [publishing, changing, issuing, resetting, keeping] = made.map((handle) => servedBy(b, handle)) as [
+        TenantHandle,
         TenantHandle,
         TenantHandle,
         TenantHandle,
@@ -222,7 +225,7 @@ for (const { name, skipped, shared } of REDIS_KINDS) {
         const topic = await tenant.run('create_topic', { body: { name: 'orders', schema: ORDER_SCHEMA } });
         topicOf.set(tenant, topic.body.id);
       }
-      const gone = [publishing, changing, issuing].map(({ workspaceId }) => workspaceId);
+      const gone = [publishing, changing, issuing, resetting].map(({ workspaceId }) => workspaceId);
       for (const id of gone) await deleteUnannounced(url, prefix, id);
 
       const published = await publishing.run('publish_message', {
@@ -247,6 +250,10 @@ for (const { name, skipped, shared } of REDIS_KINDS) {
       expect(issued.status).toBe(401);
       expect(oauthErrorOf(issued).error).toBe('invalid_client');
       expect(kept.status).toBe(201);
+      // The emulator API names workspaces: one gone is one it does not have.
+      const reset = await control(b, 'reset', { query: resetting.query });
+      expect(reset.status).toBe(404);
+      expect(emulatorErrorOf(reset).message).toBe(`No workspace ${resetting.workspaceId}`);
 
       for (const id of gone) {
         expect(await keysUnder(url, `${prefix}{ws:${id}}`)).toEqual([]);
