@@ -92,6 +92,28 @@ export class Unauthorized extends CodedError {
   }
 }
 
+/**
+ * The caller's workspace was deleted by another emulator on the same Redis, whose announcement has not
+ * reached this one yet: Redis refused the write (its liveness key is gone). Answered as a deleted
+ * workspace's credentials are: a 401 (the token endpoint's `invalid_client`); the emulator API, which
+ * names workspaces, answers the 404 of one not there.
+ */
+export class WorkspaceGone extends Unauthorized {
+  constructor(readonly workspaceId: number) {
+    super('INVALID_TOKEN', 'The access token is invalid or was revoked');
+  }
+}
+
+/**
+ * A group commit whose only failures were those of workspaces gone (WorkspaceGone): the requests of
+ * those workspaces are refused, the others' changes are committed and answered as they were.
+ */
+export class WorkspacesGone extends Error {
+  constructor(readonly workspaceIds: ReadonlySet<number>) {
+    super(`Workspaces ${[...workspaceIds].join(', ')} were deleted by another emulator`);
+  }
+}
+
 /** The caller's API key lacks the right (its scopes or topics). */
 export class Forbidden extends CodedError {
   readonly code = 'FORBIDDEN';
@@ -106,6 +128,9 @@ export class NotFound extends CodedError {
     super(message);
   }
 }
+
+/** A workspace the emulator does not serve: never made, or deleted. */
+export const noWorkspace = (workspaceId: number) => new NotFound(`No workspace ${workspaceId}`);
 
 /** The path exists in the specs, with other methods: the `Allow` header lists them. */
 export class MethodNotAllowed extends CodedError {
@@ -256,11 +281,15 @@ function internalServerErrorReply(error: EmulatorError): Reply {
   return jsonReply(500, { error: { message, details: { code } } });
 }
 
+/** A deleted workspace's client, as an unknown one is answered; 401 (RFC 6749 5.2 allows it whatever the client sent). */
+const GONE_CLIENT = new OAuthError('invalid_client', 'Client authentication failed', true);
+
 /** The token endpoint declares only OAuth errors: a refused request is an `invalid_request`, a failure a `server_error`. */
 function tokenEndpointReply(error: EmulatorError): Reply {
   if (error instanceof MethodNotAllowed) {
     return jsonReply(405, { error: 'invalid_request', error_description: error.message }, headersOf(error));
   }
+  if (error instanceof WorkspaceGone) return oauthReply(GONE_CLIENT);
   if (error instanceof CodedError) {
     return oauthReply(new OAuthError('invalid_request', error.message));
   }
@@ -319,6 +348,7 @@ const ADMIN_CHALLENGE = { 'www-authenticate': 'Bearer realm="platform-api-mock"'
 
 /** EmulatorError: the message, and for a request that breaks its schema the violations by JSON pointer. */
 function emulatorApiReply(error: EmulatorError): Reply {
+  if (error instanceof WorkspaceGone) return emulatorApiReply(noWorkspace(error.workspaceId));
   if (error instanceof PayloadTooLarge) return jsonReply(413, { message: `${error.message}: ${error.detail}` });
   if (error instanceof Refused) return jsonReply(error.status, { message: error.message });
   if (error instanceof CodedError) {

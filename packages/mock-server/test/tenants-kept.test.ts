@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import type { MockServer } from '../src/index.js';
 import { control, emulatorErrorOf } from './support/control/emulator-api.js';
 import { defined } from './support/defined.js';
-import { ORDER_SCHEMA, start, token } from './support/helpers.js';
+import { call, errorOf, managementErrorOf, ORDER_SCHEMA, oauthErrorOf, start, token } from './support/helpers.js';
 import { REDIS_KINDS, uniquePrefix } from './support/redis-server.js';
 import { tempDir } from './support/temp-dirs.js';
 import { makeWorkspace, servedBy, type TenantHandle } from './support/tenants.js';
@@ -121,18 +121,51 @@ async function keysUnder(url: string, prefix: string): Promise<string[]> {
   return keys;
 }
 
-/** Sets each key to `value` on the Redis (Cluster) at `url`, as a crashed emulator may have left it. */
-async function leaveKeys(url: string, keys: string[], value = '2'): Promise<void> {
+/** What the tests do with a client of one server or of a cluster, which both have. */
+interface Client {
+  set(key: string, value: string): Promise<unknown>;
+  hDel(key: string, field: string): Promise<unknown>;
+  zRem(key: string, member: string): Promise<unknown>;
+  del(key: string): Promise<unknown>;
+  unlink(keys: string[]): Promise<unknown>;
+}
+
+/** Does `act` with a client of the Redis (Cluster) at `url`. */
+async function withClient(url: string, act: (client: Client) => Promise<unknown>): Promise<void> {
   const nodes = url.startsWith('redis+cluster://') ? url.slice('redis+cluster://'.length).split(',') : undefined;
   const client = nodes
     ? createCluster({ rootNodes: nodes.map((node) => ({ url: `redis://${node}` })) })
     : createClient({ url });
   await client.connect();
   try {
-    for (const key of keys) await client.set(key, value);
+    await act(client);
   } finally {
     client.destroy();
   }
+}
+
+/** Sets each key to `value` on the Redis (Cluster) at `url`, as a crashed emulator may have left it. */
+async function leaveKeys(url: string, keys: string[], value = '2'): Promise<void> {
+  await withClient(url, async (client) => {
+    for (const key of keys) await client.set(key, value);
+  });
+}
+
+/**
+ * Deletes the workspace as an emulator does (its record, then its liveness key, then its other keys)
+ * but announces nothing: the emulators on the prefix have not heard of it, as in the moment before
+ * the announcement reaches them.
+ */
+async function deleteUnannounced(url: string, prefix: string, workspaceId: number): Promise<void> {
+  const tag = `${prefix}{ws:${workspaceId}}`;
+  const keys = (await keysUnder(url, tag)).filter((key) => key !== `${tag}:live`);
+  await withClient(url, async (client) => {
+    await client.hDel(`${prefix}{resources}items:emulator:workspace`, String(workspaceId));
+    await client.zRem(`${prefix}{resources}order:emulator:workspace`, String(workspaceId));
+    expect(await client.del(`${tag}:live`)).toBe(1);
+    // One slot holds them all: one command on a cluster too.
+    await client.unlink(keys);
+  });
 }
 
 for (const { name, skipped, shared } of REDIS_KINDS) {
@@ -164,6 +197,74 @@ for (const { name, skipped, shared } of REDIS_KINDS) {
       // The others' keys stay, each workspace's in one slot (a cluster's scripts would refuse others).
       expect(await keysUnder(url, `${prefix}{ws:${onB.workspaceId}}`)).not.toEqual([]);
       await expectServed(a, before, madeBefore);
+    });
+
+    test("an emulator that has not heard of a delete refuses the workspace's writes (401) and recreates none of its keys", async () => {
+      const { url } = await shared();
+      const prefix = uniquePrefix();
+      const a = await start({ redisUrl: url, redisPrefix: prefix });
+      const b = await start({ redisUrl: url, redisPrefix: prefix });
+      // Made on A, served on B: one workspace per write refused, and one kept; a topic each.
+      const made = await Promise.all(
+        ['Publishes', 'Changes', 'Issues', 'Resets', 'Kept'].map(async (name) =>
+          defined((await makeWorkspace(a, name))[0]),
+        ),
+      );
+      const [publishing, changing, issuing, resetting, keeping] = made.map((handle) => servedBy(b, handle)) as [
+        TenantHandle,
+        TenantHandle,
+        TenantHandle,
+        TenantHandle,
+        TenantHandle,
+      ];
+      for (const { workspaceId: id } of made) {
+        expect((await control(b, 'get_workspace', { params: { id } })).status).toBe(200);
+      }
+      const topicOf = new Map<TenantHandle, number>();
+      for (const tenant of [publishing, keeping]) {
+        const topic = await tenant.run('create_topic', { body: { name: 'orders', schema: ORDER_SCHEMA } });
+        topicOf.set(tenant, topic.body.id);
+      }
+      const gone = [publishing, changing, issuing, resetting].map(({ workspaceId }) => workspaceId);
+      for (const id of gone) await deleteUnannounced(url, prefix, id);
+
+      const published = await publishing.run('publish_message', {
+        params: { topic_id: defined(topicOf.get(publishing)) },
+        body: { order_id: 'late' },
+      });
+      expect(published.status).toBe(401);
+      expect(errorOf(published).details.code).toBe('INVALID_TOKEN');
+      const changed = await changing.run('create_recipe', { body: { recipe: { name: 'Late', code: '{}' } } });
+      expect(changed.status).toBe(401);
+      expect(managementErrorOf(changed).message).toBe('The access token is invalid or was revoked');
+      // A token issue writes through the group commit alone; another tenant's publish in the same turn is kept.
+      const [issued, kept] = await Promise.all([
+        call(b, 'request_access_token', {
+          body: { grant_type: 'client_credentials', client_id: issuing.clientId, client_secret: issuing.clientSecret },
+        }),
+        keeping.run('publish_message', {
+          params: { topic_id: defined(topicOf.get(keeping)) },
+          body: { order_id: 'kept' },
+        }),
+      ]);
+      expect(issued.status).toBe(401);
+      expect(oauthErrorOf(issued).error).toBe('invalid_client');
+      expect(kept.status).toBe(201);
+      // The emulator API names workspaces: one gone is one it does not have.
+      const reset = await control(b, 'reset', { query: resetting.query });
+      expect(reset.status).toBe(404);
+      expect(emulatorErrorOf(reset).message).toBe(`No workspace ${resetting.workspaceId}`);
+
+      for (const id of gone) {
+        expect(await keysUnder(url, `${prefix}{ws:${id}}`)).toEqual([]);
+        // B dropped it, as if the announcement had come.
+        expect((await control(b, 'get_workspace', { params: { id } })).status).toBe(404);
+      }
+      const consumed = await keeping.run('consume_messages', {
+        params: { topic_id: defined(topicOf.get(keeping)) },
+        body: {},
+      });
+      expect(consumed.body.messages.map((message) => message.payload)).toEqual([{ order_id: 'kept' }]);
     });
 
     test("a workspace's keys with no record (a crash between them and its record) go at a start alone on the prefix", async () => {

@@ -34,28 +34,30 @@ export const CONTENT_TYPES: Readonly<Record<SpecName, string>> = {
  * `commit` runs before the held replies are written, and they are written once what it returns has
  * settled: with a durable store, the changes they acknowledge or show are stored by then, all of them
  * in one commit (group commit). When it fails, none of them is written. A failure `answerFailure`
- * answers (a shared store out of reach, which the emulator recovers from) replaces each by its error
- * reply; any other cuts their connections and is thrown on, which ends the process: what is in memory
- * no longer matches what is stored, and a restart recovers what was committed.
+ * answers (a shared store out of reach, which the emulator recovers from; a workspace deleted by another
+ * emulator, whose requests alone are refused, by their `owner`) replaces each by its error reply (or
+ * keeps it); any other cuts their connections and is thrown on, which ends the process: what is in
+ * memory no longer matches what is stored, and a restart recovers what was committed.
  */
-export class HeldReplies {
-  private held: HeldReply[] = [];
+export class HeldReplies<Owner = void> {
+  private held: HeldReply<Owner>[] = [];
   private heldAtLastTurn = 0;
   private heldTurns = 0;
 
   constructor(
     private readonly commit: () => Promise<void> | undefined = () => undefined,
     /** The reply, in the API's shape, that stands for each held one when the commit failed this way; else undefined. */
-    private readonly answerFailure: (api: SpecName, error: unknown) => Reply | undefined = () => undefined,
+    private readonly answerFailure: (held: HeldReply<Owner>, error: unknown) => Reply | undefined = () => undefined,
   ) {}
 
-  respond(res: ServerResponse, api: SpecName, reply: Reply): void {
+  /** `owner`: whose request it answers (a tenant), for `answerFailure`. */
+  respond(res: ServerResponse, api: SpecName, reply: Reply, owner: Owner): void {
     if (this.held.length === 0) {
       this.heldAtLastTurn = 0;
       this.heldTurns = 0;
       setImmediate(this.writeWhenQuiet);
     }
-    this.held.push({ res, api, reply });
+    this.held.push({ res, api, reply, owner });
   }
 
   private readonly writeWhenQuiet = (): void => {
@@ -83,9 +85,9 @@ export class HeldReplies {
     }
   };
 
-  private failed(replies: HeldReply[], error: unknown): void {
-    const answered = replies.map((held) => ({ ...held, reply: this.answerFailure(held.api, error) }));
-    if (answered.every((held): held is HeldReply => held.reply !== undefined)) {
+  private failed(replies: HeldReply<Owner>[], error: unknown): void {
+    const answered = replies.map((held) => ({ ...held, reply: this.answerFailure(held, error) }));
+    if (answered.every((held): held is HeldReply<Owner> => held.reply !== undefined)) {
       writeAll(answered);
       return;
     }
@@ -94,13 +96,14 @@ export class HeldReplies {
   }
 }
 
-interface HeldReply {
+export interface HeldReply<Owner> {
   res: ServerResponse;
   api: SpecName;
   reply: Reply;
+  owner: Owner;
 }
 
-function writeAll(replies: HeldReply[]): void {
+function writeAll(replies: HeldReply<unknown>[]): void {
   for (const { res, api, reply } of replies) {
     try {
       write(res, api, reply);
@@ -112,7 +115,7 @@ function writeAll(replies: HeldReply[]): void {
 }
 
 /** No reply of the burst is written: a client whose change may not be stored sees its connection cut. */
-function cut(replies: HeldReply[]): void {
+function cut(replies: HeldReply<unknown>[]): void {
   for (const { res } of replies) res.destroy();
 }
 

@@ -6,7 +6,15 @@
 // no operation answers is served here too: the docs and the console, the home page, a 405, a 404.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiKey } from '../domain/model.js';
-import { EmulatorError, errorReply, MethodNotAllowed, NotFound, StoreUnavailable } from '../errors.js';
+import {
+  EmulatorError,
+  errorReply,
+  MethodNotAllowed,
+  NotFound,
+  StoreUnavailable,
+  WorkspaceGone,
+  WorkspacesGone,
+} from '../errors.js';
 import { BodyReader, discardUnreadBody } from '../http/body.js';
 import { BoundedMemo } from '../http/memo.js';
 import { HeldReplies, type Reply } from '../http/replies.js';
@@ -61,7 +69,7 @@ interface Target extends RequestTarget {
 /** Runs the requests of one server; what it holds (queued body reads, held replies, the memo) is its own. */
 export class Pipeline implements CallRunner {
   readonly bodies = new BodyReader();
-  private readonly replies: HeldReplies;
+  private readonly replies: HeldReplies<Tenant>;
   private readonly served = new Map<string, Served>();
   /**
    * What each request target resolves to per method, kept because load tests repeat a few URLs: its
@@ -76,9 +84,13 @@ export class Pipeline implements CallRunner {
 
   constructor(private readonly parts: PipelineParts) {
     // A shared store out of reach (StoreUnavailable) is answered: the emulator goes on, and recovers with it.
-    this.replies = new HeldReplies(parts.commit, (api, error) =>
-      error instanceof StoreUnavailable ? errorReply(api, error) : undefined,
-    );
+    // A workspace deleted by another emulator refuses its own requests; the others' changes are committed.
+    this.replies = new HeldReplies<Tenant>(parts.commit, ({ api, reply, owner }, error) => {
+      if (error instanceof StoreUnavailable) return errorReply(api, error);
+      if (!(error instanceof WorkspacesGone)) return undefined;
+      const { workspaceId } = owner.identity;
+      return error.workspaceIds.has(workspaceId) ? errorReply(api, new WorkspaceGone(workspaceId)) : reply;
+    });
     this.logRequests = parts.logger.isLevelEnabled('debug');
     const endpoints = new Map(parts.endpoints.map((endpoint) => [endpoint.operationId, endpoint]));
     for (const { operations, validators } of [parts.platform, parts.emulator]) {
@@ -125,7 +137,8 @@ export class Pipeline implements CallRunner {
     if (control && 'operation' in control) {
       this.start(req, res, control.operation, control.params, target, queryAt < 0 ? '' : url.slice(queryAt + 1));
     } else if (control) {
-      this.respond(req, res, 'emulator', errorReply('emulator', new MethodNotAllowed(method, control.allowed)));
+      const reply = errorReply('emulator', new MethodNotAllowed(method, control.allowed));
+      this.respond(req, res, 'emulator', reply, this.parts.tenants.defaultTenant);
     } else {
       this.answerOutsideOperations(req, res, undefined, new NotFound(`No operation at ${pathname}`));
     }
@@ -218,7 +231,7 @@ export class Pipeline implements CallRunner {
       if (journaled && call.res.headersSent) this.journalCall(call, { status: call.res.statusCode });
       return;
     }
-    this.respond(call.req, call.res, call.operation.api, answer);
+    this.respond(call.req, call.res, call.operation.api, answer, call.tenant);
     if (journaled) this.journalCall(call, answer);
   }
 
@@ -241,7 +254,7 @@ export class Pipeline implements CallRunner {
     const began = performance.now();
     // An answer outside any API (an unknown path) is in the event-streams shape.
     const reply = errorReply(api ?? 'event-streams', refusal);
-    this.respond(req, res, api ?? 'event-streams', reply);
+    this.respond(req, res, api ?? 'event-streams', reply, tenant);
     if (journal.enabled) this.journal(tenant, req, undefined, undefined, undefined, reply, receivedAt, began, api);
   }
 
@@ -276,10 +289,10 @@ export class Pipeline implements CallRunner {
     });
   }
 
-  private respond(req: IncomingMessage, res: ServerResponse, api: SpecName, reply: Reply): void {
+  private respond(req: IncomingMessage, res: ServerResponse, api: SpecName, reply: Reply, owner: Tenant): void {
     discardUnreadBody(req, res);
     if (this.closing) res.shouldKeepAlive = false;
-    this.replies.respond(res, api, reply);
+    this.replies.respond(res, api, reply, owner);
   }
 
   /** Past the request's own handling (a static file): log, and cut the connection rather than crash. */

@@ -37,9 +37,20 @@ export interface Storage {
  * workspace is made or found on record, freed when it is deleted.
  */
 export interface TenantStorages {
+  /**
+   * Marks a workspace being made as live, before its environments are first opened (and its record
+   * committed); `free` ends that first. Where several emulators share the storage (Redis), a workspace's
+   * storage writes only while it is live.
+   */
+  markLive?(workspaceId: number): Promise<void>;
   open(workspaceId: number, environment: string, clock: () => number): Promise<Storage>;
   /** Frees everything the workspace held, once its tenants' storages are closed. */
   free(workspaceId: number): Promise<void>;
+  /**
+   * `listener` is told of each workspace whose storage refused a write (WorkspaceGone): another emulator
+   * deleted it, and its announcement may not have come yet.
+   */
+  whenGone?(listener: (workspaceId: number) => void): void;
   /**
    * Frees what the workspaces not in `recorded` hold: made before a crash that came before their
    * record was committed, or deleted after theirs was. Only while one emulator holds the storage: a
@@ -160,16 +171,33 @@ export async function redisStorage(
  * whole workspace is in one slot, so every script of its environments (whose keys all start so) runs
  * on one shard, and its keys go in a few commands when it is deleted. Its environments share the
  * emulator's connections; each has its own change feed.
+ *
+ * Its liveness key `{ws:<id>}:live`, in the same slot, is set before its first key and deleted before
+ * the others: every script and write of its environments checks it atomically (connection.ts), so an
+ * emulator that has not heard of a delete yet has its writes refused instead of recreating keys.
  */
 function redisWorkspaces(redis: RedisConnection, shared: SharedState, logger: Logger): TenantStorages {
   const { prefix } = redis.keys;
   const ofWorkspace = (workspaceId: number) => `${prefix}{ws:${workspaceId}}:`;
+  const liveKey = (workspaceId: number) => `${ofWorkspace(workspaceId)}live`;
+  let goneListener = (_workspaceId: number) => {};
+  const free = async (workspaceId: number) => {
+    await redis.write(liveKey(workspaceId), ['DEL', liveKey(workspaceId)]);
+    await redis.deleteUnder(ofWorkspace(workspaceId));
+  };
   return {
     commits: true,
-    async open(workspaceId, environment, clock) {
-      return onRedis(await redis.scoped(`${ofWorkspace(workspaceId)}${environment}:`), clock, logger);
+    async markLive(workspaceId) {
+      await redis.write(liveKey(workspaceId), ['SET', liveKey(workspaceId), '1']);
     },
-    free: (workspaceId) => redis.deleteUnder(ofWorkspace(workspaceId)),
+    async open(workspaceId, environment, clock) {
+      const liveness = { key: liveKey(workspaceId), workspaceId, gone: () => goneListener(workspaceId) };
+      return onRedis(await redis.scoped(`${ofWorkspace(workspaceId)}${environment}:`, liveness), clock, logger);
+    },
+    free,
+    whenGone(listener) {
+      goneListener = listener;
+    },
     async freeUnrecorded(recorded) {
       if (!(await shared.alone())) return;
       const held = new Set<number>();
@@ -177,7 +205,7 @@ function redisWorkspaces(redis: RedisConnection, shared: SharedState, logger: Lo
         const id = /^\{ws:(\d+)\}/.exec(key.slice(prefix.length))?.[1];
         if (id !== undefined) held.add(Number(id));
       }
-      for (const id of held) if (!recorded.has(id)) await redis.deleteUnder(ofWorkspace(id));
+      for (const id of held) if (!recorded.has(id)) await free(id);
     },
   };
 }

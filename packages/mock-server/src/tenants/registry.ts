@@ -10,7 +10,7 @@
 // the only one, the platform's requests go to it without a look.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CredentialListener } from '../domain/access-tokens.js';
-import { NotFound, Refused } from '../errors.js';
+import { NotFound, noWorkspace, Refused, WorkspaceGone, WorkspacesGone } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Operation, SpecName } from '../spec/bundles.js';
 import { StoredRecords } from '../store/records.js';
@@ -99,11 +99,21 @@ export class Tenants implements ClientIdLookup {
   private readonly records: StoredRecords<WorkspaceRecord>;
   /** The workspaces' storages the group commit visits: none in memory (TenantStorages.commits). */
   private committing: Storage[] = [];
+  /**
+   * The workspaces whose storage refused a write since the last group commit: dropped at once, so that
+   * commit no longer visits their storages, but their held answers must still be refused.
+   */
+  private goneSinceCommit = new Set<number>();
 
   constructor(private readonly parts: TenantsParts) {
     const { defaultTenant, defaultStorage } = parts;
     this.defaultTenant = defaultTenant;
     this.records = new StoredRecords(defaultStorage.resources, WORKSPACE_RECORDS);
+    // Another emulator deleted it, and its announcement has not come yet: as if it had.
+    parts.storages.whenGone?.((id) => {
+      this.goneSinceCommit.add(id);
+      this.forget(id);
+    });
     const { workspaceId, workspaceName, environment } = defaultTenant.identity;
     this.workspaces.set(workspaceId, {
       id: workspaceId,
@@ -232,15 +242,18 @@ export class Tenants implements ClientIdLookup {
 
   /**
    * Commits every tenant's changes so far (the pipeline's group commit): the default tenant's alone
-   * while it is the only one.
+   * while it is the only one. Fails with WorkspacesGone when the only failures were of workspaces
+   * another emulator deleted (or found gone since the last commit): the others' changes are committed.
    */
   readonly commit = (): Promise<void> | undefined => {
     const first = this.parts.defaultStorage.commit();
-    if (this.committing.length === 0) return first;
+    if (this.committing.length === 0 && this.goneSinceCommit.size === 0) return first;
+    const gone = this.goneSinceCommit;
+    this.goneSinceCommit = new Set();
     const waits = [first];
     for (const storage of this.committing) waits.push(storage.commit());
     const waiting = waits.filter((wait) => wait !== undefined);
-    return waiting.length === 0 ? undefined : Promise.all(waiting).then(() => undefined);
+    return waiting.length === 0 && gone.size === 0 ? undefined : allCommitted(waiting, gone);
   };
 
   /**
@@ -280,6 +293,7 @@ export class Tenants implements ClientIdLookup {
     };
     let made: MadeTenant[];
     try {
+      await this.parts.storages.markLive?.(id);
       made = await this.open(unrecorded);
     } catch (error) {
       await this.parts.storages.free(id);
@@ -366,11 +380,17 @@ export class Tenants implements ClientIdLookup {
     let opening = this.pending.get(id);
     if (opening) return opening;
     opening = this.open(record)
-      .then(async (made) => {
-        // Deleted meanwhile (its announcement found nothing to drop): not served.
-        if (await this.parts.defaultStorage.resources.get(WORKSPACE_RECORDS, String(id))) this.add(record, made);
-        else await Promise.all(made.map(({ storage }) => storage.close()));
-      })
+      .then(
+        async (made) => {
+          // Deleted meanwhile (its announcement found nothing to drop): not served.
+          if (await this.parts.defaultStorage.resources.get(WORKSPACE_RECORDS, String(id))) this.add(record, made);
+          else await Promise.all(made.map(({ storage }) => storage.close()));
+        },
+        (error: unknown) => {
+          // Deleted meanwhile, its keys freed: its storage refused to open. Not served, as above.
+          if (!(error instanceof WorkspaceGone)) throw error;
+        },
+      )
       .finally(() => this.pending.delete(id));
     this.pending.set(id, opening);
     return opening;
@@ -404,7 +424,7 @@ export class Tenants implements ClientIdLookup {
 
   private workspace(id: number): Workspace {
     const workspace = this.workspaces.get(id);
-    if (!workspace) throw new NotFound(`No workspace ${id}`);
+    if (!workspace) throw noWorkspace(id);
     return workspace;
   }
 
@@ -424,6 +444,19 @@ export class Tenants implements ClientIdLookup {
 
 /** The emulator API's operations at the URLs the emulator gives out, whose tenant is in the URL (url-scope.ts). */
 const OPENED_BY_URL: ReadonlySet<string> = new Set(['authorize_connection', 'mcp_message']);
+
+/** Settles once every commit has; the first failure other than WorkspaceGone fails it at once. */
+async function allCommitted(commits: Promise<void>[], gone: Set<number>): Promise<void> {
+  await Promise.all(
+    commits.map((commit) =>
+      commit.catch((error: unknown) => {
+        if (!(error instanceof WorkspaceGone)) throw error;
+        gone.add(error.workspaceId);
+      }),
+    ),
+  );
+  if (gone.size > 0) throw new WorkspacesGone(gone);
+}
 
 /** A tenant as `?workspace=` and `?environment=` name it, as sent. */
 interface NamedTenant {

@@ -5,16 +5,16 @@
 // waiting for a Redis that may not come back.
 import { randomBytes } from 'node:crypto';
 import { createClient, createCluster, ErrorReply, type RedisArgument } from '@redis/client';
-import { StoreUnavailable } from '../../errors.js';
+import { StoreUnavailable, WorkspaceGone } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { SCRIPTS, type ScriptName } from './scripts.js';
+import { ifLive, type LiveScriptName, SCRIPTS, type ScriptName } from './scripts.js';
 import { clusterUrl, redactedUrl } from './url.js';
 
 /** Refused at start: Redis cannot be reached, or holds another version's data under the prefix. */
 export class RedisStorageError extends Error {}
 
 /** Raised with every change of the keys' layout (scripts.ts): another version's data is refused, not misread. */
-const LAYOUT_VERSION = '2';
+const LAYOUT_VERSION = '3';
 
 /** Between reconnection attempts once connected: quick at first, then once a second until Redis is back. */
 const reconnectDelay = (retries: number) => Math.min(25 * 2 ** retries, 1000);
@@ -73,7 +73,7 @@ type Send = (command: RedisArgument[]) => Promise<unknown>;
 type ScriptCall = (keys: string[], args: RedisArgument[]) => Promise<unknown>;
 
 /** What is used of a node-redis client or cluster: both have these, and the scripts of scripts.ts by name. */
-interface Link extends Record<ScriptName, ScriptCall> {
+interface Link extends Record<ScriptName | LiveScriptName, ScriptCall> {
   sSubscribe(channel: string, listener: Listener): Promise<void>;
   sUnsubscribe(channel: string, listener: Listener): Promise<void>;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
@@ -184,6 +184,17 @@ class SharedLinks {
 }
 
 /**
+ * What keeps a workspace's state from writing once another emulator deleted the workspace: its
+ * liveness key (in the workspace's slot), checked in the script of every write, and who is told.
+ */
+export interface Liveness {
+  key: string;
+  workspaceId: number;
+  /** A write was refused: the workspace is deleted, whether or not its announcement has come. */
+  gone(): void;
+}
+
+/**
  * One state in Redis (the default tenant's, or a workspace's environment's, under a prefix of its own)
  * over the links of the emulator: a workspace's state costs no connection of its own.
  */
@@ -204,6 +215,8 @@ export class RedisConnection {
     readonly keys: RedisKeys,
     /** The emulator's own state, which closes the links; a workspace's leaves them to it. */
     readonly ownsLinks: boolean,
+    /** A workspace's state: its scripts and writes run only while it is live. */
+    private readonly liveness?: Liveness,
   ) {}
 
   /** Connects; refuses (RedisStorageError) when Redis cannot be reached or holds another layout. */
@@ -244,9 +257,9 @@ export class RedisConnection {
     }
   }
 
-  /** The state under `prefix` (a workspace's environment's), over this one's links. */
-  async scoped(prefix: string): Promise<RedisConnection> {
-    const connection = new RedisConnection(this.shared, new RedisKeys(prefix), false);
+  /** The state under `prefix` (a workspace's environment's), over this one's links; it fails once not live. */
+  async scoped(prefix: string, liveness: Liveness): Promise<RedisConnection> {
+    const connection = new RedisConnection(this.shared, new RedisKeys(prefix), false, liveness);
     await connection.checkLayout('this Redis');
     return connection;
   }
@@ -254,7 +267,7 @@ export class RedisConnection {
   /** Marks a new state with this version's layout; refuses one of another layout. */
   private async checkLayout(where: string): Promise<void> {
     const { layout: key, prefix } = this.keys;
-    this.created = (await this.send(key, ['SET', key, LAYOUT_VERSION, 'NX'])) === 'OK';
+    this.created = (await this.write(key, ['SET', key, LAYOUT_VERSION, 'NX'])) === 'OK';
     const layout = this.created ? LAYOUT_VERSION : String(await this.send(key, ['GET', key]));
     if (layout !== LAYOUT_VERSION) {
       throw new RedisStorageError(
@@ -284,17 +297,38 @@ export class RedisConnection {
     this.shared.listen();
   }
 
-  /** Runs a script; a failure to reach Redis (or a write it refuses) is a StoreUnavailable, a script's own error is kept. */
-  async run(script: ScriptName, keys: string[], args: RedisArgument[]): Promise<unknown> {
+  /**
+   * Runs a script (a workspace's state, its IfLive form); a failure to reach Redis (or a write it
+   * refuses) is a StoreUnavailable, a script's own error is kept, a workspace deleted is WorkspaceGone.
+   */
+  run(script: ScriptName, keys: string[], args: RedisArgument[]): Promise<unknown> {
+    const { liveness } = this;
+    return liveness
+      ? this.runScript(ifLive(script), [...keys, liveness.key], args)
+      : this.runScript(script, keys, args);
+  }
+
+  /** A command that changes a key (`firstKey`'s slot): in a workspace's state, in a script, only while it is live. */
+  write(firstKey: string, command: RedisArgument[]): Promise<unknown> {
+    const { liveness } = this;
+    return liveness ? this.runScript('commandIfLive', [firstKey, liveness.key], command) : this.send(firstKey, command);
+  }
+
+  private async runScript(script: ScriptName | LiveScriptName, keys: string[], args: RedisArgument[]) {
     this.beforeSend?.();
     try {
       return await this.answered(this.shared.links.commands[script](keys, args));
     } catch (error) {
-      throw isNoTopic(error) ? error : unavailable(error);
+      if (isNoTopic(error)) throw error;
+      if (this.liveness && isGone(error)) {
+        this.liveness.gone();
+        throw new WorkspaceGone(this.liveness.workspaceId);
+      }
+      throw unavailable(error);
     }
   }
 
-  /** A command (on a cluster, sent to the shard of `firstKey`) whose failure is a StoreUnavailable. */
+  /** A command (on a cluster, sent to the shard of `firstKey`) whose failure is a StoreUnavailable; a change of a key goes by `write`. */
   async send(firstKey: string, command: RedisArgument[]): Promise<unknown> {
     this.beforeSend?.();
     return this.guarded(this.shared.links.send(firstKey, command));
@@ -428,8 +462,9 @@ async function closeLink(link: Link): Promise<void> {
   }
 }
 
-/** The error a script raised on purpose (redis.error_reply in scripts.ts). */
+/** The errors a script raised on purpose (redis.error_reply in scripts.ts). */
 export const isNoTopic = (error: unknown) => error instanceof ErrorReply && error.message.startsWith('NOTOPIC ');
+const isGone = (error: unknown) => error instanceof ErrorReply && error.message.startsWith('GONE ');
 
 export function unavailable(error: unknown): StoreUnavailable {
   return error instanceof StoreUnavailable ? error : new StoreUnavailable((error as Error).message);

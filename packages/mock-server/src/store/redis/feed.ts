@@ -136,7 +136,7 @@ export class RedisFeed implements SharedState {
     const { starting } = this.redis.keys;
     const mark = ['SET', starting, this.redis.origin, 'NX', 'PX', String(START_MARK_MS)];
     const deadline = Date.now() + START_WAIT_MS;
-    while ((await this.redis.send(starting, mark)) !== 'OK') {
+    while ((await this.redis.write(starting, mark)) !== 'OK') {
       if (Date.now() > deadline) {
         throw new StoreUnavailable(`another emulator has been starting on this state for ${START_WAIT_MS} ms`);
       }

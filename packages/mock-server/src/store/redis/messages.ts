@@ -47,7 +47,7 @@ export class RedisMessageStore implements MessageStore {
   }
 
   async removeTopic(topicId: number): Promise<void> {
-    await this.redis.send(this.redis.keys.topic(topicId), ['DEL', ...this.keys(topicId)]);
+    await this.redis.write(this.redis.keys.topic(topicId), ['DEL', ...this.keys(topicId)]);
   }
 
   async append(topicId: number, payload: string, utf8?: Uint8Array): Promise<string> {

@@ -59,7 +59,7 @@ export class RedisResourceStore implements ResourceStore {
 
   async nextId(type: string): Promise<number> {
     const { counters } = this.redis.keys;
-    return Number(await this.redis.send(counters, ['HINCRBY', counters, type, '1']));
+    return Number(await this.redis.write(counters, ['HINCRBY', counters, type, '1']));
   }
 
   async snapshot(prefix = ''): Promise<StoreSnapshot> {

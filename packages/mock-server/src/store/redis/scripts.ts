@@ -6,6 +6,11 @@
 // Every key a script touches, and the channel it announces on, share one hash tag (connection.ts
 // RedisKeys): on a Redis Cluster each script runs on one shard, in one slot.
 //
+// A workspace's state runs each script in its `IfLive` form: the same script after a check of the
+// workspace's liveness key (its last key, in the workspace's slot), which fails with GONE once the
+// workspace is deleted, so that no write of an emulator that has not heard of the delete yet lands
+// (connection.ts). The default tenant's state runs them as they are.
+//
 // A topic's messages are a stream whose entry ids are `<sequence>-0`: XRANGE reads from a sequence,
 // XTRIM MINID drops a prefix. Its hash holds `retention` (ms), `first` (no message below it remains),
 // `next` (the next sequence) and `last_time` (times never go backwards). Items of a resource type are
@@ -190,6 +195,10 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
+/** The prelude of a workspace's scripts: its liveness key, passed last, is there, or GONE. */
+const IF_LIVE = `if redis.call('EXISTS', KEYS[#KEYS]) == 0 then return redis.error_reply('GONE the workspace was deleted') end
+`;
+
 /** A script called with its keys and its arguments, as every call site here passes them. */
 const script = (SCRIPT: string) =>
   defineScript({
@@ -201,19 +210,31 @@ const script = (SCRIPT: string) =>
     transformReply: (reply: unknown) => reply,
   });
 
-/** Given to node-redis when it connects (connection.ts), which then runs them by name. */
-export const SCRIPTS = {
-  addTopic: script(ADD_TOPIC),
-  setRetention: script(SET_RETENTION),
-  append: script(APPEND),
-  read: script(READ),
-  purge: script(PURGE),
-  putItem: script(PUT_ITEM),
-  deleteItem: script(DELETE_ITEM),
-  listItems: script(LIST_ITEMS),
-  snapshot: script(SNAPSHOT),
-  restore: script(RESTORE),
-  endStart: script(END_START),
+const SOURCES = {
+  addTopic: ADD_TOPIC,
+  setRetention: SET_RETENTION,
+  append: APPEND,
+  read: READ,
+  purge: PURGE,
+  putItem: PUT_ITEM,
+  deleteItem: DELETE_ITEM,
+  listItems: LIST_ITEMS,
+  snapshot: SNAPSHOT,
+  restore: RESTORE,
+  endStart: END_START,
 };
 
-export type ScriptName = keyof typeof SCRIPTS;
+export type ScriptName = keyof typeof SOURCES;
+/** A script's form for a workspace's state; `commandIfLive` runs one command (ARGV) once the check passes. */
+export type LiveScriptName = `${ScriptName}IfLive` | 'commandIfLive';
+
+export const ifLive = (name: ScriptName): LiveScriptName => `${name}IfLive`;
+
+/** Given to node-redis when it connects (connection.ts), which then runs them by name. */
+export const SCRIPTS = Object.fromEntries([
+  ...Object.entries(SOURCES).flatMap(([name, source]) => [
+    [name, script(source)],
+    [ifLive(name as ScriptName), script(IF_LIVE + source)],
+  ]),
+  ['commandIfLive', script(`${IF_LIVE}return redis.call(unpack(ARGV))`)],
+]) as Record<ScriptName | LiveScriptName, ReturnType<typeof script>>;
