@@ -112,7 +112,7 @@ function dataDirWorkspaces(dir: string, durability: Durability): TenantStorages 
     commits: true,
     open: (workspaceId, environment, clock) =>
       openDataDir(join(ofWorkspace(workspaceId), environment), durability, clock),
-    free: async (workspaceId) => rmSync(ofWorkspace(workspaceId), { recursive: true, force: true }),
+    free: async (workspaceId) => removeDirectory(ofWorkspace(workspaceId)),
     async freeUnrecorded(recorded) {
       let names: string[];
       try {
@@ -122,10 +122,22 @@ function dataDirWorkspaces(dir: string, durability: Durability): TenantStorages 
         return;
       }
       for (const name of names) {
-        if (!recorded.has(Number(name))) rmSync(join(root, name), { recursive: true, force: true });
+        if (!recorded.has(Number(name))) removeDirectory(join(root, name));
       }
     },
   };
+}
+
+/**
+ * Removes a directory and all it holds, if it is there. Node 22 throws ENOTDIR when a parent is a file
+ * (Node 24 does not, with `force`): then there is nothing of it to remove.
+ */
+function removeDirectory(path: string): void {
+  try {
+    rmSync(path, { recursive: true, force: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
+  }
 }
 
 async function openDataDir(dir: string, durability: Durability, clock: () => number): Promise<Storage> {
