@@ -23,6 +23,7 @@ import {
   type ClientIdLookup,
   ENVIRONMENTS,
   type EnvironmentName,
+  isEnvironment,
   type MadeTenant,
   type Tenant,
   type TenantIdentity,
@@ -479,8 +480,6 @@ function namedTenant(query: string, own: Tenant): NamedTenant | undefined {
 
 const isTenant = ({ identity }: Tenant, named: NamedTenant): boolean =>
   named.id === String(identity.workspaceId) && named.environment === identity.environment;
-
-const isEnvironment = (name: string): name is EnvironmentName => (ENVIRONMENTS as readonly string[]).includes(name);
 
 function summary({ id, name, environments }: Workspace): WorkspaceSummary {
   return { id, name, environments: [...environments.keys()].map((environment) => ({ name: environment })) };

@@ -11,7 +11,7 @@ import { isObject } from '../engine/schema.js';
 import { STATE_VERSION, StateError } from '../engine/state-document.js';
 import { Refused } from '../errors.js';
 import type { GivenCredentials, Tenants } from './registry.js';
-import { ENVIRONMENTS, type EnvironmentName } from './tenant.js';
+import { ENVIRONMENTS, type EnvironmentName, isEnvironment } from './tenant.js';
 
 /** What an environment starts with: its bootstrap key's credentials (both or neither) and its state. */
 export interface EnvironmentSeed {
@@ -117,5 +117,3 @@ async function asStateError<T>(where: string, run: () => Promise<T>): Promise<T>
     throw error;
   }
 }
-
-const isEnvironment = (name: string): name is EnvironmentName => (ENVIRONMENTS as readonly string[]).includes(name);

@@ -16,6 +16,9 @@ import type { UrlScope } from './url-scope.js';
 export const ENVIRONMENTS = ['dev', 'test', 'prod'] as const;
 export type EnvironmentName = (typeof ENVIRONMENTS)[number];
 
+export const isEnvironment = (name: string): name is EnvironmentName =>
+  (ENVIRONMENTS as readonly string[]).includes(name);
+
 /** Which workspace and environment a tenant is. */
 export interface TenantIdentity {
   readonly workspaceId: number;
