@@ -98,8 +98,6 @@ export class Tenants implements ClientIdLookup {
   /** The workspaces being made or opened here, by id: not served yet, and not opened twice. */
   private readonly pending = new Map<number, Promise<unknown>>();
   private readonly records: StoredRecords<WorkspaceRecord>;
-  /** The workspaces' storages the group commit visits: none in memory (TenantStorages.commits). */
-  private committing: Storage[] = [];
   /**
    * The workspaces whose storage refused a write since the last group commit: dropped at once, so that
    * commit no longer visits their storages, but their held answers must still be refused.
@@ -248,11 +246,14 @@ export class Tenants implements ClientIdLookup {
    */
   readonly commit = (): Promise<void> | undefined => {
     const first = this.parts.defaultStorage.commit();
-    if (this.committing.length === 0 && this.goneSinceCommit.size === 0) return first;
+    // In memory (TenantStorages.commits false) no workspace's storage has anything to commit.
+    const visits = !this.single && this.parts.storages.commits;
+    if (!visits && this.goneSinceCommit.size === 0) return first;
     const gone = this.goneSinceCommit;
     this.goneSinceCommit = new Set();
     const waits = [first];
-    for (const storage of this.committing) waits.push(storage.commit());
+    if (visits)
+      for (const { storages } of this.workspaces.values()) for (const storage of storages) waits.push(storage.commit());
     const waiting = waits.filter((wait) => wait !== undefined);
     return waiting.length === 0 && gone.size === 0 ? undefined : allCommitted(waiting, gone);
   };
@@ -355,7 +356,6 @@ export class Tenants implements ClientIdLookup {
     }
     this.workspaces.set(id, workspace);
     this.single = false;
-    if (this.parts.storages.commits) this.committing.push(...workspace.storages);
   }
 
   /** No longer served here; its storage closed (not freed). */
@@ -363,8 +363,6 @@ export class Tenants implements ClientIdLookup {
     if (this.workspaces.get(workspace.id) !== workspace || workspace.id === DEFAULT_WORKSPACE_ID) return;
     this.workspaces.delete(workspace.id);
     this.single = this.workspaces.size === 1;
-    // Its storages commit what is left as they close.
-    this.committing = this.committing.filter((storage) => !workspace.storages.includes(storage));
     for (const tenant of workspace.environments.values()) {
       const key = tenantKey(tenant.identity);
       this.directory.forget(key);
